@@ -1,0 +1,8 @@
+//! One module per subcommand: its clap `Args` and its `run`.
+
+pub mod fetch;
+pub mod plot;
+pub mod run;
+pub mod stats;
+pub mod sweep;
+pub mod synth;

@@ -1,0 +1,69 @@
+//! `pwa-replay`: the command-line front end. A thin pipeline over the `pwa_replay` library:
+//! parse options, load a trace, simulate, write tables and plots. Errors print with their context
+//! chain and exit 1.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+
+/// Trace-replay analyzer for Parallel Workloads Archive logs.
+#[derive(Debug, Parser)]
+#[command(name = "pwa-replay", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Describe a trace after filters and shape conversion.
+    Stats(cmd::stats::Args),
+    /// Download a catalogued trace from the Parallel Workloads Archive and verify it.
+    Fetch(cmd::fetch::Args),
+    /// Replay a trace under one scheduler and one allocator.
+    Run(cmd::run::Args),
+    /// Replay a trace under a grid of schedulers × allocators × load factors, in parallel.
+    Sweep(cmd::sweep::Args),
+    /// Redraw the plots and report of a sweep from its summary table.
+    Plot(cmd::plot::Args),
+    /// Generate a synthetic workload as SWF.
+    Synth(cmd::synth::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Stats(a) => cmd::stats::run(a),
+        Command::Fetch(a) => cmd::fetch::run(a),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Sweep(a) => cmd::sweep::run(a),
+        Command::Plot(a) => cmd::plot::run(a),
+        Command::Synth(a) => cmd::synth::run(a),
+    };
+    if let Err(e) = result {
+        if is_broken_pipe(&e) {
+            return;
+        }
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+/// A closed pipe (`pwa-replay stats … | head`) is not an error.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,112 @@
+//! Queueing policies: which waiting job to try next.
+//!
+//! A [`Scheduler`] owns its waiting structure (a FIFO, a window, a bypass queue …) and reacts to the
+//! engine's events through the [`System`] view: it may read the clock and the jobs, and it *asks* the
+//! engine to start a job with [`System::try_start`]; the engine checks the request (the job has arrived
+//! and is not running), asks the allocator where it fits, and records the start. Schedulers never touch
+//! the allocator directly, so any scheduler pairs with any allocator.
+//!
+//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `bq:<seconds>`) are parsed by [`SchedKind`]
+//! and appear unchanged in every table.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::SimTime;
+use crate::workload::{Job, JobId};
+
+/// The engine as a scheduler sees it.
+pub trait System {
+    /// Current simulated time.
+    fn now(&self) -> SimTime;
+    /// A job of the workload (any job, waiting or not).
+    fn job(&self, id: JobId) -> &Job;
+    /// Asks to start `id` now. Returns `true` when the allocator placed it (the job is then running),
+    /// `false` when it does not fit now. Starting a job that has not arrived, or twice, is a bug in the
+    /// policy: the engine records it as an error and returns `false`.
+    fn try_start(&mut self, id: JobId) -> bool;
+    /// Free nodes now (a cheap pre-check; `try_start` is the authority).
+    fn free_nodes(&self) -> u32;
+    /// Number of jobs running now.
+    fn running(&self) -> usize;
+    /// Asks for [`Scheduler::on_timer`] to be called at `at` (≥ now) with `token`.
+    fn set_timer(&mut self, at: SimTime, token: u64);
+}
+
+/// A queueing policy.
+///
+/// Event contract (see `engine` for the full order at one instant): all departures at an instant are
+/// released first and [`Scheduler::on_departure`] runs once for them; then each arrival of that
+/// instant is delivered, in workload order, through [`Scheduler::on_arrival`]; timers come last.
+pub trait Scheduler: Send {
+    /// A job has been submitted. The scheduler either starts it or keeps it waiting.
+    fn on_arrival(&mut self, job: JobId, sys: &mut dyn System);
+    /// One or more jobs have ended and their nodes are free.
+    fn on_departure(&mut self, sys: &mut dyn System);
+    /// A timer set with [`System::set_timer`] fired.
+    fn on_timer(&mut self, _token: u64, _sys: &mut dyn System) {}
+    /// Number of jobs waiting.
+    fn waiting(&self) -> usize;
+}
+
+/// A scheduler label.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SchedKind {
+    /// `fcfs`: strict arrival order.
+    Fcfs,
+    /// `oo`: aggressive out-of-order; any waiting job that fits starts, in arrival order.
+    OutOfOrder,
+    /// `oocb:k`: out-of-order with constant bound; the head may be overtaken at most `k` times.
+    Oocb(u32),
+    /// `window:K`: Window-K (window-k-mesh.md §4).
+    Window(u32),
+    /// `delay`: the head may be bypassed until a load-adaptive threshold λ·W (window-k-mesh.md §2.3).
+    Delay,
+    /// `bq:T`: bypass queue with threshold time `T` (bypass-queue paper, Fig. 2); `bq:inf` never blocks.
+    BypassQueue(SimTime),
+}
+
+/// A scheduler label that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("scheduler `{0}` is not one of fcfs, oo, oocb:K, window:K, delay, bq:SECONDS (K ≥ 1)")]
+pub struct SchedParseError(pub String);
+
+impl fmt::Display for SchedKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchedKind::Fcfs => f.write_str("fcfs"),
+            SchedKind::OutOfOrder => f.write_str("oo"),
+            SchedKind::Oocb(k) => write!(f, "oocb:{k}"),
+            SchedKind::Window(k) => write!(f, "window:{k}"),
+            SchedKind::Delay => f.write_str("delay"),
+            SchedKind::BypassQueue(t) if t.is_infinite() => f.write_str("bq:inf"),
+            SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
+        }
+    }
+}
+
+impl FromStr for SchedKind {
+    type Err = SchedParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || SchedParseError(s.to_string());
+        let count = |a: &str| a.parse::<u32>().ok().filter(|&k| k >= 1).ok_or_else(bad);
+        match s.trim().split_once(':') {
+            None => match s.trim() {
+                "fcfs" => Ok(SchedKind::Fcfs),
+                "oo" => Ok(SchedKind::OutOfOrder),
+                "delay" => Ok(SchedKind::Delay),
+                _ => Err(bad()),
+            },
+            Some(("oocb", k)) => Ok(SchedKind::Oocb(count(k)?)),
+            Some(("window", k)) => Ok(SchedKind::Window(count(k)?)),
+            Some(("bq", "inf")) => Ok(SchedKind::BypassQueue(SimTime::INFINITY)),
+            Some(("bq", t)) => t
+                .parse::<SimTime>()
+                .ok()
+                .filter(|t| *t >= 0.0 && t.is_finite())
+                .map(SchedKind::BypassQueue)
+                .ok_or_else(bad),
+            Some(_) => Err(bad()),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Parameter sweeps: scheduler × allocator × load factor, in parallel, bit-identical to serial.

@@ -1,0 +1,5 @@
+//! Workloads: jobs, the trace catalog, filters, shape conversions, load scaling, synthetic models.
+
+mod job;
+
+pub use job::{Job, JobId, Request, Workload};
