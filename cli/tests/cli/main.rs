@@ -1,0 +1,1 @@
+//! CLI integration tests, one binary: a module per subcommand.

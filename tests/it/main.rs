@@ -1,0 +1,1 @@
+//! Library integration tests, one binary: a module per area.
