@@ -1,0 +1,60 @@
+# pwa-replay front door. `make replay TRACE=sdsc-96` and `make test` are the two commands a user needs.
+#
+# One cargo profile (`ci`: release-derived, opt-level 1, debug assertions on) serves the tests, the smoke
+# sweep and `make replay`, so a fresh machine compiles the dependency set once.
+
+CARGO   ?= cargo
+PROFILE ?= ci
+BIN     := target/$(PROFILE)/pwa-replay
+TRACE   ?= sdsc-96
+SCHED   ?= fcfs,oo,oocb:8,window:10,window:120,window:240
+ALLOC   ?= mpl
+LOADS   ?= auto
+OUT     ?= out/$(TRACE)
+FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+
+.PHONY: setup build replay stats test smoke bench paper clean
+
+## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
+setup:
+	@if [ ! -f "$(FONT)" ]; then \
+	  echo "installing fonts-dejavu-core (plot text)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-dejavu-core; \
+	fi
+	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (https://rustup.rs)"; exit 1; }
+
+## build: the pwa-replay binary in the shared profile.
+build:
+	$(CARGO) build --locked --profile $(PROFILE) -p pwa-replay-cli
+
+## replay: the paper's trace experiment on TRACE (SCHED × ALLOC × LOADS) → out/TRACE/.
+replay: setup build
+	$(BIN) sweep --trace $(TRACE) --sched $(SCHED) --alloc $(ALLOC) --loads $(LOADS) --out $(OUT)
+
+## stats: describe TRACE after filters and shape conversion.
+stats: build
+	$(BIN) stats --trace $(TRACE)
+
+## test: every unit, property, golden and CLI test, then a smoke sweep on a real log.
+test: setup
+	$(CARGO) test --locked --profile $(PROFILE) --workspace
+	$(MAKE) --no-print-directory smoke
+
+## smoke: two load factors of a real log through the optimised binary, validated.
+smoke: build
+	$(BIN) sweep --trace sdsc-96 --sched fcfs,window:240 --alloc mpl --loads 0.5,1.0 \
+	  --validate --quiet --out target/smoke/sdsc-96
+	@test -s target/smoke/sdsc-96/summary.csv && test -s target/smoke/sdsc-96/summary.parquet
+	@echo "smoke sweep: ok"
+
+## bench: criterion benchmarks (release build): parse, allocators, replay.
+bench:
+	$(CARGO) bench --locked -p pwa-replay
+
+## paper: regenerate the figures of the mesh papers → out/paper/ (PAPER_QUICK=1 for a short run).
+paper: setup build
+	$(BIN) paper $(if $(PAPER_QUICK),--quick) --out out/paper
+
+clean:
+	rm -rf out target/smoke
