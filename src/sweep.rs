@@ -1,1 +1,0 @@
-//! Parameter sweeps: scheduler × allocator × load factor, in parallel, bit-identical to serial.

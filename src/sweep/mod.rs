@@ -1,0 +1,464 @@
+//! Parameter sweeps: scheduler × allocator × load factor, in parallel, bit-identical to serial.
+//!
+//! A [`Grid`] is the cartesian product of schedulers, allocators and load factors in a stable order
+//! (scheduler-major as given, then allocator, then load factor); each element is a [`Cell`]. A
+//! [`Series`] is one scheduler + allocator pair: one line in every plot.
+//!
+//! [`run_cells_with`] runs a list of cells on a local rayon pool of `threads` workers and returns the
+//! results in the order given, whatever the number of threads: each cell is an independent,
+//! deterministic replay, so a parallel sweep equals a serial one on every deterministic field.
+//! [`run_auto_with`] runs `--loads auto`: each series climbs from 0.1 in steps of 0.1 until it is
+//! a few points past its knee ([`KneeRule`]); the points kept per series depend only on the
+//! results, never on the thread count or timing. The caller supplies the replay of one cell (the
+//! binary wraps it with a result cache for `--resume`) and receives [`CellEvent`]s for progress.
+
+mod knee;
+mod loads;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::engine::RunMetrics;
+use crate::machine::AllocKind;
+use crate::sched::SchedKind;
+
+pub use knee::{Knee, KneeRule};
+pub use loads::{AutoLoads, LoadSpec, LoadSpecError};
+
+/// One simulation of a sweep: a scheduler, an allocator and a load factor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell {
+    /// Queueing policy.
+    pub scheduler: SchedKind,
+    /// Processor allocator.
+    pub allocator: AllocKind,
+    /// Arrival-rate multiplier: submit times are divided by it.
+    pub load_factor: f64,
+}
+
+impl Cell {
+    /// The series (scheduler + allocator) this cell belongs to.
+    pub fn series(&self) -> Series {
+        Series {
+            scheduler: self.scheduler,
+            allocator: self.allocator,
+        }
+    }
+
+    /// The cell's labels joined by `|` (`window:240|mpl|0.3`): stable, unique within a sweep.
+    pub fn key(&self) -> String {
+        format!("{}|{}|{}", self.scheduler, self.allocator, self.load_factor)
+    }
+
+    /// A seed derived from the cell's labels only (the first 8 bytes of SHA-256 of [`Cell::key`],
+    /// little-endian), for stochastic policies or workloads: the same cell always gets the same seed,
+    /// whatever the grid around it.
+    pub fn seed(&self) -> u64 {
+        let digest = Sha256::digest(self.key().as_bytes());
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&digest[..8]);
+        u64::from_le_bytes(bytes)
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} @ {}", self.series(), self.load_factor)
+    }
+}
+
+/// A scheduler + allocator pair: one curve over load factors.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Series {
+    /// Queueing policy.
+    pub scheduler: SchedKind,
+    /// Processor allocator.
+    pub allocator: AllocKind,
+}
+
+impl Series {
+    /// The cell of this series at `load_factor`.
+    pub fn at(&self, load_factor: f64) -> Cell {
+        Cell {
+            scheduler: self.scheduler,
+            allocator: self.allocator,
+            load_factor,
+        }
+    }
+}
+
+impl fmt::Display for Series {
+    /// `window:240 + mpl`: the label of the series in legends and tables.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} + {}", self.scheduler, self.allocator)
+    }
+}
+
+/// Schedulers × allocators × load factors.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Grid {
+    /// Schedulers, in the order given.
+    pub schedulers: Vec<SchedKind>,
+    /// Allocators, in the order given.
+    pub allocators: Vec<AllocKind>,
+    /// Load factors, in the order given.
+    pub loads: Vec<f64>,
+}
+
+impl Grid {
+    /// Every scheduler × allocator pair, scheduler-major.
+    pub fn series(&self) -> Vec<Series> {
+        self.schedulers
+            .iter()
+            .flat_map(|&scheduler| {
+                self.allocators.iter().map(move |&allocator| Series {
+                    scheduler,
+                    allocator,
+                })
+            })
+            .collect()
+    }
+
+    /// Every cell: scheduler-major, then allocator, then load factor.
+    pub fn cells(&self) -> Vec<Cell> {
+        self.series()
+            .into_iter()
+            .flat_map(|s| self.loads.iter().map(move |&lf| s.at(lf)))
+            .collect()
+    }
+}
+
+/// Progress of a sweep, reported to the caller's callback from the worker threads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CellEvent {
+    /// `cells` more cells are planned (a fixed grid reports all at once; `auto` one at a time).
+    Planned {
+        /// How many cells were added to the plan.
+        cells: usize,
+    },
+    /// A worker started a cell; `id` numbers cells in the order they were planned.
+    Started {
+        /// Plan-order number of the cell.
+        id: usize,
+        /// The cell.
+        cell: Cell,
+    },
+    /// A worker finished a cell (successfully or not).
+    Finished {
+        /// Plan-order number of the cell.
+        id: usize,
+        /// The cell.
+        cell: Cell,
+        /// Wall-clock seconds the cell took (not deterministic).
+        wall_s: f64,
+    },
+}
+
+/// The metrics of one cell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellResult {
+    /// What was simulated.
+    pub cell: Cell,
+    /// What was measured.
+    pub metrics: RunMetrics,
+}
+
+/// The error a cell's replay may return.
+pub type CellError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The replay of one cell, supplied by the caller.
+pub type CellRunner<'a> = dyn Fn(&Cell) -> Result<RunMetrics, CellError> + Sync + 'a;
+
+/// The event callback of a sweep.
+pub type EventSink<'a> = dyn Fn(CellEvent) + Sync + 'a;
+
+/// Why a sweep failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SweepError {
+    /// The worker pool could not be built.
+    #[error("cannot start {threads} worker threads: {reason}")]
+    ThreadPool {
+        /// Threads asked for.
+        threads: usize,
+        /// What rayon said.
+        reason: String,
+    },
+    /// A cell's replay failed (the first failing cell in grid order).
+    #[error("cell {cell} failed")]
+    Cell {
+        /// The cell's label.
+        cell: String,
+        /// The replay's error.
+        #[source]
+        source: CellError,
+    },
+}
+
+/// Runs `cells` on a local pool of `threads` workers (0 is taken as 1) and returns their results in
+/// the order of `cells`. Heavier load factors are started first (they are the slow replays), which
+/// shortens the tail without changing any result. On failure, the first failing cell in the order of
+/// `cells` is reported.
+pub fn run_cells_with(
+    cells: &[Cell],
+    threads: usize,
+    run: &CellRunner<'_>,
+    on_event: &EventSink<'_>,
+) -> Result<Vec<CellResult>, SweepError> {
+    let pool = pool(threads)?;
+    on_event(CellEvent::Planned { cells: cells.len() });
+    let mut order: Vec<usize> = (0..cells.len()).collect();
+    order.sort_by(|&a, &b| cells[b].load_factor.total_cmp(&cells[a].load_factor));
+    let mut done: Vec<(usize, Result<RunMetrics, CellError>)> = pool.install(|| {
+        order
+            .par_iter()
+            .with_max_len(1)
+            .map(|&i| (i, run_one(i, &cells[i], run, on_event)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter()
+        .map(|(i, r)| into_result(cells[i], r))
+        .collect()
+}
+
+/// Runs `--loads auto` for `series` (results series by series, in the order given, each by rising
+/// load factor). Each series visits `auto.load(0)`, `auto.load(1)`, … and keeps its points up to
+/// `auto.margin` points past its first saturated point (by `auto.knee`), or up to the cap. Workers
+/// pick the next load of the series with the fewest cells in flight, so a few cells past the end of
+/// a series may be simulated and discarded; the result never depends on `threads` or timing.
+pub fn run_auto_with(
+    series: &[Series],
+    auto: &AutoLoads,
+    threads: usize,
+    run: &CellRunner<'_>,
+    on_event: &EventSink<'_>,
+) -> Result<Vec<CellResult>, SweepError> {
+    let pool = pool(threads)?;
+    let planner = AutoPlanner::new(series, *auto);
+    let workers = threads.max(1);
+    pool.scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|_| planner.work(run, on_event));
+        }
+    });
+    planner.finish()
+}
+
+/// The knee of every series present in `results`, in order of first appearance.
+pub fn knees(results: &[CellResult], rule: &KneeRule) -> Vec<(Series, Knee)> {
+    let mut curves: Vec<(Series, Vec<(f64, f64)>)> = Vec::new();
+    for r in results {
+        let point = (r.cell.load_factor, r.metrics.mean_turnaround_s);
+        match curves.iter_mut().find(|(s, _)| *s == r.cell.series()) {
+            Some((_, c)) => c.push(point),
+            None => curves.push((r.cell.series(), vec![point])),
+        }
+    }
+    curves
+        .into_iter()
+        .map(|(s, mut c)| {
+            c.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (s, rule.knee(&c))
+        })
+        .collect()
+}
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool, SweepError> {
+    let threads = threads.max(1);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("pwa-sweep-{i}"))
+        .build()
+        .map_err(|e| SweepError::ThreadPool {
+            threads,
+            reason: e.to_string(),
+        })
+}
+
+fn run_one(
+    id: usize,
+    cell: &Cell,
+    run: &CellRunner<'_>,
+    on_event: &EventSink<'_>,
+) -> Result<RunMetrics, CellError> {
+    on_event(CellEvent::Started { id, cell: *cell });
+    let t0 = Instant::now();
+    let r = run(cell);
+    let wall_s = t0.elapsed().as_secs_f64();
+    on_event(CellEvent::Finished {
+        id,
+        cell: *cell,
+        wall_s,
+    });
+    r
+}
+
+fn into_result(cell: Cell, r: Result<RunMetrics, CellError>) -> Result<CellResult, SweepError> {
+    r.map(|metrics| CellResult { cell, metrics })
+        .map_err(|source| SweepError::Cell {
+            cell: cell.to_string(),
+            source,
+        })
+}
+
+/// Shared state of an `auto` sweep.
+struct AutoPlanner {
+    auto: AutoLoads,
+    state: Mutex<AutoState>,
+    wake: Condvar,
+}
+
+struct AutoState {
+    lines: Vec<Line>,
+    in_flight: usize,
+    planned: usize,
+    /// The first error, by (series index, load index).
+    error: Option<((usize, u32), Cell, CellError)>,
+}
+
+/// One series of an `auto` sweep.
+struct Line {
+    series: Series,
+    /// Next load index to hand out.
+    next: u32,
+    in_flight: usize,
+    /// Finished points by load index.
+    points: BTreeMap<u32, RunMetrics>,
+    done: bool,
+}
+
+impl AutoPlanner {
+    fn new(series: &[Series], auto: AutoLoads) -> Self {
+        let lines = series
+            .iter()
+            .map(|&series| Line {
+                series,
+                next: 0,
+                in_flight: 0,
+                points: BTreeMap::new(),
+                done: auto.load(0).is_none(),
+            })
+            .collect();
+        AutoPlanner {
+            auto,
+            state: Mutex::new(AutoState {
+                lines,
+                in_flight: 0,
+                planned: 0,
+                error: None,
+            }),
+            wake: Condvar::new(),
+        }
+    }
+
+    /// A worker: take cells until nothing is left to take and nothing is in flight.
+    fn work(&self, run: &CellRunner<'_>, on_event: &EventSink<'_>) {
+        while let Some((id, line, idx, cell)) = self.take(on_event) {
+            let r = run_one(id, &cell, run, on_event);
+            self.record(line, idx, cell, r);
+        }
+    }
+
+    /// The next cell to run, waiting while other workers' results may open more work.
+    fn take(&self, on_event: &EventSink<'_>) -> Option<(usize, usize, u32, Cell)> {
+        let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if st.error.is_none()
+                && let Some((line, idx, cell)) = self.next_cell(&mut st)
+            {
+                let id = st.planned;
+                st.planned += 1;
+                st.in_flight += 1;
+                on_event(CellEvent::Planned { cells: 1 });
+                return Some((id, line, idx, cell));
+            }
+            if st.in_flight == 0 {
+                return None;
+            }
+            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Among unfinished series with loads left, the one with the fewest cells in flight.
+    fn next_cell(&self, st: &mut AutoState) -> Option<(usize, u32, Cell)> {
+        let (i, line) = st
+            .lines
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, l)| !l.done)
+            .min_by_key(|(i, l)| (l.in_flight, *i))?;
+        let idx = line.next;
+        let lf = self.auto.load(idx)?;
+        line.next += 1;
+        line.in_flight += 1;
+        if self.auto.load(line.next).is_none() {
+            line.done = true;
+        }
+        Some((i, idx, line.series.at(lf)))
+    }
+
+    fn record(&self, line: usize, idx: u32, cell: Cell, r: Result<RunMetrics, CellError>) {
+        let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        st.in_flight -= 1;
+        let l = &mut st.lines[line];
+        l.in_flight -= 1;
+        match r {
+            Ok(m) => {
+                l.points.insert(idx, m);
+                if kept(&self.auto, l).is_some() {
+                    l.done = true;
+                }
+            }
+            Err(e) => {
+                if st.error.as_ref().is_none_or(|(at, _, _)| (line, idx) < *at) {
+                    st.error = Some(((line, idx), cell, e));
+                }
+            }
+        }
+        self.wake.notify_all();
+    }
+
+    fn finish(self) -> Result<Vec<CellResult>, SweepError> {
+        let st = self
+            .state
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, cell, source)) = st.error {
+            return Err(SweepError::Cell {
+                cell: cell.to_string(),
+                source,
+            });
+        }
+        let mut out = Vec::new();
+        for l in &st.lines {
+            let keep = kept(&self.auto, l).unwrap_or(l.points.len());
+            out.extend(l.points.iter().take(keep).filter_map(|(&i, &metrics)| {
+                Some(CellResult {
+                    cell: l.series.at(self.auto.load(i)?),
+                    metrics,
+                })
+            }));
+        }
+        Ok(out)
+    }
+}
+
+/// How many leading points a series keeps, once that is decided: `margin` points past the first
+/// saturated one of its contiguous finished prefix.
+fn kept(auto: &AutoLoads, l: &Line) -> Option<usize> {
+    let curve: Vec<(f64, f64)> = (0u32..)
+        .map_while(|i| Some((auto.load(i)?, l.points.get(&i)?.mean_turnaround_s)))
+        .collect();
+    let first = auto.knee.first_saturated(&curve)?;
+    let keep = first + auto.margin as usize + 1;
+    (curve.len() >= keep).then_some(keep)
+}
+
+#[cfg(test)]
+mod tests;

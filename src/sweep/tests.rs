@@ -1,0 +1,176 @@
+//! Unit tests of the sweep driver with a fake, deterministic replay.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use super::*;
+
+fn grid() -> Grid {
+    Grid {
+        schedulers: vec![
+            SchedKind::Fcfs,
+            SchedKind::Window(240),
+            SchedKind::OutOfOrder,
+        ],
+        allocators: vec![AllocKind::Mpl, AllocKind::FirstFit],
+        loads: vec![0.5, 1.0, 1.5],
+    }
+}
+
+/// Turnaround 100 s at light load, exploding past a per-scheduler saturation load.
+fn fake(cell: &Cell) -> Result<RunMetrics, CellError> {
+    let sat = match cell.scheduler {
+        SchedKind::Fcfs => 0.55,
+        SchedKind::Window(_) => 1.25,
+        _ => 9.0,
+    };
+    // Jitter the timing so workers interleave differently from run to run.
+    std::thread::sleep(Duration::from_micros(cell.seed() % 300));
+    let excess = (cell.load_factor - sat).max(0.0);
+    Ok(RunMetrics {
+        jobs: 10,
+        mean_turnaround_s: 100.0 * (1.0 + 0.1 * cell.load_factor) + 1e4 * excess,
+        max_wait_s: cell.seed() as f64,
+        sim_wall_s: cell.seed() as f64 * 1e-9,
+        ..RunMetrics::default()
+    })
+}
+
+fn quiet(_: CellEvent) {}
+
+#[test]
+fn grid_order_is_scheduler_major_then_allocator_then_load() {
+    let cells = grid().cells();
+    assert_eq!(cells.len(), 18);
+    assert_eq!(cells[0].key(), "fcfs|mpl|0.5");
+    assert_eq!(cells[2].key(), "fcfs|mpl|1.5");
+    assert_eq!(cells[3].key(), "fcfs|ff|0.5");
+    assert_eq!(cells[6].key(), "window:240|mpl|0.5");
+    assert_eq!(cells[17].key(), "oo|ff|1.5");
+    assert_eq!(grid().series()[1].to_string(), "fcfs + ff");
+}
+
+#[test]
+fn seeds_depend_on_the_labels_only() {
+    let a = grid().cells();
+    let b = Grid {
+        loads: vec![1.5, 0.5],
+        ..grid()
+    }
+    .cells();
+    let seed_of = |cells: &[Cell], key: &str| cells.iter().find(|c| c.key() == key).map(Cell::seed);
+    assert_eq!(seed_of(&a, "oo|ff|1.5"), seed_of(&b, "oo|ff|1.5"));
+    let mut seeds: Vec<u64> = a.iter().map(Cell::seed).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    assert_eq!(seeds.len(), a.len(), "distinct cells get distinct seeds");
+}
+
+#[test]
+fn results_come_back_in_grid_order_for_any_thread_count() {
+    let cells = grid().cells();
+    let serial = run_cells_with(&cells, 1, &fake, &quiet).unwrap();
+    for threads in [2, 3, 8] {
+        let par = run_cells_with(&cells, threads, &fake, &quiet).unwrap();
+        assert_eq!(par, serial, "threads = {threads}");
+    }
+    let got: Vec<Cell> = serial.iter().map(|r| r.cell).collect();
+    assert_eq!(got, cells);
+}
+
+#[test]
+fn events_cover_every_cell_once() {
+    let cells = grid().cells();
+    let (planned, started, finished) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
+    let sink = |e: CellEvent| {
+        let _ = match e {
+            CellEvent::Planned { cells } => planned.fetch_add(cells, Ordering::SeqCst),
+            CellEvent::Started { .. } => started.fetch_add(1, Ordering::SeqCst),
+            CellEvent::Finished { .. } => finished.fetch_add(1, Ordering::SeqCst),
+        };
+    };
+    run_cells_with(&cells, 2, &fake, &sink).unwrap();
+    for n in [&planned, &started, &finished] {
+        assert_eq!(n.load(Ordering::SeqCst), cells.len());
+    }
+}
+
+#[test]
+fn the_first_failing_cell_in_grid_order_is_reported() {
+    let cells = grid().cells();
+    let failing = |c: &Cell| -> Result<RunMetrics, CellError> {
+        if c.load_factor > 1.0 && c.allocator == AllocKind::FirstFit {
+            Err(format!("boom at {}", c.key()).into())
+        } else {
+            fake(c)
+        }
+    };
+    for threads in [1, 2] {
+        match run_cells_with(&cells, threads, &failing, &quiet) {
+            Err(SweepError::Cell { cell, source }) => {
+                assert_eq!(cell, "fcfs + ff @ 1.5");
+                assert_eq!(source.to_string(), "boom at fcfs|ff|1.5");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn auto_stops_each_series_margin_points_past_its_knee() {
+    let series = grid().series();
+    let auto = AutoLoads::default();
+    let out = run_auto_with(&series, &auto, 1, &fake, &quiet).unwrap();
+    let loads_of = |s: SchedKind| -> Vec<f64> {
+        out.iter()
+            .filter(|r| r.cell.scheduler == s && r.cell.allocator == AllocKind::Mpl)
+            .map(|r| r.cell.load_factor)
+            .collect()
+    };
+    // FCFS: 0.6 is the first point above 2 × the 0.1 baseline (≈ 101 s → 1106 s at 0.6).
+    assert_eq!(
+        loads_of(SchedKind::Fcfs),
+        vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    );
+    // Window-240 saturates at 1.3: kept through 1.5.
+    assert_eq!(loads_of(SchedKind::Window(240)).last(), Some(&1.5));
+    // OO never saturates: it runs to the cap.
+    assert_eq!(loads_of(SchedKind::OutOfOrder).len(), 30);
+    let knees = knees(&out, &auto.knee);
+    assert_eq!(knees.len(), series.len());
+    assert_eq!(knees[0].1.knee, Some(0.5));
+    assert_eq!(knees[0].1.saturated_at, Some(0.6));
+    assert_eq!(knees[4].1.saturated_at, None);
+}
+
+#[test]
+fn auto_is_identical_for_any_thread_count() {
+    let series = grid().series();
+    let auto = AutoLoads::default();
+    let serial = run_auto_with(&series, &auto, 1, &fake, &quiet).unwrap();
+    for threads in [2, 5] {
+        let par = run_auto_with(&series, &auto, threads, &fake, &quiet).unwrap();
+        assert_eq!(par, serial, "threads = {threads}");
+    }
+}
+
+#[test]
+fn auto_reports_errors_and_stops() {
+    let series = grid().series();
+    let failing = |c: &Cell| -> Result<RunMetrics, CellError> {
+        if c.load_factor >= 0.3 && c.series().to_string() == "oo + mpl" {
+            Err("nope".into())
+        } else {
+            fake(c)
+        }
+    };
+    let err = run_auto_with(&series, &AutoLoads::default(), 2, &failing, &quiet).unwrap_err();
+    assert!(
+        matches!(&err, SweepError::Cell { cell, .. } if cell == "oo + mpl @ 0.3"),
+        "{err}"
+    );
+}
