@@ -1,6 +1,13 @@
 //! Workloads: jobs, the trace catalog, filters, shape conversions, load scaling, synthetic models.
 
+pub mod catalog;
 mod job;
+pub mod stats;
 pub mod synth;
+pub mod tracepath;
+pub mod transform;
 
+pub use catalog::{Catalog, TraceEntry};
 pub use job::{Job, JobId, Request, Workload};
+pub use stats::WorkloadStats;
+pub use transform::{Conversion, Converted, DropReason, ShapeRule, SizeField};

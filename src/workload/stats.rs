@@ -1,0 +1,239 @@
+//! Characteristics of a workload, as window-k-mesh.md §5.4 reports them: job count, mean run time
+//! `T_e`, mean size `J_size` (machine nodes), mean interarrival time `T_i`, plus span, offered load,
+//! power-of-two share and histograms.
+
+use std::collections::BTreeMap;
+
+use serde::{Serialize, Serializer};
+
+use crate::machine::MachineSpec;
+use crate::workload::Workload;
+use crate::workload::transform::{DropReason, procs_to_nodes};
+
+/// One histogram bucket: values in `lo..=hi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Bucket {
+    /// Smallest value of the bucket.
+    pub lo: u64,
+    /// Largest value of the bucket.
+    pub hi: u64,
+    /// Jobs in the bucket.
+    pub count: u64,
+}
+
+/// What `pwa-replay stats` reports. Field names are the JSON keys.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkloadStats {
+    /// The machine, as `mesh:22x16`, `flat:N`, `hypercube:D`.
+    #[serde(serialize_with = "as_display")]
+    pub machine: MachineSpec,
+    /// Processors per node.
+    pub procs_per_node: u32,
+    /// Jobs after filters.
+    pub jobs: u64,
+    /// Records dropped, by reason label.
+    pub dropped: BTreeMap<String, u64>,
+    /// Sum of `dropped`.
+    pub dropped_total: u64,
+    /// `T_e`: mean run time (s).
+    pub mean_runtime_s: f64,
+    /// `J_size`: mean size in machine nodes, `ceil(processors asked / procs_per_node)`, before the
+    /// shape conversion.
+    pub mean_size: f64,
+    /// Mean nodes of the converted requests (after the square / Paragon / power-of-two rule).
+    pub mean_request_nodes: f64,
+    /// Mean processors asked (SWF size field).
+    pub mean_asked_procs: f64,
+    /// `T_i`: span of submit times / (jobs − 1) (s); 0 with fewer than two jobs.
+    pub mean_interarrival_s: f64,
+    /// Last submit − first submit (s).
+    pub span_s: f64,
+    /// Σ request nodes × run time / (machine nodes × span); 0 when the span is 0.
+    pub offered_load: f64,
+    /// Share of jobs whose processors asked is a power of two.
+    pub pow2_share: f64,
+    /// Mean internal fragmentation: processors granted − processors asked.
+    pub mean_internal_fragmentation: f64,
+    /// Jobs by size in nodes (before conversion), power-of-two buckets `1, 2, 3–4, 5–8, …`.
+    pub size_histogram: Vec<Bucket>,
+    /// Jobs by run time in seconds, buckets `0, 1, 2–3, 4–7, 8–15, …`.
+    pub runtime_histogram: Vec<Bucket>,
+}
+
+fn as_display<S: Serializer>(m: &MachineSpec, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(m)
+}
+
+impl WorkloadStats {
+    /// Describes `w` on `machine`; `dropped` is what the conversion counted.
+    pub fn of(
+        w: &Workload,
+        machine: MachineSpec,
+        dropped: &BTreeMap<DropReason, u64>,
+    ) -> WorkloadStats {
+        let ppn = w.procs_per_node.max(1);
+        let n = w.jobs.len();
+        let mean = |f: &dyn Fn(&crate::workload::Job) -> f64| -> f64 {
+            if n == 0 {
+                0.0
+            } else {
+                w.jobs.iter().map(f).sum::<f64>() / n as f64
+            }
+        };
+        let nodes_asked = |j: &crate::workload::Job| procs_to_nodes(u64::from(j.asked_procs), ppn);
+        let span = match (w.jobs.first(), w.jobs.last()) {
+            (Some(a), Some(b)) => b.submit - a.submit,
+            _ => 0.0,
+        };
+        let work: f64 = w
+            .jobs
+            .iter()
+            .map(|j| f64::from(j.request.nodes()) * j.runtime)
+            .sum();
+        let capacity = f64::from(machine.nodes()) * span;
+        WorkloadStats {
+            machine,
+            procs_per_node: ppn,
+            jobs: n as u64,
+            dropped: dropped
+                .iter()
+                .map(|(r, c)| (r.label().to_string(), *c))
+                .collect(),
+            dropped_total: dropped.values().sum(),
+            mean_runtime_s: mean(&|j| j.runtime),
+            mean_size: mean(&|j| nodes_asked(j) as f64),
+            mean_request_nodes: mean(&|j| f64::from(j.request.nodes())),
+            mean_asked_procs: mean(&|j| f64::from(j.asked_procs)),
+            mean_interarrival_s: if n > 1 { span / (n - 1) as f64 } else { 0.0 },
+            span_s: span,
+            offered_load: if capacity > 0.0 { work / capacity } else { 0.0 },
+            pow2_share: mean(&|j| f64::from(u8::from(j.asked_procs.is_power_of_two()))),
+            mean_internal_fragmentation: mean(&|j| {
+                f64::from(j.request.nodes()) * f64::from(ppn) - f64::from(j.asked_procs)
+            }),
+            size_histogram: pow2_histogram(w.jobs.iter().map(nodes_asked)),
+            runtime_histogram: pow2_histogram(
+                w.jobs.iter().map(|j| j.runtime.max(0.0).floor() as u64),
+            ),
+        }
+    }
+}
+
+/// Index of the bucket of `v`: 0 for 0, then `1 + floor(log2 v)`.
+fn bucket_of(v: u64) -> usize {
+    if v == 0 { 0 } else { 1 + v.ilog2() as usize }
+}
+
+/// The bucket bounds of index `i` for values ≥ 0: `0`, `1`, `2–3`, `4–7`, …
+fn bounds(i: usize) -> (u64, u64) {
+    if i == 0 {
+        (0, 0)
+    } else {
+        let lo = 1u64 << (i - 1);
+        (lo, lo.saturating_mul(2) - 1)
+    }
+}
+
+/// Counts values in power-of-two buckets from the first to the last non-empty one.
+///
+/// Sizes start at 1, so their buckets read `1, 2–3, 4–7, …`; run times start at `0`.
+pub fn pow2_histogram(values: impl Iterator<Item = u64>) -> Vec<Bucket> {
+    let mut counts: Vec<u64> = Vec::new();
+    for v in values {
+        let i = bucket_of(v);
+        if counts.len() <= i {
+            counts.resize(i + 1, 0);
+        }
+        counts[i] += 1;
+    }
+    let first = counts.iter().position(|&c| c > 0).unwrap_or(counts.len());
+    counts
+        .iter()
+        .enumerate()
+        .skip(first)
+        .map(|(i, &count)| {
+            let (lo, hi) = bounds(i);
+            Bucket { lo, hi, count }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::Shape;
+    use crate::workload::{Job, JobId, Request};
+
+    fn job(i: u32, submit: f64, runtime: f64, asked: u32, req: Request) -> Job {
+        Job {
+            id: JobId(i),
+            source_id: u64::from(i) + 1,
+            submit,
+            runtime,
+            request: req,
+            asked_procs: asked,
+        }
+    }
+
+    #[test]
+    fn hand_worked_figures() {
+        // Blue-Horizon-like: 8 processors per node, 12×12 mesh.
+        let m = MachineSpec::Mesh {
+            size: Shape::new(12, 12),
+        };
+        let w = Workload {
+            jobs: vec![
+                job(0, 100.0, 10.0, 8, Request::Submesh(Shape::new(1, 1))),
+                job(1, 110.0, 20.0, 17, Request::Submesh(Shape::new(1, 3))),
+                job(2, 140.0, 30.0, 120, Request::Submesh(Shape::new(3, 5))),
+            ],
+            procs_per_node: 8,
+        };
+        let mut dropped = BTreeMap::new();
+        dropped.insert(DropReason::NegativeRuntime, 4);
+        dropped.insert(DropReason::NonPositiveProcs, 2);
+        let s = WorkloadStats::of(&w, m, &dropped);
+        assert_eq!(s.jobs, 3);
+        assert_eq!(s.dropped_total, 6);
+        assert_eq!(s.dropped.get("negative_runtime"), Some(&4));
+        assert_eq!(s.mean_runtime_s, 20.0);
+        // nodes asked: 1, 3, 15
+        assert_eq!(s.mean_size, 19.0 / 3.0);
+        assert_eq!(s.mean_request_nodes, 19.0 / 3.0);
+        assert_eq!(s.span_s, 40.0);
+        assert_eq!(s.mean_interarrival_s, 20.0);
+        // work 1·10 + 3·20 + 15·30 = 520 over 144 · 40
+        assert!((s.offered_load - 520.0 / 5760.0).abs() < 1e-12);
+        assert!((s.pow2_share - 1.0 / 3.0).abs() < 1e-12);
+        // granted procs 8, 24, 120 − asked 8, 17, 120 = 0, 7, 0
+        assert!((s.mean_internal_fragmentation - 7.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.machine.to_string(), "mesh:12x12");
+    }
+
+    #[test]
+    fn histogram_buckets() {
+        let h = pow2_histogram([1u64, 2, 3, 4, 8, 9].into_iter());
+        let got: Vec<(u64, u64, u64)> = h.iter().map(|b| (b.lo, b.hi, b.count)).collect();
+        assert_eq!(got, [(1, 1, 1), (2, 3, 2), (4, 7, 1), (8, 15, 2)]);
+        let h = pow2_histogram([0u64, 0, 5].into_iter());
+        let got: Vec<(u64, u64, u64)> = h.iter().map(|b| (b.lo, b.hi, b.count)).collect();
+        assert_eq!(got, [(0, 0, 2), (1, 1, 0), (2, 3, 0), (4, 7, 1)]);
+        assert!(pow2_histogram(std::iter::empty()).is_empty());
+    }
+
+    #[test]
+    fn empty_and_single_job() {
+        let m = MachineSpec::Flat { nodes: 4 };
+        let s = WorkloadStats::of(&Workload::default(), m, &BTreeMap::new());
+        assert_eq!(
+            (s.jobs, s.mean_interarrival_s, s.offered_load),
+            (0, 0.0, 0.0)
+        );
+        let w = Workload {
+            jobs: vec![job(0, 5.0, 1.0, 2, Request::Nodes(2))],
+            procs_per_node: 1,
+        };
+        let s = WorkloadStats::of(&w, m, &BTreeMap::new());
+        assert_eq!((s.jobs, s.mean_interarrival_s, s.mean_size), (1, 0.0, 2.0));
+    }
+}
