@@ -22,6 +22,7 @@
 
 pub mod engine;
 pub mod machine;
+pub mod replicate;
 pub mod sched;
 pub mod sweep;
 pub mod swf;
