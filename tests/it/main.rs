@@ -1,1 +1,2 @@
 //! Library integration tests, one binary: a module per area.
+mod workload;

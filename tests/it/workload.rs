@@ -1,0 +1,195 @@
+//! Workload transforms: exhaustive and property checks of the square / Paragon / subcube rules,
+//! the converter's bookkeeping, and load-factor scaling.
+
+use proptest::prelude::*;
+use pwa_replay::machine::{MachineSpec, Shape};
+use pwa_replay::swf::Record;
+use pwa_replay::workload::transform::{
+    Orientation, ShapeTable, paragon_shape, square_shape, subcube_dim,
+};
+use pwa_replay::workload::{Conversion, Request, ShapeRule, SizeField};
+
+/// Whether exactly `m` nodes can be a `w × h` submesh of `mesh` (either way round is not implied:
+/// `w ≤ W`, `h ≤ H`).
+fn convertible(m: u32, mesh: Shape) -> bool {
+    (1..=mesh.w).any(|w| m % w == 0 && m / w <= mesh.h)
+}
+
+fn fits(s: Shape, mesh: Shape) -> bool {
+    s.w <= mesh.w && s.h <= mesh.h
+}
+
+/// Checks every property of the square transform for one size; returns a description on failure.
+fn check_square(n: u32, mesh: Shape, orient: Orientation) -> Result<(), String> {
+    let Some(s) = square_shape(n, mesh, orient) else {
+        return Err(format!("{n} on {mesh}: no shape"));
+    };
+    let ctx = format!("{n} on {mesh} ({orient:?}) → {s}");
+    if !fits(s, mesh) || s.area() < n {
+        return Err(format!("{ctx}: does not fit or too small"));
+    }
+    if let Some(m) = (n..s.area()).find(|&m| convertible(m, mesh)) {
+        return Err(format!("{ctx}: {m} was convertible and smaller"));
+    }
+    let better = (1..=mesh.w)
+        .filter(|w| s.area() % w == 0 && s.area() / w <= mesh.h)
+        .map(|w| w.abs_diff(s.area() / w))
+        .min();
+    if better != Some(s.w.abs_diff(s.h)) {
+        return Err(format!("{ctx}: |w−h| not minimal ({better:?})"));
+    }
+    let wrong_way = match orient {
+        Orientation::Tall => s.w > s.h,
+        Orientation::Wide => s.w < s.h,
+    };
+    if wrong_way && fits(s.rotated(), mesh) {
+        return Err(format!(
+            "{ctx}: wrong orientation although the turned shape fits"
+        ));
+    }
+    Ok(())
+}
+
+const MESHES: [(u32, u32); 7] = [
+    (12, 12),
+    (22, 16),
+    (16, 22),
+    (32, 32),
+    (7, 3),
+    (1, 9),
+    (10, 1),
+];
+
+#[test]
+fn square_transform_exhaustive_on_several_meshes() {
+    for (w, h) in MESHES {
+        let mesh = Shape::new(w, h);
+        for orient in [Orientation::Tall, Orientation::Wide] {
+            for n in 1..=mesh.area() {
+                if let Err(e) = check_square(n, mesh, orient) {
+                    panic!("{e}");
+                }
+            }
+            assert_eq!(square_shape(mesh.area() + 1, mesh, orient), None);
+        }
+    }
+}
+
+#[test]
+fn paragon_rule_exhaustive_on_22x16() {
+    let mesh = Shape::new(22, 16);
+    for n in 1..=mesh.area() {
+        let s = paragon_shape(n, mesh).expect("every n ≤ 352 converts");
+        if n % 16 == 0 {
+            assert_eq!(s, Shape::new(n / 16, 16), "n = {n}");
+        } else {
+            assert_eq!(Some(s), square_shape(n, mesh, Orientation::Wide), "n = {n}");
+            assert!(s.w >= s.h || !fits(s.rotated(), mesh), "n = {n}: {s}");
+        }
+    }
+}
+
+#[test]
+fn shape_table_agrees_with_the_rules() {
+    let blue = MachineSpec::Mesh {
+        size: Shape::new(12, 12),
+    };
+    let t = ShapeTable::new(blue, ShapeRule::SquareTall).expect("suits");
+    assert_eq!(t.request(15), Some(Request::Submesh(Shape::new(3, 5))));
+    assert_eq!(t.request(17), Some(Request::Submesh(Shape::new(3, 6))));
+    assert_eq!(t.request(145), None);
+    assert_eq!(t.request(0), None);
+    let cube = ShapeTable::new(MachineSpec::Hypercube { dim: 7 }, ShapeRule::Subcube).expect("ok");
+    for n in 1..=128u64 {
+        let d = subcube_dim(n, 7).expect("fits");
+        assert_eq!(cube.request(n), Some(Request::Subcube(d)));
+        assert!((1u64 << d) >= n && (d == 0 || (1u64 << (d - 1)) < n));
+    }
+    assert_eq!(cube.request(129), None);
+}
+
+fn arb_record() -> impl Strategy<Value = Record> {
+    (
+        0u64..1000,
+        prop_oneof![Just(None), (0i64..10_000).prop_map(Some)],
+        prop_oneof![Just(None), (-3i64..5_000).prop_map(Some)],
+        prop_oneof![Just(None), (-2i64..200).prop_map(Some)],
+        prop_oneof![Just(None), (1i64..200).prop_map(Some)],
+        prop_oneof![Just(None), (1i64..3).prop_map(Some)],
+    )
+        .prop_map(|(id, submit, run, alloc, req, part)| Record {
+            job_id: id,
+            submit,
+            run_time: run,
+            allocated_procs: alloc,
+            requested_procs: req,
+            partition: part,
+            ..Record::default()
+        })
+}
+
+proptest! {
+    #[test]
+    fn square_transform_on_random_meshes(w in 1u32..40, h in 1u32..40, frac in 0.0f64..1.0, tall: bool) {
+        let mesh = Shape::new(w, h);
+        let n = 1 + ((mesh.area() - 1) as f64 * frac) as u32;
+        let orient = if tall { Orientation::Tall } else { Orientation::Wide };
+        prop_assert_eq!(check_square(n, mesh, orient), Ok(()));
+    }
+
+    #[test]
+    fn conversion_accounts_for_every_record(
+        recs in prop::collection::vec(arb_record(), 0..200),
+        ppn in 1u32..9,
+        fallback: bool,
+        filter: bool,
+    ) {
+        let conv = Conversion {
+            procs_per_node: ppn,
+            size_field: if fallback { SizeField::AllocatedOrRequested } else { SizeField::Allocated },
+            partitions: filter.then(|| vec![2]),
+            lenient: true,
+            shape: ShapeRule::Paragon,
+            ..Conversion::for_machine(MachineSpec::Mesh { size: Shape::new(22, 16) })
+        };
+        let out = conv.apply(&recs).expect("lenient never fails");
+        let dropped: u64 = out.dropped.values().sum();
+        prop_assert_eq!(out.workload.jobs.len() as u64 + dropped, recs.len() as u64);
+        let jobs = &out.workload.jobs;
+        for (i, j) in jobs.iter().enumerate() {
+            prop_assert_eq!(j.id.index(), i);
+            prop_assert!(j.runtime >= 0.0 && j.asked_procs > 0);
+            let asked_nodes = j.asked_procs.div_ceil(ppn);
+            prop_assert!(j.request.nodes() >= asked_nodes);
+        }
+        prop_assert!(jobs.windows(2).all(|p| p[0].submit <= p[1].submit));
+        let scaled = out.workload.scaled(0.3).expect("valid");
+        prop_assert_eq!(scaled.jobs.len(), jobs.len());
+        if let Some(first) = scaled.jobs.first() {
+            prop_assert_eq!(first.submit, 0.0);
+        }
+        for (a, b) in jobs.iter().zip(&scaled.jobs) {
+            prop_assert_eq!(a.runtime, b.runtime);
+            prop_assert_eq!(a.source_id, b.source_id);
+            let expect = (a.submit - jobs[0].submit) / 0.3;
+            prop_assert!((b.submit - expect).abs() <= 1e-9 * expect.max(1.0));
+        }
+    }
+}
+
+#[test]
+fn ties_keep_source_order() {
+    let rec = |id: u64, submit: i64| Record {
+        job_id: id,
+        submit: Some(submit),
+        run_time: Some(1),
+        allocated_procs: Some(1),
+        ..Record::default()
+    };
+    let recs = [rec(5, 10), rec(3, 10), rec(9, 2), rec(1, 10)];
+    let out = Conversion::for_machine(MachineSpec::Flat { nodes: 4 })
+        .apply(&recs)
+        .expect("fits");
+    let ids: Vec<u64> = out.workload.jobs.iter().map(|j| j.source_id).collect();
+    assert_eq!(ids, [9, 5, 3, 1]);
+}
