@@ -13,6 +13,22 @@ use std::str::FromStr;
 
 use crate::workload::Request;
 
+mod adaptive_scan;
+mod best_fit;
+mod first_fit;
+mod fixed_orientation;
+mod flat;
+mod mesh;
+mod mpl;
+
+pub use adaptive_scan::AdaptiveScan;
+pub use best_fit::BestFit;
+pub use first_fit::FirstFit;
+pub use fixed_orientation::{FixedOrientation, orient_to};
+pub use flat::Flat;
+pub use mesh::{FreeBases, Mesh};
+pub use mpl::Mpl;
+
 /// Width × height of a rectangular request or submesh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Shape {
@@ -266,6 +282,32 @@ impl AllocKind {
             AllocKind::Mpl => "mpl",
             AllocKind::Flat => "flat",
         }
+    }
+}
+
+impl AllocKind {
+    /// The allocator for `machine`, all nodes free. `flat` works on every machine (it counts nodes);
+    /// the others need a 2D mesh, and a mesh allocator never places a request that is not a
+    /// rectangle (its [`Allocator::fits_empty`] says so before a run starts).
+    pub fn build(self, machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
+        let size = match (self, machine) {
+            (AllocKind::Flat, _) => return Ok(Box::new(Flat::new(machine))),
+            (_, MachineSpec::Mesh { size }) => size,
+            _ => {
+                return Err(SpecError::Mismatch {
+                    alloc: self.label().to_string(),
+                    machine: machine.to_string(),
+                });
+            }
+        };
+        Ok(match self {
+            AllocKind::FirstFit => Box::new(FirstFit::new(size)),
+            AllocKind::BestFit => Box::new(BestFit::new(size)),
+            AllocKind::FixedOrientation => Box::new(FixedOrientation::new(size)),
+            AllocKind::AdaptiveScan => Box::new(AdaptiveScan::new(size)),
+            AllocKind::Mpl => Box::new(Mpl::new(size)),
+            AllocKind::Flat => Box::new(Flat::new(machine)),
+        })
     }
 }
 

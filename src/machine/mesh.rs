@@ -1,0 +1,696 @@
+//! The busy/free state of a `W × H` 2D mesh as row bitmasks, and the queries the mesh allocators share.
+//!
+//! Row `y` is `⌈W/64⌉` words; bit `x % 64` of word `x / 64` is set when node `(x, y)` is **free**. Bits
+//! past `W` are always clear, so a run of free bits never crosses the right edge of the mesh.
+//!
+//! The central query, [`Mesh::free_bases`], finds every base of a free `w × h` placement at once:
+//!
+//! 1. per row, the bases of a horizontal free run of length ≥ `w`: `r & (r >> 1) & … & (r >> (w−1))`,
+//!    computed by doubling in `⌈log₂ w⌉` shift-and steps of `⌈W/64⌉` words;
+//! 2. per base row `y`, the AND of those masks over rows `y..y+h` — a sliding-window AND done with
+//!    block prefix/suffix ANDs (van Herk / Gil–Werman), so the cost does not grow with `h`.
+//!
+//! A whole scan is therefore `O(H · ⌈W/64⌉ · log w)` word operations. Two O(1) early outs come first:
+//! fewer free nodes than the request's area, and a cache of shapes known to fail — if no `w × h`
+//! placement is free, no larger one is either, and that stays true until a node is freed.
+
+use super::{AllocStats, Coord, MachineSpec, Placement, Shape, Submesh};
+use crate::workload::Request;
+
+/// Shapes known not to fit the current free set: `min_h[w]` is the smallest height of a recorded
+/// failure of width ≤ `w`, so `w × h` fails whenever `h ≥ min_h[w]`. Allocation only removes free
+/// nodes, so failures stay valid until [`Mesh::vacate`] clears the cache.
+#[derive(Debug, Clone)]
+struct FailCache {
+    min_h: Vec<u32>,
+    dirty: bool,
+}
+
+impl FailCache {
+    fn new(width: u32) -> Self {
+        FailCache {
+            min_h: vec![u32::MAX; width as usize + 1],
+            dirty: false,
+        }
+    }
+    /// `shape` fits the mesh's extent (checked by the caller).
+    fn known_to_fail(&self, shape: Shape) -> bool {
+        self.min_h[shape.w as usize] <= shape.h
+    }
+    fn record(&mut self, shape: Shape) {
+        for v in &mut self.min_h[shape.w as usize..] {
+            *v = (*v).min(shape.h);
+        }
+        self.dirty = true;
+    }
+    fn clear(&mut self) {
+        if self.dirty {
+            self.min_h.fill(u32::MAX);
+            self.dirty = false;
+        }
+    }
+}
+
+/// The free/busy state of a 2D mesh, with fast placement queries.
+#[derive(Debug, Clone)]
+pub struct Mesh {
+    size: Shape,
+    /// Words per row.
+    nw: usize,
+    /// `H × nw` words; set bit = free node.
+    rows: Vec<u64>,
+    free: u32,
+    /// Scratch: per-row run masks, then block suffix ANDs.
+    runs: Vec<u64>,
+    /// Scratch: block prefix ANDs, then the bases of the last [`Mesh::free_bases`] query.
+    bases: Vec<u64>,
+    fail: FailCache,
+}
+
+impl Mesh {
+    /// An all-free `size.w × size.h` mesh.
+    pub fn new(size: Shape) -> Self {
+        let nw = size.w.div_ceil(64) as usize;
+        let mut rows = vec![0u64; nw * size.h as usize];
+        for row in rows.chunks_exact_mut(nw.max(1)) {
+            set_range(row, 0, size.w, true);
+        }
+        Mesh {
+            size,
+            nw,
+            runs: vec![0; rows.len()],
+            bases: vec![0; rows.len()],
+            rows,
+            free: size.w * size.h,
+            fail: FailCache::new(size.w),
+        }
+    }
+
+    /// Width and height.
+    pub fn size(&self) -> Shape {
+        self.size
+    }
+
+    /// Free nodes now.
+    pub fn free_nodes(&self) -> u32 {
+        self.free
+    }
+
+    /// Whether `shape` fits the mesh at all (in this orientation): `0 < w ≤ W` and `0 < h ≤ H`.
+    pub fn can_hold(&self, shape: Shape) -> bool {
+        shape.w > 0 && shape.h > 0 && shape.w <= self.size.w && shape.h <= self.size.h
+    }
+
+    /// Whether `s` lies inside the mesh (and is not empty).
+    pub fn contains(&self, s: &Submesh) -> bool {
+        self.can_hold(s.shape)
+            && s.base.x <= self.size.w - s.shape.w
+            && s.base.y <= self.size.h - s.shape.h
+    }
+
+    /// Whether node `c` is inside the mesh and free.
+    pub fn is_node_free(&self, c: Coord) -> bool {
+        c.x < self.size.w
+            && c.y < self.size.h
+            && self.row(c.y)[(c.x / 64) as usize] >> (c.x % 64) & 1 == 1
+    }
+
+    /// Whether every node of `s` is inside the mesh and free.
+    pub fn is_free(&self, s: &Submesh) -> bool {
+        self.contains(s)
+            && (s.base.y..s.base.y + s.shape.h)
+                .all(|y| range_all_set(self.row(y), s.base.x, s.shape.w))
+    }
+
+    /// Marks every node of `s` busy. `s` must be inside the mesh and free (checked in debug builds;
+    /// a submesh outside the mesh is ignored).
+    pub fn occupy(&mut self, s: &Submesh) {
+        debug_assert!(self.is_free(s), "occupying a non-free submesh {s:?}");
+        if self.contains(s) {
+            self.mark(s, false);
+            self.free -= s.shape.area();
+        }
+    }
+
+    /// Marks every node of `s` free. `s` must be inside the mesh and busy (checked in debug builds;
+    /// a submesh outside the mesh is ignored). Clears the cache of failed shapes.
+    pub fn vacate(&mut self, s: &Submesh) {
+        debug_assert!(
+            self.contains(s)
+                && (s.base.y..s.base.y + s.shape.h).all(|y| range_all_clear(
+                    self.row(y),
+                    s.base.x,
+                    s.shape.w
+                )),
+            "vacating a submesh that is not busy {s:?}"
+        );
+        if self.contains(s) {
+            self.mark(s, true);
+            self.free += s.shape.area();
+            self.fail.clear();
+        }
+    }
+
+    /// Every free placement of `shape`, or `None` when there is none (including when `shape` does not
+    /// fit the mesh). The answer borrows the mesh; read the state through [`FreeBases::mesh`].
+    pub fn free_bases(&mut self, shape: Shape) -> Option<FreeBases<'_>> {
+        if !self.can_hold(shape) || self.free < shape.area() || self.fail.known_to_fail(shape) {
+            return None;
+        }
+        if self.scan(shape) {
+            Some(FreeBases { mesh: self, shape })
+        } else {
+            self.fail.record(shape);
+            None
+        }
+    }
+
+    /// The first free placement of `shape` in row-major base order (lowest `y`, then lowest `x`).
+    pub fn first_fit(&mut self, shape: Shape) -> Option<Submesh> {
+        self.free_bases(shape)?.first()
+    }
+
+    /// Unit edges of `s`'s boundary whose outside neighbour is busy or beyond the mesh (0 ..= 2(w+h)).
+    /// `s` must be inside the mesh.
+    pub fn boundary_contact(&self, s: &Submesh) -> u32 {
+        let Submesh { base, shape } = *s;
+        let busy_in_row = |y: u32| shape.w - range_count(self.row(y), base.x, shape.w);
+        let busy_in_col = |x: u32| {
+            (base.y..base.y + shape.h)
+                .filter(|&y| !self.is_node_free(Coord { x, y }))
+                .count() as u32
+        };
+        let below = if base.y == 0 {
+            shape.w
+        } else {
+            busy_in_row(base.y - 1)
+        };
+        let above = if base.y + shape.h == self.size.h {
+            shape.w
+        } else {
+            busy_in_row(base.y + shape.h)
+        };
+        let left = if base.x == 0 {
+            shape.h
+        } else {
+            busy_in_col(base.x - 1)
+        };
+        let right = if base.x + shape.w == self.size.w {
+            shape.h
+        } else {
+            busy_in_col(base.x + shape.w)
+        };
+        below + above + left + right
+    }
+
+    /// Peripheral length of `s` (window-k-mesh.md §3.2): unit edges of its boundary on the mesh border —
+    /// `h` for touching the left edge, `h` the right, `w` the bottom, `w` the top.
+    pub fn peripheral_length(&self, s: &Submesh) -> u32 {
+        let Submesh { base, shape } = *s;
+        let side = |touches: bool, len: u32| if touches { len } else { 0 };
+        side(base.x == 0, shape.h)
+            + side(base.x + shape.w == self.size.w, shape.h)
+            + side(base.y == 0, shape.w)
+            + side(base.y + shape.h == self.size.h, shape.w)
+    }
+
+    /// Every maximal free submesh (window-k-mesh.md Definition 1: a free submesh that is not a proper
+    /// subset of another free submesh) at least `min.w` wide and `min.h` tall, ordered by base row,
+    /// then top row, then base column.
+    ///
+    /// For each bottom row `y0`, the AND of rows `y0..=y1` is extended upwards until it is empty (or
+    /// holds no run of `min.w`); each horizontal run of it is a rectangle that is maximal sideways, and
+    /// it is maximal when the rows just below `y0` and above `y1` do not cover it.
+    pub fn maximal_free_submeshes(&self, min: Shape) -> Vec<Submesh> {
+        let mut found = Vec::new();
+        let mut acc = vec![0u64; self.nw];
+        for y0 in 0..self.size.h {
+            acc.copy_from_slice(self.row(y0));
+            for y1 in y0..self.size.h {
+                and_into(&mut acc, self.row(y1));
+                if y1 + 1 - y0 >= min.h.max(1) {
+                    if !self.push_maximal(&acc, y0, y1, min.w.max(1), &mut found) {
+                        break;
+                    }
+                } else if acc.iter().all(|&v| v == 0) {
+                    break;
+                }
+            }
+        }
+        found
+    }
+
+    /// Pushes the maximal submeshes with rows `y0..=y1` whose columns are a run of `acc` at least
+    /// `min_w` long; returns whether `acc` had such a run at all (else taller ones cannot either).
+    fn push_maximal(
+        &self,
+        acc: &[u64],
+        y0: u32,
+        y1: u32,
+        min_w: u32,
+        found: &mut Vec<Submesh>,
+    ) -> bool {
+        let mut any = false;
+        for (x, w) in Runs::new(acc) {
+            if w < min_w {
+                continue;
+            }
+            any = true;
+            let blocked_below = y0 == 0 || !range_all_set(self.row(y0 - 1), x, w);
+            let blocked_above = y1 + 1 == self.size.h || !range_all_set(self.row(y1 + 1), x, w);
+            if blocked_below && blocked_above {
+                found.push(Submesh {
+                    base: Coord { x, y: y0 },
+                    shape: Shape::new(w, y1 + 1 - y0),
+                });
+            }
+        }
+        any
+    }
+
+    fn row(&self, y: u32) -> &[u64] {
+        let start = y as usize * self.nw;
+        &self.rows[start..start + self.nw]
+    }
+
+    fn mark(&mut self, s: &Submesh, free: bool) {
+        let nw = self.nw;
+        for y in s.base.y..s.base.y + s.shape.h {
+            let start = y as usize * nw;
+            set_range(&mut self.rows[start..start + nw], s.base.x, s.shape.w, free);
+        }
+    }
+
+    /// Fills `self.bases` rows `0..=H−h` with the free bases of `shape`; returns whether any exists.
+    /// `shape` fits the mesh (checked by the caller).
+    fn scan(&mut self, shape: Shape) -> bool {
+        let nw = self.nw;
+        let h = shape.h as usize;
+        let height = self.size.h as usize;
+        self.runs.copy_from_slice(&self.rows);
+        for row in self.runs.chunks_exact_mut(nw) {
+            runs_at_least(row, shape.w);
+        }
+        // Block prefix ANDs into `bases`, block suffix ANDs in place in `runs` (blocks of h rows).
+        for y in 0..height {
+            let (done, rest) = self.bases.split_at_mut(y * nw);
+            let cur = &mut rest[..nw];
+            cur.copy_from_slice(&self.runs[y * nw..(y + 1) * nw]);
+            if y % h != 0 {
+                and_into(cur, &done[(y - 1) * nw..]);
+            }
+        }
+        for y in (0..height.saturating_sub(1)).rev() {
+            if (y + 1) % h != 0 {
+                let (cur, next) = self.runs[y * nw..].split_at_mut(nw);
+                and_into(cur, &next[..nw]);
+            }
+        }
+        // Window [y, y+h): suffix[y] & prefix[y+h−1]; written over prefix[y] (read indices ≥ y).
+        let mut any = false;
+        for y in 0..=height - h {
+            for j in 0..nw {
+                let v = self.runs[y * nw + j] & self.bases[(y + h - 1) * nw + j];
+                self.bases[y * nw + j] = v;
+                any |= v != 0;
+            }
+        }
+        any
+    }
+}
+
+/// What every submesh allocator shares: the mesh, the counters, and the handling of requests that
+/// are not rectangles. Each allocator supplies only its placement rule.
+#[derive(Debug, Clone)]
+pub(crate) struct MeshCore {
+    pub(crate) mesh: Mesh,
+    pub(crate) stats: AllocStats,
+}
+
+impl MeshCore {
+    pub(crate) fn new(mesh: Mesh) -> Self {
+        MeshCore {
+            mesh,
+            stats: AllocStats::default(),
+        }
+    }
+
+    pub(crate) fn machine(&self) -> MachineSpec {
+        MachineSpec::Mesh {
+            size: self.mesh.size(),
+        }
+    }
+
+    /// Counts one attempt; a rectangle request goes to `rule`, which returns the placement and whether
+    /// it rotated the request; the placement is then marked busy. Other requests fail.
+    pub(crate) fn attempt(
+        &mut self,
+        req: &Request,
+        rule: impl FnOnce(&mut Mesh, Shape) -> Option<(Submesh, bool)>,
+    ) -> Option<Placement> {
+        self.stats.attempts += 1;
+        let found = match *req {
+            Request::Submesh(shape) => rule(&mut self.mesh, shape),
+            Request::Nodes(_) | Request::Subcube(_) => None,
+        };
+        match found {
+            Some((at, rotated)) => {
+                self.mesh.occupy(&at);
+                Some(Placement::Submesh { at, rotated })
+            }
+            None => {
+                self.stats.failures += 1;
+                None
+            }
+        }
+    }
+
+    /// Frees a submesh placement; anything else was not granted by a mesh allocator and is ignored.
+    pub(crate) fn release(&mut self, p: &Placement) {
+        debug_assert!(
+            matches!(p, Placement::Submesh { .. }),
+            "not a submesh: {p:?}"
+        );
+        if let Placement::Submesh { at, .. } = p {
+            self.mesh.vacate(at);
+        }
+    }
+
+    /// Whether a rectangle request fits the empty mesh once `orient` has turned it (or not); other
+    /// requests never fit a mesh.
+    pub(crate) fn fits_empty(&self, req: &Request, orient: impl Fn(Shape) -> Shape) -> bool {
+        match *req {
+            Request::Submesh(shape) => self.mesh.can_hold(orient(shape)),
+            Request::Nodes(_) | Request::Subcube(_) => false,
+        }
+    }
+}
+
+/// The free placements of one shape found by [`Mesh::free_bases`], in row-major base order.
+#[derive(Debug)]
+pub struct FreeBases<'a> {
+    mesh: &'a Mesh,
+    shape: Shape,
+}
+
+impl<'a> FreeBases<'a> {
+    /// The mesh the placements were found on.
+    pub fn mesh(&self) -> &'a Mesh {
+        self.mesh
+    }
+
+    /// The requested shape.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// The first placement: lowest base row, then lowest base column (first fit).
+    pub fn first(&self) -> Option<Submesh> {
+        self.iter().next()
+    }
+
+    /// Every free placement, lowest base row first, then lowest base column.
+    pub fn iter(&self) -> impl Iterator<Item = Submesh> + 'a {
+        let (mesh, shape) = (self.mesh, self.shape);
+        let rows = (mesh.size.h - shape.h + 1) as usize;
+        mesh.bases[..rows * mesh.nw]
+            .chunks_exact(mesh.nw)
+            .enumerate()
+            .flat_map(move |(y, words)| {
+                Bits::new(words).map(move |x| Submesh {
+                    base: Coord { x, y: y as u32 },
+                    shape,
+                })
+            })
+    }
+}
+
+/// Set bits of a word slice, ascending.
+struct Bits<'a> {
+    words: &'a [u64],
+    j: usize,
+    cur: u64,
+}
+
+impl<'a> Bits<'a> {
+    fn new(words: &'a [u64]) -> Self {
+        Bits {
+            words,
+            j: 0,
+            cur: words.first().copied().unwrap_or(0),
+        }
+    }
+}
+
+impl Iterator for Bits<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        while self.cur == 0 {
+            self.j += 1;
+            self.cur = *self.words.get(self.j)?;
+        }
+        let bit = self.cur.trailing_zeros();
+        self.cur &= self.cur - 1;
+        Some(self.j as u32 * 64 + bit)
+    }
+}
+
+/// Maximal runs of set bits of a word slice as `(start, length)`, ascending.
+struct Runs<'a> {
+    words: &'a [u64],
+    pos: u32,
+}
+
+impl<'a> Runs<'a> {
+    fn new(words: &'a [u64]) -> Self {
+        Runs { words, pos: 0 }
+    }
+    /// First bit ≥ `from` equal to `value`, or the slice's bit length.
+    fn next_bit(&self, from: u32, value: bool) -> u32 {
+        let end = self.words.len() as u32 * 64;
+        let mut j = (from / 64) as usize;
+        let mut mask = !0u64 << (from % 64);
+        while j < self.words.len() {
+            let w = if value { self.words[j] } else { !self.words[j] } & mask;
+            if w != 0 {
+                return j as u32 * 64 + w.trailing_zeros();
+            }
+            j += 1;
+            mask = !0;
+        }
+        end
+    }
+}
+
+impl Iterator for Runs<'_> {
+    type Item = (u32, u32);
+    fn next(&mut self) -> Option<(u32, u32)> {
+        let end = self.words.len() as u32 * 64;
+        if self.pos >= end {
+            return None;
+        }
+        let start = self.next_bit(self.pos, true);
+        if start >= end {
+            self.pos = end;
+            return None;
+        }
+        let stop = self.next_bit(start, false);
+        self.pos = stop;
+        Some((start, stop - start))
+    }
+}
+
+/// `dst &= src` word by word (`src` at least as long).
+fn and_into(dst: &mut [u64], src: &[u64]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d &= *s;
+    }
+}
+
+/// In place: bit `b` stays set iff bits `b .. b+w` were all set (the bases of runs ≥ `w`), by doubling.
+fn runs_at_least(words: &mut [u64], w: u32) {
+    let mut have = 1;
+    while have < w {
+        let step = have.min(w - have);
+        and_shifted(words, step);
+        have += step;
+    }
+}
+
+/// In place: `words &= words >> s`, where bit `i` of the shifted value is bit `i + s` (0 past the end).
+/// Ascending order is safe: word `j` reads only words ≥ `j`.
+fn and_shifted(words: &mut [u64], s: u32) {
+    if let [only] = words {
+        *only &= only.checked_shr(s).unwrap_or(0);
+        return;
+    }
+    let (ws, bs) = ((s / 64) as usize, s % 64);
+    for j in 0..words.len() {
+        let lo = words.get(j + ws).copied().unwrap_or(0);
+        let hi = words.get(j + ws + 1).copied().unwrap_or(0);
+        let shifted = if bs == 0 {
+            lo
+        } else {
+            (lo >> bs) | (hi << (64 - bs))
+        };
+        words[j] &= shifted;
+    }
+}
+
+/// `(word index, mask)` pairs covering bits `x .. x+w`.
+fn word_masks(x: u32, w: u32) -> impl Iterator<Item = (usize, u64)> {
+    let end = x + w;
+    (x / 64..end.div_ceil(64)).map(move |j| {
+        let lo = x.max(j * 64) - j * 64;
+        let hi = end.min(j * 64 + 64) - j * 64;
+        let ones = if hi - lo == 64 {
+            !0
+        } else {
+            ((1u64 << (hi - lo)) - 1) << lo
+        };
+        (j as usize, ones)
+    })
+}
+
+fn set_range(row: &mut [u64], x: u32, w: u32, value: bool) {
+    for (j, m) in word_masks(x, w) {
+        if value {
+            row[j] |= m;
+        } else {
+            row[j] &= !m;
+        }
+    }
+}
+
+fn range_all_set(row: &[u64], x: u32, w: u32) -> bool {
+    word_masks(x, w).all(|(j, m)| row[j] & m == m)
+}
+
+fn range_all_clear(row: &[u64], x: u32, w: u32) -> bool {
+    word_masks(x, w).all(|(j, m)| row[j] & m == 0)
+}
+
+fn range_count(row: &[u64], x: u32, w: u32) -> u32 {
+    word_masks(x, w)
+        .map(|(j, m)| (row[j] & m).count_ones())
+        .sum()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Builds a mesh from a drawing: first line = top row (y = H−1), `.` free, `#` busy.
+    pub(crate) fn drawn(picture: &str) -> Mesh {
+        let lines: Vec<&str> = picture.split_whitespace().collect();
+        let size = Shape::new(lines[0].len() as u32, lines.len() as u32);
+        let mut mesh = Mesh::new(size);
+        for (i, line) in lines.iter().enumerate() {
+            let y = size.h - 1 - i as u32;
+            for (x, c) in line.chars().enumerate() {
+                if c == '#' {
+                    mesh.occupy(&Submesh {
+                        base: Coord { x: x as u32, y },
+                        shape: Shape::new(1, 1),
+                    });
+                }
+            }
+        }
+        mesh
+    }
+
+    /// Fig. 1 of window-k-mesh.md: M(5,4), free = (1,1,5,2) ∪ (4,1,5,3).
+    const FIG1: &str = "##### ###.. ..... .....";
+
+    #[test]
+    fn runs_at_least_finds_bases_of_long_runs() {
+        // bits 0..=2 and 5..=10 set: runs of ≥ 3 start at 0 and 5..=8.
+        let mut w = [0b111_1110_0111u64];
+        runs_at_least(&mut w, 3);
+        assert_eq!(w[0], 0b1_1110_0001);
+        // across a word boundary: bits 60..70 set, runs ≥ 8 start at 60, 61, 62.
+        let mut two = [!0u64 << 60, 0b11_1111];
+        runs_at_least(&mut two, 8);
+        assert_eq!(two, [0b111 << 60, 0]);
+    }
+
+    #[test]
+    fn fig1_free_bases_and_first_fit() {
+        let mut m = drawn(FIG1);
+        assert_eq!(m.free_nodes(), 12);
+        let bases: Vec<_> = m
+            .free_bases(Shape::new(2, 3))
+            .map(|b| b.iter().map(|s| s.paper()).collect())
+            .unwrap_or_default();
+        assert_eq!(bases, vec![(4, 1, 5, 3)]);
+        assert_eq!(
+            m.first_fit(Shape::new(5, 2)),
+            Some(Submesh::from_paper(1, 1, 5, 2))
+        );
+        assert_eq!(m.first_fit(Shape::new(5, 3)), None);
+        assert_eq!(
+            m.first_fit(Shape::new(3, 2)).map(|s| s.paper()),
+            Some((1, 1, 3, 2))
+        );
+    }
+
+    #[test]
+    fn example1_maximal_free_submeshes() {
+        let m = drawn(FIG1);
+        let mfs: Vec<_> = m
+            .maximal_free_submeshes(Shape::new(1, 1))
+            .iter()
+            .map(Submesh::paper)
+            .collect();
+        assert_eq!(mfs, vec![(1, 1, 5, 2), (4, 1, 5, 3)]);
+        // (1,1,3,2) is free but not maximal.
+        assert!(m.is_free(&Submesh::from_paper(1, 1, 3, 2)));
+        let tall: Vec<_> = m.maximal_free_submeshes(Shape::new(1, 3));
+        assert_eq!(tall, vec![Submesh::from_paper(4, 1, 5, 3)]);
+    }
+
+    #[test]
+    fn failure_cache_is_cleared_by_vacate() {
+        let mut m = drawn(FIG1);
+        assert!(m.first_fit(Shape::new(3, 3)).is_none());
+        assert!(
+            m.first_fit(Shape::new(4, 3)).is_none(),
+            "larger than a failure"
+        );
+        assert!(
+            m.first_fit(Shape::new(2, 3)).is_some(),
+            "smaller is not cached"
+        );
+        m.vacate(&Submesh::from_paper(1, 3, 3, 3));
+        assert_eq!(
+            m.first_fit(Shape::new(3, 3)),
+            Some(Submesh::from_paper(1, 1, 3, 3))
+        );
+    }
+
+    #[test]
+    fn boundary_and_peripheral_length() {
+        let m = drawn(FIG1);
+        let s = Submesh::from_paper(4, 1, 5, 1);
+        assert_eq!(m.peripheral_length(&s), 3);
+        // bottom 2 + right 1 outside; left (3,1) and top (4,2),(5,2) free.
+        assert_eq!(m.boundary_contact(&s), 3);
+        let t = Submesh::from_paper(4, 3, 5, 3);
+        // top row 4 busy (2), right edge (1), left (3,3) busy (1), below free.
+        assert_eq!(m.boundary_contact(&t), 4);
+        assert_eq!(m.peripheral_length(&t), 1);
+    }
+
+    #[test]
+    fn wide_mesh_uses_several_words() {
+        let mut m = Mesh::new(Shape::new(200, 3));
+        m.occupy(&Submesh {
+            base: Coord { x: 0, y: 0 },
+            shape: Shape::new(70, 3),
+        });
+        let s = m.first_fit(Shape::new(130, 3));
+        assert_eq!(s.map(|s| s.base), Some(Coord { x: 70, y: 0 }));
+        assert!(m.first_fit(Shape::new(131, 1)).is_none());
+        assert_eq!(m.free_nodes(), 130 * 3);
+    }
+}

@@ -1,0 +1,168 @@
+//! Maximum peripheral length (MPL; Ababneh, window-k-mesh.md §3.2): prefer the free submesh whose
+//! boundary runs longest along the periphery of the mesh; when no free placement touches the
+//! periphery, the base of the first suitable internal free submesh.
+//!
+//! The paper leaves the candidate set and the tie-break open. Here:
+//!
+//! * **Candidates** are the four corner placements of every maximal free submesh (Definition 1) that
+//!   can hold the request. Any free placement lies in some maximal free submesh, and sliding it to a
+//!   corner of that submesh never loses a border it touched, so the best peripheral length over the
+//!   corners equals the best over all free placements.
+//! * **Peripheral length** counts unit edges on the mesh border: `h` for the left edge, `h` the right,
+//!   `w` the bottom, `w` the top.
+//! * **Ties** go to the candidate of the *smallest* maximal free submesh (best fit among holes: keep
+//!   large free submeshes whole), then to row-major base order. Fig. 1 needs this rule: for a 2×1
+//!   request both (1,1,2,1) and (4,1,5,1) have peripheral length 3, and the paper grants (4,1,5,1) —
+//!   a corner of the 2×3 maximal free submesh (4,1,5,3) rather than of the 5×2 one (1,1,5,2).
+//! * **No peripheral candidate**: the base of the first suitable maximal free submesh in row-major
+//!   order, which is exactly the first-fit base.
+//! * **Orientation**: the requested one only (the paper does not rotate).
+
+use super::mesh::{Mesh, MeshCore};
+use super::{AllocStats, Allocator, Coord, MachineSpec, Placement, Shape, Submesh};
+use crate::workload::Request;
+
+/// Maximum-peripheral-length submesh allocation on a 2D mesh.
+#[derive(Debug, Clone)]
+pub struct Mpl {
+    core: MeshCore,
+}
+
+impl Mpl {
+    /// MPL on an all-free `size` mesh.
+    pub fn new(size: Shape) -> Self {
+        Self::with_mesh(Mesh::new(size))
+    }
+
+    /// MPL on a mesh whose busy nodes are already marked.
+    pub fn with_mesh(mesh: Mesh) -> Self {
+        Mpl {
+            core: MeshCore::new(mesh),
+        }
+    }
+
+    /// The current free/busy state.
+    pub fn mesh(&self) -> &Mesh {
+        &self.core.mesh
+    }
+}
+
+/// The four corner placements of `shape` inside `hole` (some may coincide).
+fn corners(hole: &Submesh, shape: Shape) -> [Submesh; 4] {
+    let (x0, y0) = (hole.base.x, hole.base.y);
+    let x1 = x0 + hole.shape.w - shape.w;
+    let y1 = y0 + hole.shape.h - shape.h;
+    [(x0, y0), (x1, y0), (x0, y1), (x1, y1)].map(|(x, y)| Submesh {
+        base: Coord { x, y },
+        shape,
+    })
+}
+
+/// The MPL placement of `shape`, or `None` when no free placement exists.
+fn mpl(mesh: &mut Mesh, shape: Shape) -> Option<Submesh> {
+    let bases = mesh.free_bases(shape)?;
+    let first = bases.first()?;
+    let mesh = bases.mesh();
+    // Key: longest periphery, then smallest hole, then row-major base order.
+    let mut best: Option<((u32, u32, u32, u32), Submesh)> = None;
+    for hole in mesh.maximal_free_submeshes(shape) {
+        for s in corners(&hole, shape) {
+            let pl = mesh.peripheral_length(&s);
+            let key = (u32::MAX - pl, hole.shape.area(), s.base.y, s.base.x);
+            if best.is_none_or(|(k, _)| key < k) {
+                best = Some((key, s));
+            }
+        }
+    }
+    match best {
+        Some(((inv_pl, ..), s)) if inv_pl < u32::MAX => Some(s),
+        _ => Some(first),
+    }
+}
+
+impl Allocator for Mpl {
+    fn machine(&self) -> MachineSpec {
+        self.core.machine()
+    }
+    fn allocate(&mut self, req: &Request) -> Option<Placement> {
+        self.core
+            .attempt(req, |mesh, shape| Some((mpl(mesh, shape)?, false)))
+    }
+    fn release(&mut self, p: &Placement) {
+        self.core.release(p)
+    }
+    fn free_nodes(&self) -> u32 {
+        self.core.mesh.free_nodes()
+    }
+    fn fits_empty(&self, req: &Request) -> bool {
+        self.core.fits_empty(req, |s| s)
+    }
+    fn stats(&self) -> AllocStats {
+        self.core.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::mesh::tests::drawn;
+
+    /// Fig. 1 of window-k-mesh.md, top row first (`#` busy):
+    ///   #####
+    ///   ###..
+    ///   .....
+    ///   .....
+    const FIG1: &str = "##### ###.. ..... .....";
+
+    fn grant(m: &mut Mpl, w: u32, h: u32) -> Option<(u32, u32, u32, u32)> {
+        match m.allocate(&Request::Submesh(Shape::new(w, h)))? {
+            Placement::Submesh { at, rotated: false } => Some(at.paper()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn example_of_section_3_2() {
+        // A 2×1 request gets (4,1,5,1): peripheral length 3 (bottom 2, right 1), tied with
+        // (1,1,2,1) (bottom 2, left 1) but in the smaller maximal free submesh (4,1,5,3).
+        let mut m = Mpl::with_mesh(drawn(FIG1));
+        assert_eq!(grant(&mut m, 2, 1), Some((4, 1, 5, 1)));
+    }
+
+    #[test]
+    fn example_2_allocations() {
+        // window-k-mesh.md Example 2 (the MPL part): 5×3 fails, 5×2 → (1,1,5,2), 2×1 → (4,3,5,3),
+        // 4×3 fails.
+        let mut m = Mpl::with_mesh(drawn(FIG1));
+        assert_eq!(grant(&mut m, 5, 3), None);
+        assert_eq!(grant(&mut m, 5, 2), Some((1, 1, 5, 2)));
+        assert_eq!(grant(&mut m, 2, 1), Some((4, 3, 5, 3)));
+        assert_eq!(grant(&mut m, 4, 3), None);
+    }
+
+    #[test]
+    fn interior_hole_gets_its_base() {
+        // M(5,5), the only free nodes form an internal 3×2 block at (2,2)–(4,3) (1-based):
+        //   #####
+        //   #####
+        //   #...#
+        //   #...#
+        //   #####
+        // A 2×1 touches no border: it goes to the base of the first suitable free submesh.
+        let mut m = Mpl::with_mesh(drawn("##### ##### #...# #...# #####"));
+        assert_eq!(grant(&mut m, 2, 1), Some((2, 2, 3, 2)));
+    }
+
+    #[test]
+    fn periphery_beats_scan_order() {
+        // M(5,3):
+        //   .....
+        //   #...#
+        //   #####
+        // 1×1: first fit would take (2,2) (internal row), MPL takes a top corner (1,3): PL 2.
+        let mut m = Mpl::with_mesh(drawn("..... #...# #####"));
+        assert_eq!(grant(&mut m, 1, 1), Some((1, 3, 1, 3)));
+        // 3×2 only fits at (2,2)–(4,3), touching the top: PL 3.
+        assert_eq!(grant(&mut m, 3, 2), Some((2, 2, 4, 3)));
+    }
+}
