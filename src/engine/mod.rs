@@ -1,9 +1,55 @@
 //! The discrete-event simulation of one replay, its validator and its metrics.
 //!
-//! (Implementation in progress: see the event-order contract in [`crate::sched::Scheduler`].)
+//! * [`replay`] (or [`Engine`] for a hand-built scheduler and allocator) runs a [`Workload`] on a
+//!   machine and returns an [`Outcome`]: a [`JobRecord`] per job and the allocator's counters.
+//! * [`validate`] checks an outcome *without* the policies' or the allocators' code.
+//! * [`summarize`] turns it into the [`RunMetrics`] every table prints.
+//! * [`Observer`] hooks (no-op by default) see starts, ends and the state after each instant;
+//!   [`TimeSeries`] records queue length and busy nodes over time.
+//!
+//! # Event order (the contract)
+//!
+//! Time is [`SimTime`] seconds; every comparison uses [`f64::total_cmp`]. Arrivals come from a cursor
+//! over the job list (already sorted by submit time); departures and timers wait in a binary heap keyed
+//! by (time, kind, insertion sequence). At one instant `t`:
+//!
+//! 1. **Departures.** Every departure at `t` is released, in the order the jobs were started (insertion
+//!    sequence); then [`Scheduler::on_departure`](crate::sched::Scheduler::on_departure) runs **once**
+//!    for all of them ([`System::departed`](crate::sched::System::departed) lists them).
+//! 2. **Arrivals.** Each job submitted at `t`, in workload order, goes through
+//!    [`Scheduler::on_arrival`](crate::sched::Scheduler::on_arrival): an arrival sees the nodes freed
+//!    at the same instant.
+//! 3. **Timers** set for `t`, in the order they were set.
+//! 4. [`Observer::on_instant`] with the queue length and busy nodes.
+//!
+//! A job of run time 0 started at `t` departs at `t` too, in a further departure batch after the
+//! stage that started it (so it never frees its nodes under the scheduler's feet). Nothing depends on
+//! hash order or wall time: the same input gives the same records.
+//!
+//! # Allocation attempts
+//!
+//! [`System::try_start`](crate::sched::System::try_start) calls the allocator unless the answer is
+//! known: when the request needs more nodes than are free, or when the same request already failed
+//! since the last release (feasibility is monotone in the free set, so it fails again). Those skipped
+//! checks are counted apart ([`Outcome::skipped_checks`]); [`AllocStats::attempts`] counts real
+//! allocator calls only, and their wall time is summed in [`Outcome::alloc_time_s`].
+//!
+//! [`Workload`]: crate::workload::Workload
+
+mod metrics;
+mod observer;
+mod sim;
+mod validate;
+
+pub use metrics::summarize;
+pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
+pub use sim::Engine;
+pub use validate::{ValidationError, validate};
 
 use crate::SimTime;
-use crate::machine::{AllocStats, Placement};
+use crate::machine::{AllocKind, AllocStats, MachineSpec, Placement, SpecError};
+use crate::sched::SchedKind;
+use crate::workload::{JobId, Request, Workload};
 
 /// What happened to one job.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,8 +67,11 @@ pub struct JobRecord {
 pub struct Outcome {
     /// `records[i]` is job `JobId(i)`.
     pub records: Vec<JobRecord>,
-    /// Allocator attempts and failures.
+    /// Allocator calls and failures (real calls only).
     pub alloc: AllocStats,
+    /// Start requests answered without calling the allocator (too few free nodes, or the same request
+    /// failed since the last release).
+    pub skipped_checks: u64,
     /// Wall-clock seconds spent inside the allocator (not deterministic).
     pub alloc_time_s: f64,
     /// Wall-clock seconds of the whole replay (not deterministic).
@@ -66,4 +115,89 @@ pub struct RunMetrics {
     pub alloc_time_s: f64,
     /// Wall seconds of the replay (not deterministic).
     pub sim_wall_s: f64,
+}
+
+/// What a scheduler did wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PolicyProblem {
+    /// Asked to start a job that has not arrived yet.
+    NotArrived,
+    /// Asked to start a job that is running or done.
+    AlreadyStarted,
+    /// Set a timer in the past.
+    TimerInPast,
+}
+
+impl std::fmt::Display for PolicyProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PolicyProblem::NotArrived => "asked to start a job that has not arrived",
+            PolicyProblem::AlreadyStarted => "asked to start a job that already started",
+            PolicyProblem::TimerInPast => "set a timer in the past",
+        })
+    }
+}
+
+/// Why a replay could not run or finish.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// The allocator label does not work on the machine.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// A request can never be placed, even on the empty machine.
+    #[error("job {source_id} (index {}) asks for {request:?}, which can never fit on {machine}", job.0)]
+    NeverFits {
+        /// The job.
+        job: JobId,
+        /// Its number in the source.
+        source_id: u64,
+        /// What it asks for.
+        request: Request,
+        /// The machine.
+        machine: MachineSpec,
+    },
+    /// The workload breaks the engine's preconditions.
+    #[error("job {source_id} (index {}): {problem}", job.0)]
+    BadWorkload {
+        /// The first offending job.
+        job: JobId,
+        /// Its number in the source.
+        source_id: u64,
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// The scheduler broke the rules (a bug in the policy).
+    #[error("scheduler error at t = {now}: {problem}{}", job.map(|j| format!(" (job index {})", j.0)).unwrap_or_default())]
+    Policy {
+        /// When.
+        now: SimTime,
+        /// The job concerned, if any.
+        job: Option<JobId>,
+        /// What happened.
+        problem: PolicyProblem,
+    },
+    /// The run ended with jobs that never started (a policy that never serves them).
+    #[error("{waiting} job(s) never started; the first is job {source_id} (index {})", job.0)]
+    Stranded {
+        /// The first job left waiting.
+        job: JobId,
+        /// Its number in the source.
+        source_id: u64,
+        /// How many were left.
+        waiting: usize,
+    },
+}
+
+/// Replays `workload` on `machine` under the scheduler and allocator named by the labels.
+pub fn replay(
+    workload: &Workload,
+    machine: MachineSpec,
+    sched: SchedKind,
+    alloc: AllocKind,
+    observer: &mut dyn Observer,
+) -> Result<Outcome, EngineError> {
+    let allocator = alloc.build(machine)?;
+    Engine::new(workload, sched.build(), allocator).run(observer)
 }

@@ -6,11 +6,25 @@
 //! and is not running), asks the allocator where it fits, and records the start. Schedulers never touch
 //! the allocator directly, so any scheduler pairs with any allocator.
 //!
-//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `bq:<seconds>`) are parsed by [`SchedKind`]
-//! and appear unchanged in every table.
+//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `delay:time`, `bq:<seconds>`) are parsed by
+//! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
+//!
+//! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
+//! `window_k` (Window-K), `delay` (Delay) and `bypass_queue` (BQ). All but Window-K are a FIFO queue
+//! with a *bypass rule* (`queue`): after departures the head is tried while it starts, then later jobs
+//! in arrival order as far as the rule allows; the rules differ only in when the head may be bypassed
+//! and whether a newcomer that finds a queue is tried at once.
 
 use std::fmt;
 use std::str::FromStr;
+
+mod bypass_queue;
+mod delay;
+mod fcfs;
+mod oocb;
+mod out_of_order;
+mod queue;
+mod window_k;
 
 use crate::SimTime;
 use crate::workload::{Job, JobId};
@@ -31,6 +45,11 @@ pub trait System {
     fn running(&self) -> usize;
     /// Asks for [`Scheduler::on_timer`] to be called at `at` (≥ now) with `token`.
     fn set_timer(&mut self, at: SimTime, token: u64);
+    /// The jobs whose departure is being delivered by the current [`Scheduler::on_departure`] call,
+    /// in release order (empty outside it).
+    fn departed(&self) -> &[JobId] {
+        &[]
+    }
 }
 
 /// A queueing policy.
@@ -56,19 +75,25 @@ pub enum SchedKind {
     Fcfs,
     /// `oo`: aggressive out-of-order; any waiting job that fits starts, in arrival order.
     OutOfOrder,
-    /// `oocb:k`: out-of-order with constant bound; the head may be overtaken at most `k` times.
+    /// `oocb:k`: out-of-order with constant bound; the head may be overtaken at most `k` times
+    /// (`oocb:0` is FCFS).
     Oocb(u32),
     /// `window:K`: Window-K (window-k-mesh.md §4).
     Window(u32),
-    /// `delay`: the head may be bypassed until a load-adaptive threshold λ·W (window-k-mesh.md §2.3).
+    /// `delay`: the head may be overtaken at most ⌈λ·W⌉ times, a load-adaptive bound
+    /// (window-k-mesh.md §2.3; λ·W is a job count by Little's law).
     Delay,
+    /// `delay:time`: the head may be bypassed while its own wait is below λ·W (the time reading).
+    DelayTime,
     /// `bq:T`: bypass queue with threshold time `T` (bypass-queue paper, Fig. 2); `bq:inf` never blocks.
     BypassQueue(SimTime),
 }
 
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("scheduler `{0}` is not one of fcfs, oo, oocb:K, window:K, delay, bq:SECONDS (K ≥ 1)")]
+#[error(
+    "scheduler `{0}` is not one of fcfs, oo, oocb:K (K ≥ 0), window:K (K ≥ 1), delay, delay:time, bq:SECONDS, bq:inf"
+)]
 pub struct SchedParseError(pub String);
 
 impl fmt::Display for SchedKind {
@@ -79,6 +104,7 @@ impl fmt::Display for SchedKind {
             SchedKind::Oocb(k) => write!(f, "oocb:{k}"),
             SchedKind::Window(k) => write!(f, "window:{k}"),
             SchedKind::Delay => f.write_str("delay"),
+            SchedKind::DelayTime => f.write_str("delay:time"),
             SchedKind::BypassQueue(t) if t.is_infinite() => f.write_str("bq:inf"),
             SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
         }
@@ -97,7 +123,8 @@ impl FromStr for SchedKind {
                 "delay" => Ok(SchedKind::Delay),
                 _ => Err(bad()),
             },
-            Some(("oocb", k)) => Ok(SchedKind::Oocb(count(k)?)),
+            Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
+            Some(("delay", "time")) => Ok(SchedKind::DelayTime),
             Some(("window", k)) => Ok(SchedKind::Window(count(k)?)),
             Some(("bq", "inf")) => Ok(SchedKind::BypassQueue(SimTime::INFINITY)),
             Some(("bq", t)) => t
@@ -107,6 +134,23 @@ impl FromStr for SchedKind {
                 .map(SchedKind::BypassQueue)
                 .ok_or_else(bad),
             Some(_) => Err(bad()),
+        }
+    }
+}
+
+impl SchedKind {
+    /// Builds the policy, with an empty queue.
+    pub fn build(self) -> Box<dyn Scheduler> {
+        match self {
+            SchedKind::Fcfs => Box::new(fcfs::Fcfs::new(fcfs::FcfsRule)),
+            SchedKind::OutOfOrder => {
+                Box::new(out_of_order::OutOfOrder::new(out_of_order::OutOfOrderRule))
+            }
+            SchedKind::Oocb(k) => Box::new(oocb::oocb(k)),
+            SchedKind::Window(k) => Box::new(window_k::WindowK::new(k)),
+            SchedKind::Delay => Box::new(delay::delay(delay::Reading::Count)),
+            SchedKind::DelayTime => Box::new(delay::delay(delay::Reading::Time)),
+            SchedKind::BypassQueue(t) => Box::new(bypass_queue::bypass_queue(t)),
         }
     }
 }

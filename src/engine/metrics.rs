@@ -1,0 +1,98 @@
+//! The metrics of one replay ([`RunMetrics`]), computed from the workload and the outcome alone.
+//!
+//! Definitions (the table columns):
+//! * turnaround = end − submit; wait = start − submit; variance is the population variance;
+//! * percentiles are nearest-rank: the `⌈p·n⌉`-th smallest wait;
+//! * makespan = last end − first submit; utilization = Σ granted nodes × run time / (N × makespan);
+//!   throughput = jobs / makespan (both 0 when the makespan is 0);
+//! * bounded slowdown = max(1, turnaround / max(run time, τ)) with τ = 10 s, averaged;
+//! * system power = throughput / mean wait (infinite when no job waited);
+//! * internal fragmentation = mean of granted processors − asked processors, with granted processors =
+//!   granted nodes × processors per node (a workload with 0 processors per node counts 1).
+
+use super::{Outcome, RunMetrics};
+use crate::machine::MachineSpec;
+use crate::workload::Workload;
+
+/// The bounded-slowdown threshold τ, seconds.
+pub const SLOWDOWN_BOUND_S: f64 = 10.0;
+
+/// Summarizes one replay.
+pub fn summarize(workload: &Workload, machine: MachineSpec, outcome: &Outcome) -> RunMetrics {
+    let jobs = &workload.jobs;
+    let n = jobs.len().min(outcome.records.len());
+    let mut m = RunMetrics {
+        jobs: n as u64,
+        alloc_attempts: outcome.alloc.attempts,
+        alloc_time_s: outcome.alloc_time_s,
+        sim_wall_s: outcome.sim_wall_s,
+        ..RunMetrics::default()
+    };
+    if n == 0 {
+        return m;
+    }
+    let nf = n as f64;
+    let ppn = i64::from(workload.procs_per_node.max(1));
+    let pairs = || jobs.iter().zip(&outcome.records);
+    let mut waits: Vec<f64> = pairs().map(|(j, r)| r.start - j.submit).collect();
+    let turnaround = |(j, r): (&crate::workload::Job, &super::JobRecord)| r.end - j.submit;
+    m.mean_turnaround_s = pairs().map(turnaround).sum::<f64>() / nf;
+    m.var_turnaround = pairs()
+        .map(|p| (turnaround(p) - m.mean_turnaround_s).powi(2))
+        .sum::<f64>()
+        / nf;
+    m.mean_wait_s = waits.iter().sum::<f64>() / nf;
+    waits.sort_by(f64::total_cmp);
+    m.max_wait_s = waits[n - 1];
+    m.p50_wait_s = nearest_rank(&waits, 50.0);
+    m.p95_wait_s = nearest_rank(&waits, 95.0);
+    m.p99_wait_s = nearest_rank(&waits, 99.0);
+    let first_submit = jobs.iter().map(|j| j.submit).fold(f64::INFINITY, f64::min);
+    let last_end = outcome
+        .records
+        .iter()
+        .map(|r| r.end)
+        .fold(f64::NEG_INFINITY, f64::max);
+    m.makespan_s = (last_end - first_submit).max(0.0);
+    let node_seconds: f64 = pairs()
+        .map(|(j, r)| f64::from(r.placement.nodes()) * j.runtime)
+        .sum();
+    if m.makespan_s > 0.0 {
+        m.utilization = node_seconds / (f64::from(machine.nodes()) * m.makespan_s);
+        m.throughput_per_s = nf / m.makespan_s;
+    }
+    m.mean_bounded_slowdown = pairs()
+        .map(|p| (turnaround(p) / p.0.runtime.max(SLOWDOWN_BOUND_S)).max(1.0))
+        .sum::<f64>()
+        / nf;
+    m.system_power = if m.mean_wait_s > 0.0 {
+        m.throughput_per_s / m.mean_wait_s
+    } else {
+        f64::INFINITY
+    };
+    m.internal_fragmentation = pairs()
+        .map(|(j, r)| (i64::from(r.placement.nodes()) * ppn - i64::from(j.asked_procs)) as f64)
+        .sum::<f64>()
+        / nf;
+    m
+}
+
+/// The nearest-rank `p`-th percentile of sorted, non-empty `xs`.
+fn nearest_rank(xs: &[f64], p: f64) -> f64 {
+    let rank = (p / 100.0 * xs.len() as f64).ceil() as usize;
+    xs[rank.clamp(1, xs.len()) - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_follows_the_definition() {
+        let xs: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(nearest_rank(&xs, 50.0), 10.0);
+        assert_eq!(nearest_rank(&xs, 95.0), 19.0);
+        assert_eq!(nearest_rank(&xs, 99.0), 20.0);
+        assert_eq!(nearest_rank(&[7.0], 50.0), 7.0);
+    }
+}

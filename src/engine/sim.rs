@@ -1,0 +1,413 @@
+//! The event loop of one replay: the [`Engine`], its event queue and the [`System`] view it gives the
+//! scheduler.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashSet};
+use std::time::{Duration, Instant};
+
+use super::observer::Observer;
+use super::{EngineError, JobRecord, Outcome, PolicyProblem};
+use crate::SimTime;
+use crate::machine::{AllocStats, Allocator};
+use crate::sched::{Scheduler, System};
+use crate::workload::{Job, JobId, Request, Workload};
+
+/// Event kinds in the order they are handled at one instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Departure,
+    Arrival,
+    Timer,
+}
+
+/// A queued departure or timer (arrivals come from a cursor over the job list).
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    at: SimTime,
+    kind: Kind,
+    seq: u64,
+    /// Job index for a departure, token for a timer.
+    payload: u64,
+}
+
+impl Event {
+    fn key_cmp(&self, other: &Self) -> Ordering {
+        self.at
+            .total_cmp(&other.at)
+            .then(self.kind.cmp(&other.kind))
+            .then(self.seq.cmp(&other.seq))
+    }
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.key_cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Event {
+    /// Reversed, so that `BinaryHeap` pops the earliest key first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.key_cmp(self)
+    }
+}
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    NotArrived,
+    Waiting,
+    Running,
+    Done,
+}
+
+/// Counters of the engine's own work.
+#[derive(Debug, Default)]
+struct Counters {
+    alloc: AllocStats,
+    skipped: u64,
+    alloc_time: Duration,
+}
+
+/// One replay of a workload under a scheduler and an allocator.
+///
+/// ```
+/// use pwa_replay::engine::{Engine, NoObserver};
+/// # use pwa_replay::machine::{Allocator, AllocStats, MachineSpec, Placement};
+/// # use pwa_replay::sched::SchedKind;
+/// # use pwa_replay::workload::{Job, JobId, Request, Workload};
+/// # struct Flat { n: u32, free: u32 }
+/// # impl Allocator for Flat {
+/// #     fn machine(&self) -> MachineSpec { MachineSpec::Flat { nodes: self.n } }
+/// #     fn allocate(&mut self, r: &Request) -> Option<Placement> {
+/// #         let k = r.nodes(); (k <= self.free).then(|| { self.free -= k; Placement::Nodes(k) })
+/// #     }
+/// #     fn release(&mut self, p: &Placement) { self.free += p.nodes() }
+/// #     fn free_nodes(&self) -> u32 { self.free }
+/// #     fn fits_empty(&self, r: &Request) -> bool { r.nodes() <= self.n }
+/// #     fn stats(&self) -> AllocStats { AllocStats::default() }
+/// # }
+/// let job = |i: u32, submit: f64, runtime: f64, n: u32| Job {
+///     id: JobId(i), source_id: i as u64 + 1, submit, runtime,
+///     request: Request::Nodes(n), asked_procs: n,
+/// };
+/// let w = Workload { jobs: vec![job(0, 0.0, 10.0, 3), job(1, 1.0, 5.0, 2)], procs_per_node: 1 };
+/// let engine = Engine::new(&w, SchedKind::Fcfs.build(), Box::new(Flat { n: 4, free: 4 }));
+/// let out = engine.run(&mut NoObserver).unwrap();
+/// assert_eq!(out.records[1].start, 10.0); // job 1 waits for job 0's nodes
+/// ```
+pub struct Engine<'w> {
+    sched: Box<dyn Scheduler>,
+    state: State<'w>,
+}
+
+/// Everything but the scheduler: what [`System`] exposes to it.
+struct State<'w> {
+    jobs: &'w [Job],
+    alloc: Box<dyn Allocator>,
+    status: Vec<Status>,
+    records: Vec<Option<JobRecord>>,
+    events: BinaryHeap<Event>,
+    seq: u64,
+    now: SimTime,
+    next_arrival: usize,
+    running: usize,
+    busy: u32,
+    departed: Vec<JobId>,
+    /// Requests that failed since the last release (they fail again until something is freed).
+    failed: HashSet<Request>,
+    counters: Counters,
+    error: Option<EngineError>,
+}
+
+/// The scheduler's view of the engine during one callback.
+struct Sys<'a, 'w> {
+    st: &'a mut State<'w>,
+    obs: &'a mut dyn Observer,
+}
+
+impl<'w> Engine<'w> {
+    /// An engine over `workload` (sorted by submit time, ids dense) with a fresh scheduler and an
+    /// allocator on an empty machine.
+    pub fn new(
+        workload: &'w Workload,
+        sched: Box<dyn Scheduler>,
+        alloc: Box<dyn Allocator>,
+    ) -> Self {
+        let n = workload.jobs.len();
+        Engine {
+            sched,
+            state: State {
+                jobs: &workload.jobs,
+                alloc,
+                status: vec![Status::NotArrived; n],
+                records: vec![None; n],
+                events: BinaryHeap::new(),
+                seq: 0,
+                now: 0.0,
+                next_arrival: 0,
+                running: 0,
+                busy: 0,
+                departed: Vec::new(),
+                failed: HashSet::new(),
+                counters: Counters::default(),
+                error: None,
+            },
+        }
+    }
+
+    /// Runs the replay to the end.
+    ///
+    /// Fails before simulating if the workload is malformed or a request can never fit the machine;
+    /// fails at the end if the scheduler broke the rules or left jobs waiting forever.
+    pub fn run(mut self, observer: &mut dyn Observer) -> Result<Outcome, EngineError> {
+        let wall = Instant::now();
+        self.state.check_workload()?;
+        while let Some((t, kind)) = self.state.next_key() {
+            self.state.now = t;
+            self.batch(kind, observer);
+            if let Some(e) = self.state.error.take() {
+                return Err(e);
+            }
+            let instant_over = self.state.next_key().is_none_or(|(next, _)| next != t);
+            if instant_over {
+                observer.on_instant(t, self.sched.waiting(), self.state.busy);
+            }
+        }
+        self.state.finish(wall.elapsed().as_secs_f64())
+    }
+
+    /// Handles every event of one kind at the current time.
+    fn batch(&mut self, kind: Kind, obs: &mut dyn Observer) {
+        let t = self.state.now;
+        match kind {
+            Kind::Departure => {
+                while let Some(id) = self.state.pop_event(t, Kind::Departure) {
+                    self.state.release(JobId(id as u32), obs);
+                }
+                let mut sys = Sys {
+                    st: &mut self.state,
+                    obs,
+                };
+                self.sched.on_departure(&mut sys);
+                self.state.departed.clear();
+            }
+            Kind::Arrival => {
+                while let Some(id) = self.state.arrive(t) {
+                    let mut sys = Sys {
+                        st: &mut self.state,
+                        obs: &mut *obs,
+                    };
+                    self.sched.on_arrival(id, &mut sys);
+                }
+            }
+            Kind::Timer => {
+                while let Some(token) = self.state.pop_event(t, Kind::Timer) {
+                    let mut sys = Sys {
+                        st: &mut self.state,
+                        obs: &mut *obs,
+                    };
+                    self.sched.on_timer(token, &mut sys);
+                }
+            }
+        }
+    }
+}
+
+impl State<'_> {
+    /// Rejects malformed workloads and requests that can never fit.
+    fn check_workload(&self) -> Result<(), EngineError> {
+        let mut last = SimTime::NEG_INFINITY;
+        for (i, job) in self.jobs.iter().enumerate() {
+            let bad = |problem| EngineError::BadWorkload {
+                job: job.id,
+                source_id: job.source_id,
+                problem,
+            };
+            if job.id != JobId(i as u32) {
+                return Err(bad("job ids are not dense and in order"));
+            }
+            if !job.submit.is_finite() || !job.runtime.is_finite() || job.runtime < 0.0 {
+                return Err(bad(
+                    "submit time or run time is not a finite, non-negative number",
+                ));
+            }
+            if job.submit.total_cmp(&last) == Ordering::Less {
+                return Err(bad("jobs are not sorted by submit time"));
+            }
+            last = job.submit;
+            if !self.alloc.fits_empty(&job.request) {
+                return Err(EngineError::NeverFits {
+                    job: job.id,
+                    source_id: job.source_id,
+                    request: job.request,
+                    machine: self.alloc.machine(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The key of the next event: the earlier of the next arrival and the queue's top.
+    fn next_key(&self) -> Option<(SimTime, Kind)> {
+        let arrival = self
+            .jobs
+            .get(self.next_arrival)
+            .map(|j| (j.submit, Kind::Arrival));
+        let queued = self.events.peek().map(|e| (e.at, e.kind));
+        match (arrival, queued) {
+            (Some(a), Some(q)) => {
+                let a_first = a.0.total_cmp(&q.0).then(a.1.cmp(&q.1)) == Ordering::Less;
+                Some(if a_first { a } else { q })
+            }
+            (a, q) => a.or(q),
+        }
+    }
+
+    /// Pops the next queued event if it is of `kind` at time `t`.
+    fn pop_event(&mut self, t: SimTime, kind: Kind) -> Option<u64> {
+        let top = self.events.peek()?;
+        if top.kind != kind || top.at.total_cmp(&t) != Ordering::Equal {
+            return None;
+        }
+        self.events.pop().map(|e| e.payload)
+    }
+
+    fn push_event(&mut self, at: SimTime, kind: Kind, payload: u64) {
+        self.seq += 1;
+        self.events.push(Event {
+            at,
+            kind,
+            seq: self.seq,
+            payload,
+        });
+    }
+
+    /// Takes the next arrival at time `t`, if any.
+    fn arrive(&mut self, t: SimTime) -> Option<JobId> {
+        let job = self.jobs.get(self.next_arrival)?;
+        if job.submit.total_cmp(&t) != Ordering::Equal {
+            return None;
+        }
+        self.next_arrival += 1;
+        self.status[job.id.index()] = Status::Waiting;
+        Some(job.id)
+    }
+
+    /// Frees a departing job's nodes.
+    fn release(&mut self, id: JobId, obs: &mut dyn Observer) {
+        let Some(rec) = self.records[id.index()] else {
+            return;
+        };
+        self.alloc.release(&rec.placement);
+        self.failed.clear();
+        self.status[id.index()] = Status::Done;
+        self.running -= 1;
+        self.busy -= rec.placement.nodes();
+        self.departed.push(id);
+        obs.on_end(self.now, id);
+    }
+
+    /// Records the first policy error.
+    fn policy_error(&mut self, job: Option<JobId>, problem: PolicyProblem) {
+        self.error.get_or_insert(EngineError::Policy {
+            now: self.now,
+            job,
+            problem,
+        });
+    }
+
+    /// The engine's side of [`System::try_start`].
+    fn try_start(&mut self, id: JobId, obs: &mut dyn Observer) -> bool {
+        match self.status.get(id.index()) {
+            Some(Status::Waiting) => {}
+            Some(Status::NotArrived) | None => {
+                self.policy_error(Some(id), PolicyProblem::NotArrived);
+                return false;
+            }
+            Some(Status::Running | Status::Done) => {
+                self.policy_error(Some(id), PolicyProblem::AlreadyStarted);
+                return false;
+            }
+        }
+        let job = &self.jobs[id.index()];
+        let req = job.request;
+        if req.nodes() > self.alloc.free_nodes() || self.failed.contains(&req) {
+            self.counters.skipped += 1;
+            return false;
+        }
+        let t0 = Instant::now();
+        let placement = self.alloc.allocate(&req);
+        self.counters.alloc_time += t0.elapsed();
+        self.counters.alloc.attempts += 1;
+        let Some(placement) = placement else {
+            self.counters.alloc.failures += 1;
+            self.failed.insert(req);
+            return false;
+        };
+        let end = self.now + job.runtime;
+        self.records[id.index()] = Some(JobRecord {
+            start: self.now,
+            end,
+            placement,
+        });
+        self.status[id.index()] = Status::Running;
+        self.running += 1;
+        self.busy += placement.nodes();
+        self.push_event(end, Kind::Departure, id.0 as u64);
+        obs.on_start(self.now, id, &placement);
+        true
+    }
+
+    /// The outcome, or the error that no job may be left behind.
+    fn finish(self, wall_s: f64) -> Result<Outcome, EngineError> {
+        let waiting = self.records.iter().filter(|r| r.is_none()).count();
+        if let Some(first) = self.records.iter().position(Option::is_none) {
+            return Err(EngineError::Stranded {
+                job: JobId(first as u32),
+                source_id: self.jobs[first].source_id,
+                waiting,
+            });
+        }
+        Ok(Outcome {
+            records: self.records.into_iter().flatten().collect(),
+            alloc: self.counters.alloc,
+            skipped_checks: self.counters.skipped,
+            alloc_time_s: self.counters.alloc_time.as_secs_f64(),
+            sim_wall_s: wall_s,
+        })
+    }
+}
+
+impl System for Sys<'_, '_> {
+    fn now(&self) -> SimTime {
+        self.st.now
+    }
+    fn job(&self, id: JobId) -> &Job {
+        &self.st.jobs[id.index()]
+    }
+    fn try_start(&mut self, id: JobId) -> bool {
+        self.st.try_start(id, self.obs)
+    }
+    fn free_nodes(&self) -> u32 {
+        self.st.alloc.free_nodes()
+    }
+    fn running(&self) -> usize {
+        self.st.running
+    }
+    fn set_timer(&mut self, at: SimTime, token: u64) {
+        if at.is_nan() || at < self.st.now {
+            self.st.policy_error(None, PolicyProblem::TimerInPast);
+            return;
+        }
+        self.st.push_event(at, Kind::Timer, token);
+    }
+    fn departed(&self) -> &[JobId] {
+        &self.st.departed
+    }
+}

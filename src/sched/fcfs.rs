@@ -1,0 +1,23 @@
+//! First-come-first-served (window-k-mesh.md §2): jobs start strictly in arrival order.
+//!
+//! A newcomer is tried only when nobody waits; otherwise it joins the tail. After departures the head
+//! is tried, and as long as it starts, the new head — the first job that does not fit blocks all later
+//! ones, even those that would fit (the "blockade" the other policies relax).
+
+use super::System;
+use super::queue::{BypassRule, Bypassing};
+use crate::workload::JobId;
+
+/// The FCFS rule: the head is never bypassed.
+#[derive(Debug, Default)]
+pub(crate) struct FcfsRule;
+
+impl BypassRule for FcfsRule {
+    const TRY_ON_ARRIVAL: bool = false;
+    fn may_bypass(&mut self, _head: JobId, _sys: &dyn System) -> bool {
+        false
+    }
+}
+
+/// First-come-first-served.
+pub(crate) type Fcfs = Bypassing<FcfsRule>;
