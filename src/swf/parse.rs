@@ -1,0 +1,314 @@
+//! The job-line parser: nom splits the 18 whitespace-separated fields, hand-rolled loops read the
+//! numbers (no allocation, no UTF-8 check on the hot path).
+//!
+//! Number syntax (a choice, see `docs/ALGORITHMS.md`, section "SWF reader"):
+//! * integer fields: `[+-]?[0-9]+` optionally followed by `.` and digits that are **all zero**
+//!   (`300.00` reads as 300; `216.90` in an integer field is an error);
+//! * decimal fields 6 and 7: `[+-]?[0-9]+(\.[0-9]+)?` — no exponent, no `inf`/`nan`;
+//! * `-1` (or `-1.0…`) means missing; other negative values are kept.
+
+use nom::IResult;
+use nom::Parser as _;
+use nom::bytes::complete::{take_till1, take_while};
+use nom::sequence::preceded;
+
+use super::Record;
+use super::error::{FIELD_COUNT, Field, FieldProblem};
+
+/// Why a job line did not parse (the reader adds path and line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LineError<'a> {
+    /// Not exactly 18 fields; holds the number found.
+    FieldCount(usize),
+    /// One field is bad.
+    Field {
+        /// The field.
+        field: Field,
+        /// What is wrong.
+        problem: FieldProblem,
+        /// Its text.
+        text: &'a [u8],
+    },
+}
+
+/// Field separators: blanks and tabs.
+fn is_sep(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// One whitespace-delimited token.
+fn token(i: &[u8]) -> IResult<&[u8], &[u8]> {
+    preceded(take_while(is_sep), take_till1(is_sep)).parse(i)
+}
+
+/// Splits a line (without its line ending) into exactly 18 tokens, or counts them.
+pub(crate) fn split_fields(line: &[u8]) -> Result<[&[u8]; FIELD_COUNT], usize> {
+    let mut fields: [&[u8]; FIELD_COUNT] = [&[]; FIELD_COUNT];
+    let mut rest = line;
+    let mut n = 0;
+    while let Ok((r, t)) = token(rest) {
+        if let Some(slot) = fields.get_mut(n) {
+            *slot = t;
+        }
+        n += 1;
+        rest = r;
+    }
+    if n == FIELD_COUNT { Ok(fields) } else { Err(n) }
+}
+
+/// Index of the field that holds byte `pos` of `line` (the last field for trailing text), or
+/// `None` if `pos` falls before the first token.
+pub(crate) fn field_at(line: &[u8], pos: usize) -> Option<Field> {
+    let mut index = None;
+    let mut in_token = false;
+    for &b in line.get(..=pos)? {
+        if is_sep(b) {
+            in_token = false;
+        } else if !in_token {
+            in_token = true;
+            index = Some(index.map_or(0, |i: usize| i + 1));
+        }
+    }
+    index.map(|i| Field::at(i.min(FIELD_COUNT - 1)))
+}
+
+/// Parses one job line (no line ending, no comment) into a [`Record`].
+pub(crate) fn parse_record(line: &[u8]) -> Result<Record, LineError<'_>> {
+    let f = split_fields(line).map_err(LineError::FieldCount)?;
+    let int = |i: usize| {
+        parse_int(f[i]).map_err(|problem| LineError::Field {
+            field: Field::at(i),
+            problem,
+            text: f[i],
+        })
+    };
+    let opt_int = |i: usize| int(i).map(|v| (v != -1).then_some(v));
+    let opt_dec = |i: usize| {
+        parse_decimal(f[i])
+            .map(|v| (v != -1.0).then_some(v))
+            .map_err(|problem| LineError::Field {
+                field: Field::at(i),
+                problem,
+                text: f[i],
+            })
+    };
+    let job_id = parse_job_number(f[0]).map_err(|problem| LineError::Field {
+        field: Field::at(0),
+        problem,
+        text: f[0],
+    })?;
+    Ok(Record {
+        job_id,
+        submit: opt_int(1)?,
+        wait: opt_int(2)?,
+        run_time: opt_int(3)?,
+        allocated_procs: opt_int(4)?,
+        avg_cpu_time: opt_dec(5)?,
+        used_memory: opt_dec(6)?,
+        requested_procs: opt_int(7)?,
+        requested_time: opt_int(8)?,
+        requested_memory: opt_int(9)?,
+        status: opt_int(10)?,
+        user: opt_int(11)?,
+        group: opt_int(12)?,
+        executable: opt_int(13)?,
+        queue: opt_int(14)?,
+        partition: opt_int(15)?,
+        preceding_job: opt_int(16)?,
+        think_time: opt_int(17)?,
+    })
+}
+
+/// Splits an optional leading sign off a token: `(negative, rest)`.
+fn sign(t: &[u8]) -> (bool, &[u8]) {
+    match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, t),
+    }
+}
+
+/// Splits `digits[.fraction]`; `None` when there is no integer digit, a non-digit, or an empty
+/// fraction after the point.
+fn digits_and_fraction(t: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (int, frac) = match t.iter().position(|&b| b == b'.') {
+        Some(dot) => (&t[..dot], Some(&t[dot + 1..])),
+        None => (t, None),
+    };
+    let all_digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    if !all_digits(int) || frac.is_some_and(|f| !all_digits(f)) {
+        return None;
+    }
+    Some((int, frac.unwrap_or(&[])))
+}
+
+/// Reads an integer's sign and magnitude (see the module doc for the syntax).
+fn parse_magnitude(t: &[u8]) -> Result<(bool, u64), FieldProblem> {
+    let (neg, body) = sign(t);
+    let (int, frac) = digits_and_fraction(body).ok_or(FieldProblem::NotAnInteger)?;
+    if frac.iter().any(|&b| b != b'0') {
+        return Err(FieldProblem::NotAnInteger);
+    }
+    let magnitude = if int.len() <= 18 {
+        // At most 18 digits: below 10^18 < 2^63, no overflow possible.
+        int.iter().fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'))
+    } else {
+        int.iter()
+            .try_fold(0u64, |v, &d| {
+                v.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+            })
+            .ok_or(FieldProblem::Overflow)?
+    };
+    Ok((neg, magnitude))
+}
+
+/// Reads an integer field into `i64`.
+pub(crate) fn parse_int(t: &[u8]) -> Result<i64, FieldProblem> {
+    match parse_magnitude(t)? {
+        (true, m) => 0i64.checked_sub_unsigned(m).ok_or(FieldProblem::Overflow),
+        (false, m) => i64::try_from(m).map_err(|_| FieldProblem::Overflow),
+    }
+}
+
+/// Reads the job number (field 1) into `u64`: negative numbers (also `-1`) are errors.
+pub(crate) fn parse_job_number(t: &[u8]) -> Result<u64, FieldProblem> {
+    match parse_magnitude(t)? {
+        (false, m) | (true, m @ 0) => Ok(m),
+        (true, _) => Err(FieldProblem::Negative),
+    }
+}
+
+/// Exact powers of ten as `f64` (10^22 is the largest exactly representable).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Reads a decimal field (6 or 7), correctly rounded.
+pub(crate) fn parse_decimal(t: &[u8]) -> Result<f64, FieldProblem> {
+    let (neg, body) = sign(t);
+    let (int, frac) = digits_and_fraction(body).ok_or(FieldProblem::NotANumber)?;
+    let value = if int.len() + frac.len() <= 15 {
+        // Clinger's fast path: the mantissa (< 10^15 < 2^53) and 10^k (k ≤ 15) are exact, so
+        // one correctly rounded division gives the correctly rounded result.
+        let m = int
+            .iter()
+            .chain(frac)
+            .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
+        m as f64 / POW10[frac.len()]
+    } else {
+        // Syntax checked above: ASCII digits and at most one point, so this is valid UTF-8 that
+        // `f64::from_str` accepts; it never fails, but fall back to an error rather than panic.
+        std::str::from_utf8(body)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .ok_or(FieldProblem::NotANumber)?
+    };
+    Ok(if neg { -value } else { value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SDSC_LINE: &[u8] =
+        b"    2   172211 562446  43328  128  43234    -1   -1     -1    -1  1   4  -1  -1 25  2 -1 -1";
+
+    #[test]
+    fn parses_a_real_sdsc_line() {
+        let r = parse_record(SDSC_LINE).expect("valid line");
+        assert_eq!(r.job_id, 2);
+        assert_eq!(r.submit, Some(172_211));
+        assert_eq!(r.wait, Some(562_446));
+        assert_eq!(r.run_time, Some(43_328));
+        assert_eq!(r.allocated_procs, Some(128));
+        assert_eq!(r.avg_cpu_time, Some(43_234.0));
+        assert_eq!(r.used_memory, None);
+        assert_eq!(r.requested_procs, None);
+        assert_eq!(r.user, Some(4));
+        assert_eq!(r.queue, Some(25));
+        assert_eq!(r.partition, Some(2));
+        assert_eq!(r.think_time, None);
+    }
+
+    #[test]
+    fn decimals_in_field_six() {
+        let line = b"1 0 588530 937 306 142.05 -1 -1 35100 -1 1 97 -1 307 3 -1 -1 -1";
+        let r = parse_record(line).expect("valid line");
+        assert_eq!(r.avg_cpu_time, Some(142.05));
+        assert_eq!(parse_decimal(b"216.90"), Ok(216.9));
+        assert_eq!(parse_decimal(b"-1.00"), Ok(-1.0));
+        assert_eq!(parse_decimal(b"0.1"), Ok(0.1));
+        assert_eq!(
+            parse_decimal(b"123456789.123456789"),
+            Ok(123_456_789.123_456_789)
+        );
+    }
+
+    #[test]
+    fn integers_accept_zero_fractions_only() {
+        assert_eq!(parse_int(b"300.00"), Ok(300));
+        assert_eq!(parse_int(b"-1"), Ok(-1));
+        assert_eq!(parse_int(b"+7"), Ok(7));
+        assert_eq!(parse_int(b"216.90"), Err(FieldProblem::NotAnInteger));
+        assert_eq!(parse_int(b"12a"), Err(FieldProblem::NotAnInteger));
+        assert_eq!(parse_int(b"-"), Err(FieldProblem::NotAnInteger));
+        assert_eq!(parse_int(b"5."), Err(FieldProblem::NotAnInteger));
+        assert_eq!(parse_int(b".5"), Err(FieldProblem::NotAnInteger));
+    }
+
+    #[test]
+    fn integer_limits() {
+        assert_eq!(parse_int(b"9223372036854775807"), Ok(i64::MAX));
+        assert_eq!(parse_int(b"-9223372036854775808"), Ok(i64::MIN));
+        assert_eq!(
+            parse_int(b"9223372036854775808"),
+            Err(FieldProblem::Overflow)
+        );
+        assert_eq!(
+            parse_int(b"99999999999999999999999"),
+            Err(FieldProblem::Overflow)
+        );
+        assert_eq!(
+            parse_int(b"99999999999999999999x"),
+            Err(FieldProblem::NotAnInteger)
+        );
+        assert_eq!(parse_job_number(b"18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_job_number(b"-0"), Ok(0));
+        assert_eq!(parse_job_number(b"-1"), Err(FieldProblem::Negative));
+    }
+
+    #[test]
+    fn field_count_and_field_errors() {
+        assert_eq!(parse_record(b"1 2 3"), Err(LineError::FieldCount(3)));
+        let mut long = SDSC_LINE.to_vec();
+        long.extend_from_slice(b" 7");
+        assert_eq!(parse_record(&long), Err(LineError::FieldCount(19)));
+        let bad = b"1 0 5 12a 8 -1 -1 -1 -1 -1 1 1 1 1 1 1 -1 -1";
+        match parse_record(bad) {
+            Err(LineError::Field { field, text, .. }) => {
+                assert_eq!(field.number(), 4);
+                assert_eq!(text, b"12a");
+            }
+            other => panic!("expected a field error, got {other:?}"),
+        }
+        let neg = b"-1 0 5 12 8 -1 -1 -1 -1 -1 1 1 1 1 1 1 -1 -1";
+        assert!(matches!(
+            parse_record(neg),
+            Err(LineError::Field {
+                problem: FieldProblem::Negative,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn field_at_finds_the_token_holding_a_byte() {
+        let line = b"  1 22\t333";
+        assert_eq!(field_at(line, 0), None);
+        assert_eq!(field_at(line, 2).map(Field::number), Some(1));
+        assert_eq!(field_at(line, 5).map(Field::number), Some(2));
+        assert_eq!(field_at(line, 6).map(Field::number), Some(2));
+        assert_eq!(field_at(line, 9).map(Field::number), Some(3));
+    }
+}
