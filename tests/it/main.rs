@@ -5,4 +5,3 @@ mod sched;
 mod swf;
 mod synth;
 mod workload;
-mod machine;
