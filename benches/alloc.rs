@@ -1,0 +1,147 @@
+//! Allocator cost: nanoseconds per failed attempt and per successful allocate + release.
+//!
+//! * `mesh22x16/<alloc>/…` — a half-busy 22×16 mesh (the Paragon's batch partition), fragmented by
+//!   random submeshes from a fixed seed. `fail_cold` is a near-miss request (the smallest square that
+//!   does not fit although enough nodes are free) on a fresh copy, so the full bitmask scan runs;
+//!   `fail_cached` repeats it on the same state (the failure cache answers); `alloc_release` places
+//!   and frees a 2×2.
+//! * `side/<alloc>/…/L` — the same on half-busy L×L meshes, L = 16 … 256: growth with the side.
+//!
+//! Run: `cargo bench --bench alloc`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
+use pwa_replay::machine::{
+    AdaptiveScan, Allocator, BestFit, Coord, FirstFit, FixedOrientation, Flat, MachineSpec, Mesh,
+    Mpl, Shape, Submesh,
+};
+use pwa_replay::workload::Request;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A `size` mesh about half busy: random submeshes up to a quarter of each side, placed where free.
+fn half_busy(size: Shape, seed: u64) -> Mesh {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut mesh = Mesh::new(size);
+    let max = Shape::new((size.w / 4).max(1), (size.h / 4).max(1));
+    while mesh.free_nodes() > size.area() / 2 {
+        let shape = Shape::new(rng.random_range(1..=max.w), rng.random_range(1..=max.h));
+        let base = Coord {
+            x: rng.random_range(0..=size.w - shape.w),
+            y: rng.random_range(0..=size.h - shape.h),
+        };
+        let s = Submesh { base, shape };
+        if mesh.is_free(&s) {
+            mesh.occupy(&s);
+        }
+    }
+    mesh
+}
+
+/// The smallest square that does not fit `mesh` although its area is free somewhere.
+fn near_miss(mesh: &Mesh) -> Shape {
+    let mut probe = mesh.clone();
+    let side = (1..=mesh.size().w.min(mesh.size().h))
+        .find(|&s| probe.first_fit(Shape::new(s, s)).is_none())
+        .unwrap_or(mesh.size().w.min(mesh.size().h));
+    assert!(
+        side * side <= mesh.free_nodes(),
+        "the area early-out would answer"
+    );
+    Shape::new(side, side)
+}
+
+type Make = fn(Mesh) -> Box<dyn Allocator>;
+
+const KINDS: [(&str, Make); 5] = [
+    ("ff", |m| Box::new(FirstFit::with_mesh(m))),
+    ("bf", |m| Box::new(BestFit::with_mesh(m))),
+    ("fo", |m| Box::new(FixedOrientation::with_mesh(m))),
+    ("as", |m| Box::new(AdaptiveScan::with_mesh(m))),
+    ("mpl", |m| Box::new(Mpl::with_mesh(m))),
+];
+
+fn fail_cold(mesh: &Mesh, make: Make, req: Request) -> impl FnMut(&mut criterion::Bencher) {
+    move |b| {
+        b.iter_batched_ref(
+            || make(mesh.clone()),
+            |a| assert!(a.allocate(black_box(&req)).is_none()),
+            BatchSize::SmallInput,
+        )
+    }
+}
+
+fn alloc_release(a: &mut dyn Allocator, req: Request) -> impl FnMut(&mut criterion::Bencher) {
+    move |b| {
+        b.iter(|| {
+            let p = a.allocate(black_box(&req)).expect("fits");
+            a.release(&p);
+        })
+    }
+}
+
+fn mesh_22x16(c: &mut Criterion) {
+    let mesh = half_busy(Shape::new(22, 16), 7);
+    let miss = Request::Submesh(near_miss(&mesh));
+    let fits = Request::Submesh(Shape::new(2, 2));
+    let mut g = c.benchmark_group("mesh22x16");
+    for (name, make) in KINDS {
+        g.bench_function(
+            BenchmarkId::new(name, "fail_cold"),
+            fail_cold(&mesh, make, miss),
+        );
+        let mut a = make(mesh.clone());
+        g.bench_function(BenchmarkId::new(name, "fail_cached"), |b| {
+            b.iter(|| assert!(a.allocate(black_box(&miss)).is_none()))
+        });
+        let mut a = make(mesh.clone());
+        g.bench_function(
+            BenchmarkId::new(name, "alloc_release"),
+            alloc_release(a.as_mut(), fits),
+        );
+    }
+    let mut flat = Flat::new(MachineSpec::Flat { nodes: 352 });
+    flat.allocate(&Request::Nodes(176));
+    g.bench_function(
+        BenchmarkId::new("flat", "alloc_release"),
+        alloc_release(&mut flat, Request::Nodes(40)),
+    );
+    g.finish();
+}
+
+fn side_sweep(c: &mut Criterion) {
+    let mut g = c.benchmark_group("side");
+    for side in [16u32, 32, 64, 128, 256] {
+        let mesh = half_busy(Shape::new(side, side), 11);
+        let miss = Request::Submesh(near_miss(&mesh));
+        let fits = Request::Submesh(Shape::new(2, 2));
+        for (name, make) in KINDS {
+            if name == "ff" || name == "mpl" {
+                g.bench_function(
+                    BenchmarkId::new(format!("{name}/fail_cold"), side),
+                    fail_cold(&mesh, make, miss),
+                );
+            }
+            if name != "fo" && name != "as" {
+                let mut a = make(mesh.clone());
+                g.bench_function(
+                    BenchmarkId::new(format!("{name}/alloc_release"), side),
+                    alloc_release(a.as_mut(), fits),
+                );
+            }
+        }
+    }
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+}
+
+criterion_group! { name = benches; config = config(); targets = mesh_22x16, side_sweep }
+criterion_main!(benches);
