@@ -3,6 +3,7 @@
 //! chain and exit 1.
 
 mod cmd;
+mod report;
 
 use clap::{Parser, Subcommand};
 

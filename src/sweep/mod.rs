@@ -23,9 +23,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::engine::RunMetrics;
-use crate::machine::AllocKind;
+use crate::engine::{self, NoObserver, Outcome, RunMetrics};
+use crate::machine::{AllocKind, MachineSpec};
 use crate::sched::SchedKind;
+use crate::workload::Workload;
 
 pub use knee::{Knee, KneeRule};
 pub use loads::{AutoLoads, LoadSpec, LoadSpecError};
@@ -198,6 +199,57 @@ pub enum SweepError {
         #[source]
         source: CellError,
     },
+}
+
+/// One replayed cell: the load-scaled workload it ran, what happened, and the metrics.
+#[derive(Debug, Clone)]
+pub struct CellRun {
+    /// The workload after load-factor scaling.
+    pub workload: Workload,
+    /// Start, end and placement of every job.
+    pub outcome: Outcome,
+    /// The summary.
+    pub metrics: RunMetrics,
+}
+
+/// Replays one cell: scales `workload` by the cell's load factor, replays it under the cell's
+/// scheduler and allocator, checks the schedule with [`engine::validate`] when `validate`, and
+/// summarizes it.
+pub fn replay_cell(
+    workload: &Workload,
+    machine: MachineSpec,
+    cell: &Cell,
+    validate: bool,
+) -> Result<CellRun, CellError> {
+    let workload = workload.scaled(cell.load_factor)?;
+    let outcome = engine::replay(
+        &workload,
+        machine,
+        cell.scheduler,
+        cell.allocator,
+        &mut NoObserver,
+    )?;
+    if validate {
+        engine::validate(&workload, machine, &outcome)?;
+    }
+    let metrics = engine::summarize(&workload, machine, &outcome);
+    Ok(CellRun {
+        workload,
+        outcome,
+        metrics,
+    })
+}
+
+/// Replays every cell of `cells` on `workload` (see [`run_cells_with`]).
+pub fn run_cells(
+    workload: &Workload,
+    machine: MachineSpec,
+    cells: &[Cell],
+    threads: usize,
+    on_event: &EventSink<'_>,
+) -> Result<Vec<CellResult>, SweepError> {
+    let run = |c: &Cell| Ok(replay_cell(workload, machine, c, false)?.metrics);
+    run_cells_with(cells, threads, &run, on_event)
 }
 
 /// Runs `cells` on a local pool of `threads` workers (0 is taken as 1) and returns their results in

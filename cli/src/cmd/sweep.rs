@@ -1,10 +1,256 @@
-//! `pwa-replay sweep` (being built).
+//! `pwa-replay sweep`: a trace under a grid of schedulers × allocators × load factors, in parallel,
+//! behind a progress bar; writes the summary table, figures and report (see docs/OUTPUTS.md).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::Context;
+use pwa_replay::engine::RunMetrics;
+use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::sched::SchedKind;
+use pwa_replay::sweep::{self, Cell, CellError, CellResult, Grid, LoadSpec};
+use pwa_replay::swf::Header;
+
+use crate::report::cache::CellCache;
+use crate::report::progress::Progress;
+use crate::report::table::SummaryRow;
+use crate::report::{self, RunConfig, jobs};
+use crate::trace::{self, LoadedTrace};
 
 /// Options of `pwa-replay sweep`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Catalogued trace name (`sdsc-96`) or path of an SWF file (then --machine is required).
+    #[arg(long, value_name = "NAME|PATH")]
+    pub trace: String,
+    /// Machine (`mesh:22x16`, `flat:128`); overrides the catalog's.
+    #[arg(long, value_name = "M")]
+    pub machine: Option<MachineSpec>,
+    /// Schedulers, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "fcfs,oo,oocb:8,window:10,window:120,window:240"
+    )]
+    pub sched: Vec<SchedKind>,
+    /// Allocators, comma-separated (ff, bf, fo, as, mpl, flat).
+    #[arg(long, value_delimiter = ',', default_value = "mpl")]
+    pub alloc: Vec<AllocKind>,
+    /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
+    /// policy is past the knee of its turnaround curve; capped at 3.0).
+    #[arg(long, default_value = "auto")]
+    pub loads: LoadSpec,
+    /// Output directory (default `out/<trace>`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: the number of cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Reuse cells finished by an earlier run into the same directory (same trace, machine, labels).
+    #[arg(long)]
+    pub resume: bool,
+    /// Also write a per-job Parquet table per cell under `jobs/`.
+    #[arg(long)]
+    pub per_job: bool,
+    /// Also write each cell's simulated schedule as SWF under `swf/`.
+    #[arg(long)]
+    pub swf_out: bool,
+    /// No progress output.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Check every schedule with the independent validator.
+    #[arg(long)]
+    pub validate: bool,
+    /// Log scale on the time axes (applied anyway where a curve spans more than 100×).
+    #[arg(long)]
+    pub log_y: bool,
+    /// Skip malformed lines and drop jobs that can never fit instead of failing.
+    #[arg(long)]
+    pub lenient: bool,
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`pwa-replay sweep` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let loaded = trace::load(&args.trace, args.machine, args.lenient)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("out").join(&loaded.name));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let counts = Counts::default();
+    let progress = Progress::new(args.quiet);
+    let results = {
+        let cell_run = CellRun::new(&args, &loaded, &out, &counts);
+        let runner = |c: &Cell| cell_run.run(c);
+        let sink = |e| progress.event(e);
+        let series = Grid {
+            schedulers: args.sched.clone(),
+            allocators: args.alloc.clone(),
+            loads: Vec::new(),
+        };
+        match &args.loads {
+            LoadSpec::List(loads) => {
+                let grid = Grid {
+                    loads: loads.clone(),
+                    ..series
+                };
+                sweep::run_cells_with(&grid.cells(), threads, &runner, &sink)
+            }
+            LoadSpec::Auto(auto) => {
+                sweep::run_auto_with(&series.series(), auto, threads, &runner, &sink)
+            }
+        }
+    };
+    progress.finish();
+    let results = results?;
+    let config = config(&args, &loaded, threads, &counts, t0);
+    let rows = rows(&loaded, &results);
+    report::publish(&out, &rows, Some(&config), args.log_y)?;
+    if !args.quiet {
+        eprintln!(
+            "{} cells ({} simulated, {} reused) in {:.1} s → {}",
+            rows.len(),
+            config.simulated,
+            config.reused,
+            config.wall_s,
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Cells simulated and reused by this run (speculative `auto` cells included).
+#[derive(Default)]
+struct Counts {
+    simulated: AtomicUsize,
+    reused: AtomicUsize,
+}
+
+/// The replay of one cell with the cache and the per-cell outputs around it.
+struct CellRun<'a> {
+    args: &'a Args,
+    loaded: &'a LoadedTrace,
+    out: &'a Path,
+    cache: CellCache,
+    header: Header,
+    counts: &'a Counts,
+}
+
+impl<'a> CellRun<'a> {
+    fn new(args: &'a Args, loaded: &'a LoadedTrace, out: &'a Path, counts: &'a Counts) -> Self {
+        let context = BTreeMap::from([
+            ("trace_sha256".to_string(), loaded.sha256.clone()),
+            ("machine".to_string(), loaded.machine.to_string()),
+            ("conversion".to_string(), format!("{:?}", loaded.conversion)),
+            ("jobs".to_string(), loaded.workload.jobs.len().to_string()),
+            ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        ]);
+        CellRun {
+            args,
+            loaded,
+            out,
+            cache: CellCache::new(out, context),
+            header: swf_header(loaded),
+            counts,
+        }
+    }
+
+    fn run(&self, cell: &Cell) -> Result<RunMetrics, CellError> {
+        if self.args.resume
+            && let Some(m) = self.cache.load(cell)
+            && self.outputs_exist(cell)
+        {
+            self.counts.reused.fetch_add(1, Ordering::SeqCst);
+            return Ok(m);
+        }
+        let machine = self.loaded.machine;
+        let run = sweep::replay_cell(&self.loaded.workload, machine, cell, self.args.validate)?;
+        if self.args.per_job {
+            let path = jobs::per_job_path(self.out, cell);
+            jobs::write_per_job(&path, &run.workload, &run.outcome)?;
+        }
+        if self.args.swf_out {
+            let path = jobs::swf_path(self.out, cell);
+            let mut header = self.header.clone();
+            header.push("Note", &format!("simulated schedule of {cell}"));
+            jobs::write_swf(&path, &header, &run.workload, &run.outcome)?;
+        }
+        self.cache.store(cell, &run.metrics)?;
+        self.counts.simulated.fetch_add(1, Ordering::SeqCst);
+        Ok(run.metrics)
+    }
+
+    fn outputs_exist(&self, cell: &Cell) -> bool {
+        (!self.args.per_job || jobs::per_job_path(self.out, cell).is_file())
+            && (!self.args.swf_out || jobs::swf_path(self.out, cell).is_file())
+    }
+}
+
+fn swf_header(loaded: &LoadedTrace) -> Header {
+    let mut h = Header::new();
+    h.push("Version", "2.2");
+    h.push(
+        "Computer",
+        &format!(
+            "{} (simulated by pwa-replay {})",
+            loaded.machine,
+            env!("CARGO_PKG_VERSION")
+        ),
+    );
+    h.push(
+        "Information",
+        &format!("source trace {} (sha256 {})", loaded.name, loaded.sha256),
+    );
+    h.push("MaxNodes", &loaded.machine.nodes().to_string());
+    h
+}
+
+fn config(
+    args: &Args,
+    loaded: &LoadedTrace,
+    threads: usize,
+    counts: &Counts,
+    t0: Instant,
+) -> RunConfig {
+    let knee_factor = match &args.loads {
+        LoadSpec::Auto(a) => a.knee.factor,
+        LoadSpec::List(_) => sweep::KneeRule::default().factor,
+    };
+    RunConfig {
+        trace: loaded.name.clone(),
+        trace_path: loaded.path.display().to_string(),
+        trace_sha256: loaded.sha256.clone(),
+        machine: loaded.machine.to_string(),
+        jobs: loaded.workload.jobs.len() as u64,
+        dropped: loaded.dropped.values().sum(),
+        schedulers: args.sched.iter().map(ToString::to_string).collect(),
+        allocators: args.alloc.iter().map(ToString::to_string).collect(),
+        loads: args.loads.to_string(),
+        knee_factor,
+        threads,
+        simulated: counts.simulated.load(Ordering::SeqCst),
+        reused: counts.reused.load(Ordering::SeqCst),
+        wall_s: t0.elapsed().as_secs_f64(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    }
+}
+
+fn rows(loaded: &LoadedTrace, results: &[CellResult]) -> Vec<SummaryRow> {
+    results
+        .iter()
+        .map(|r| SummaryRow {
+            trace: loaded.name.clone(),
+            machine: loaded.machine.to_string(),
+            scheduler: r.cell.scheduler.to_string(),
+            allocator: r.cell.allocator.to_string(),
+            load_factor: r.cell.load_factor,
+            metrics: r.metrics,
+        })
+        .collect()
 }

@@ -1,0 +1,225 @@
+//! `report.md`: the run's configuration, the knee per policy, key numbers and the figures.
+
+use std::fmt::Write as _;
+
+use pwa_replay::sweep::{Knee, KneeRule};
+
+use super::RunConfig;
+use super::plots::Drawn;
+use super::table::SummaryRow;
+
+/// The report as Markdown.
+pub fn render(
+    rows: &[SummaryRow],
+    config: Option<&RunConfig>,
+    rule: &KneeRule,
+    drawn: &[Drawn],
+) -> String {
+    let mut md = String::new();
+    let (trace, machine) = (&rows[0].trace, &rows[0].machine);
+    let _ = writeln!(md, "# pwa-replay sweep: {trace} on {machine}\n");
+    configuration(&mut md, rows, config);
+    knee_table(&mut md, rows, rule);
+    key_numbers(&mut md, rows);
+    figures(&mut md, drawn);
+    md
+}
+
+fn configuration(md: &mut String, rows: &[SummaryRow], config: Option<&RunConfig>) {
+    let _ = writeln!(md, "## Configuration\n");
+    let _ = writeln!(md, "| | |\n|---|---|");
+    let mut row = |k: &str, v: String| {
+        let _ = writeln!(md, "| {k} | {v} |");
+    };
+    row("trace", format!("`{}`", rows[0].trace));
+    row("machine", format!("`{}`", rows[0].machine));
+    match config {
+        Some(c) => {
+            row("trace file", format!("`{}`", c.trace_path));
+            row("sha256 (uncompressed)", format!("`{}`", c.trace_sha256));
+            row(
+                "jobs replayed",
+                format!("{} ({} dropped by filters)", c.jobs, c.dropped),
+            );
+            row("schedulers", code_list(&c.schedulers));
+            row("allocators", code_list(&c.allocators));
+            row("load factors", format!("`{}`", c.loads));
+            row(
+                "cells",
+                format!(
+                    "{} ({} simulated, {} reused)",
+                    rows.len(),
+                    c.simulated,
+                    c.reused
+                ),
+            );
+            row("threads", c.threads.to_string());
+            row("wall time", format!("{:.1} s", c.wall_s));
+            row("pwa-replay", c.version.clone());
+        }
+        None => row(
+            "cells",
+            format!("{} (redrawn from the summary table)", rows.len()),
+        ),
+    }
+    let _ = writeln!(md);
+}
+
+fn code_list(v: &[String]) -> String {
+    v.iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Per series: its points sorted by load factor.
+pub fn series(rows: &[SummaryRow]) -> Vec<(String, Vec<&SummaryRow>)> {
+    let mut out: Vec<(String, Vec<&SummaryRow>)> = Vec::new();
+    for r in rows {
+        match out.iter_mut().find(|(l, _)| *l == r.series()) {
+            Some((_, v)) => v.push(r),
+            None => out.push((r.series(), vec![r])),
+        }
+    }
+    for (_, v) in &mut out {
+        v.sort_by(|a, b| a.load_factor.total_cmp(&b.load_factor));
+    }
+    out
+}
+
+/// The knee of one series' mean-turnaround curve.
+pub fn knee_of(points: &[&SummaryRow], rule: &KneeRule) -> Knee {
+    let curve: Vec<(f64, f64)> = points
+        .iter()
+        .map(|r| (r.load_factor, r.metrics.mean_turnaround_s))
+        .collect();
+    rule.knee(&curve)
+}
+
+fn knee_table(md: &mut String, rows: &[SummaryRow], rule: &KneeRule) {
+    let _ = writeln!(
+        md,
+        "## Knee per policy\n\nA load factor is *saturated* when the mean turnaround time exceeds \
+         {} × its value at the series' lightest load; the **knee** is the largest load factor \
+         before the first saturated one (docs/OUTPUTS.md).\n",
+        rule.factor
+    );
+    let _ = writeln!(
+        md,
+        "| policy | knee | first saturated | mean turnaround at lightest load (s) | at knee (s) |\n\
+         |---|---:|---:|---:|---:|"
+    );
+    for (label, pts) in series(rows) {
+        let k = knee_of(&pts, rule);
+        let at = |lf: Option<f64>| {
+            lf.and_then(|lf| pts.iter().find(|r| r.load_factor == lf))
+                .map_or("–".to_string(), |r| {
+                    format!("{:.0}", r.metrics.mean_turnaround_s)
+                })
+        };
+        let sat = k
+            .saturated_at
+            .map_or("not reached".into(), |l| l.to_string());
+        let knee = k.knee.map_or("–".into(), |l| l.to_string());
+        let light = format!("{:.0}", pts[0].metrics.mean_turnaround_s);
+        let _ = writeln!(
+            md,
+            "| {label} | {knee} | {sat} | {light} | {} |",
+            at(k.knee)
+        );
+    }
+    let _ = writeln!(md);
+}
+
+/// The load factor every series has: 1.0 (the trace as recorded) when possible, else the largest.
+fn common_load(rows: &[SummaryRow]) -> Option<f64> {
+    let all = series(rows);
+    let has = |lf: f64| {
+        all.iter()
+            .all(|(_, p)| p.iter().any(|r| r.load_factor == lf))
+    };
+    if has(1.0) {
+        return Some(1.0);
+    }
+    let mut loads: Vec<f64> = rows.iter().map(|r| r.load_factor).collect();
+    loads.sort_by(|a, b| b.total_cmp(a));
+    loads.into_iter().find(|&lf| has(lf))
+}
+
+fn key_numbers(md: &mut String, rows: &[SummaryRow]) {
+    let Some(lf) = common_load(rows) else {
+        return;
+    };
+    let _ = writeln!(
+        md,
+        "## Key numbers at load factor {lf}\n\n\
+         | policy | mean turnaround (s) | mean wait (s) | p95 wait (s) | max wait (s) | utilization | mean bounded slowdown |\n\
+         |---|---:|---:|---:|---:|---:|---:|"
+    );
+    for (label, pts) in series(rows) {
+        if let Some(r) = pts.iter().find(|r| r.load_factor == lf) {
+            let m = &r.metrics;
+            let _ = writeln!(
+                md,
+                "| {label} | {:.0} | {:.0} | {:.0} | {:.0} | {:.3} | {:.2} |",
+                m.mean_turnaround_s,
+                m.mean_wait_s,
+                m.p95_wait_s,
+                m.max_wait_s,
+                m.utilization,
+                m.mean_bounded_slowdown
+            );
+        }
+    }
+    let _ = writeln!(md);
+}
+
+fn figures(md: &mut String, drawn: &[Drawn]) {
+    let _ = writeln!(md, "## Figures\n");
+    for d in drawn {
+        let scale = if d.log_y { " (log scale)" } else { "" };
+        let _ = writeln!(md, "![{}{scale}]({})\n", d.file, d.file);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pwa_replay::engine::RunMetrics;
+
+    fn row(s: &str, lf: f64, t: f64) -> SummaryRow {
+        SummaryRow {
+            trace: "t".into(),
+            machine: "mesh:4x4".into(),
+            scheduler: s.into(),
+            allocator: "mpl".into(),
+            load_factor: lf,
+            metrics: RunMetrics {
+                mean_turnaround_s: t,
+                ..RunMetrics::default()
+            },
+        }
+    }
+
+    #[test]
+    fn knee_table_uses_the_library_rule() {
+        let rows = vec![
+            row("fcfs", 0.1, 100.0),
+            row("fcfs", 0.2, 150.0),
+            row("fcfs", 0.3, 500.0),
+            row("oo", 0.1, 90.0),
+            row("oo", 0.2, 100.0),
+        ];
+        let md = render(&rows, None, &KneeRule::default(), &[]);
+        assert!(
+            md.contains("| fcfs + mpl | 0.2 | 0.3 | 100 | 150 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| oo + mpl | 0.2 | not reached | 90 | 100 |"),
+            "{md}"
+        );
+        // No common 1.0: the largest load both series have.
+        assert!(md.contains("## Key numbers at load factor 0.2"), "{md}");
+    }
+}

@@ -1,0 +1,103 @@
+//! Everything a sweep leaves on disk: the summary table (CSV + Parquet), the four figures,
+//! `report.md`, the run configuration (`sweep.json`) and the per-cell result cache behind
+//! `--resume`. Every file is written to a temporary name and renamed ([`atomic`]).
+//! Columns and files are documented in docs/OUTPUTS.md.
+
+pub mod atomic;
+pub mod cache;
+pub mod jobs;
+pub mod markdown;
+pub mod metrics;
+pub mod palette;
+pub mod plots;
+pub mod progress;
+pub mod table;
+
+use std::path::Path;
+
+use anyhow::Context;
+use pwa_replay::sweep::KneeRule;
+use serde::{Deserialize, Serialize};
+
+use table::SummaryRow;
+
+/// File name of the run configuration next to the summary table.
+pub const CONFIG_FILE: &str = "sweep.json";
+
+/// How a sweep was run: written as `sweep.json`, shown at the top of `report.md`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Trace name.
+    pub trace: String,
+    /// Trace file read.
+    pub trace_path: String,
+    /// SHA-256 of the uncompressed trace.
+    pub trace_sha256: String,
+    /// Machine label.
+    pub machine: String,
+    /// Jobs replayed (after filters).
+    pub jobs: u64,
+    /// Jobs dropped by filters.
+    pub dropped: u64,
+    /// Scheduler labels.
+    pub schedulers: Vec<String>,
+    /// Allocator labels.
+    pub allocators: Vec<String>,
+    /// Load-factor specification as given.
+    pub loads: String,
+    /// Knee factor of the saturation rule.
+    pub knee_factor: f64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Cells simulated by this run.
+    pub simulated: usize,
+    /// Cells reused from the cache.
+    pub reused: usize,
+    /// Wall seconds of the whole sweep.
+    pub wall_s: f64,
+    /// pwa-replay version.
+    pub version: String,
+}
+
+/// Writes the summary table, figures, configuration and report of `rows` into `dir`.
+pub fn publish(
+    dir: &Path,
+    rows: &[SummaryRow],
+    config: Option<&RunConfig>,
+    log_y: bool,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(!rows.is_empty(), "the sweep produced no rows");
+    table::write_summary(dir, rows)?;
+    if let Some(c) = config {
+        let json = serde_json::to_vec_pretty(c)?;
+        atomic::write_bytes(&dir.join(CONFIG_FILE), &json)?;
+    }
+    redraw(dir, rows, config, log_y)
+}
+
+/// Draws the figures and writes `report.md` (no table, no simulation).
+pub fn redraw(
+    dir: &Path,
+    rows: &[SummaryRow],
+    config: Option<&RunConfig>,
+    log_y: bool,
+) -> anyhow::Result<()> {
+    let drawn = plots::draw_all(dir, rows, log_y)?;
+    let rule = KneeRule {
+        factor: config.map_or(KneeRule::default().factor, |c| c.knee_factor),
+    };
+    let md = markdown::render(rows, config, &rule, &drawn);
+    atomic::write_bytes(&dir.join("report.md"), md.as_bytes())
+}
+
+/// Reads `sweep.json` from `dir`, if present.
+pub fn read_config(dir: &Path) -> anyhow::Result<Option<RunConfig>> {
+    let path = dir.join(CONFIG_FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let c =
+        serde_json::from_slice(&bytes).with_context(|| format!("parsing {}", path.display()))?;
+    Ok(Some(c))
+}

@@ -1,0 +1,132 @@
+//! Fixed colours and markers keyed by policy label, so a policy looks the same in every figure of
+//! every sweep.
+//!
+//! * Colour follows the **scheduler** label: the policies of window-k-mesh.md have fixed colours
+//!   (FCFS red, OO blue, OOCB-8 orange, Window-10 purple, Window-120 brown, Window-240 green, Delay
+//!   pink, bypass queue cyan); any other label gets a colour from a hash of the label (FNV-1a) into
+//!   the same ten-colour palette. When a sweep has a single scheduler, colour follows the
+//!   **allocator** instead (MPL blue, FF orange, BF green, FO red, AS purple, flat grey).
+//! * Marker follows the **allocator**: MPL circle, FF square, BF triangle, FO diamond, AS cross,
+//!   flat ring; other labels hash into those shapes.
+
+use plotters::style::RGBColor;
+
+/// The Tableau-10 palette (darker olive and grey for contrast on white).
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(0x1f, 0x77, 0xb4), // blue
+    RGBColor(0xff, 0x7f, 0x0e), // orange
+    RGBColor(0x2c, 0xa0, 0x2c), // green
+    RGBColor(0xd6, 0x27, 0x28), // red
+    RGBColor(0x94, 0x67, 0xbd), // purple
+    RGBColor(0x8c, 0x56, 0x4b), // brown
+    RGBColor(0xe3, 0x77, 0xc2), // pink
+    RGBColor(0x5f, 0x5f, 0x5f), // grey
+    RGBColor(0x9a, 0x9b, 0x1a), // olive
+    RGBColor(0x17, 0xbe, 0xcf), // cyan
+];
+
+/// A marker shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// Filled circle.
+    Circle,
+    /// Filled square.
+    Square,
+    /// Filled triangle.
+    Triangle,
+    /// Filled diamond.
+    Diamond,
+    /// Diagonal cross.
+    Cross,
+    /// Hollow circle.
+    Ring,
+}
+
+const MARKERS: [Marker; 6] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::Triangle,
+    Marker::Diamond,
+    Marker::Cross,
+    Marker::Ring,
+];
+
+/// The colour of a scheduler label.
+pub fn scheduler_colour(label: &str) -> RGBColor {
+    let i = match label {
+        "oo" => 0,
+        "oocb:8" => 1,
+        "window:240" => 2,
+        "fcfs" => 3,
+        "window:10" => 4,
+        "window:120" => 5,
+        "delay" => 6,
+        l if l.starts_with("bq:") => 9,
+        l => fnv(l) % PALETTE.len(),
+    };
+    PALETTE[i]
+}
+
+/// The colour of an allocator label (used when a sweep has one scheduler).
+pub fn allocator_colour(label: &str) -> RGBColor {
+    PALETTE[allocator_slot(label)]
+}
+
+/// The marker of an allocator label.
+pub fn allocator_marker(label: &str) -> Marker {
+    MARKERS[allocator_slot(label) % MARKERS.len()]
+}
+
+fn allocator_slot(label: &str) -> usize {
+    match label {
+        "mpl" => 0,
+        "ff" => 1,
+        "bf" => 2,
+        "fo" => 3,
+        "as" => 4,
+        "flat" => 7,
+        l => fnv(l) % PALETTE.len(),
+    }
+}
+
+/// FNV-1a: a stable hash (not `DefaultHasher`, whose output may change between Rust releases).
+fn fnv(s: &str) -> usize {
+    let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (h % 1_000_003) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_policies_have_distinct_fixed_colours() {
+        let labels = [
+            "fcfs",
+            "oo",
+            "oocb:8",
+            "window:10",
+            "window:120",
+            "window:240",
+            "delay",
+        ];
+        let colours: Vec<RGBColor> = labels.iter().map(|l| scheduler_colour(l)).collect();
+        for (i, a) in colours.iter().enumerate() {
+            for b in &colours[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert_eq!(scheduler_colour("fcfs"), RGBColor(0xd6, 0x27, 0x28));
+    }
+
+    #[test]
+    fn other_labels_are_stable() {
+        assert_eq!(scheduler_colour("window:60"), scheduler_colour("window:60"));
+        assert_eq!(scheduler_colour("bq:100"), scheduler_colour("bq:inf"));
+        assert_eq!(allocator_marker("mpl"), Marker::Circle);
+        assert_eq!(allocator_marker("as"), Marker::Cross);
+        assert_ne!(allocator_colour("ff"), allocator_colour("bf"));
+    }
+}

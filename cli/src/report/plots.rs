@@ -1,0 +1,441 @@
+//! The four figures of a sweep (mean turnaround, maximum wait, mean wait, utilization against load
+//! factor), drawn with plotters into 1200×800 PNGs: one line per scheduler + allocator with markers,
+//! the legend in its own column right of the plot (it never hides a line), axis labels with units,
+//! the trace and machine in the title, and a log y axis on request or when a curve explodes.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use anyhow::{Context, anyhow};
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+use pwa_replay::engine::RunMetrics;
+
+use super::palette::{self, Marker};
+use super::table::SummaryRow;
+
+/// Environment variable naming the TrueType font used for plot text.
+pub const FONT_ENV: &str = "PWA_REPLAY_FONT";
+/// The font used when [`FONT_ENV`] is unset (Debian package `fonts-dejavu-core`).
+pub const DEFAULT_FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+/// A y range whose max/min ratio exceeds this is drawn on a log scale.
+pub const AUTO_LOG_RATIO: f64 = 100.0;
+
+const SIZE: (u32, u32) = (1200, 800);
+const LEGEND_W: u32 = 270;
+const FONT: &str = "sans-serif";
+
+/// One figure: which metric, how it is labelled.
+#[derive(Debug, Clone, Copy)]
+pub struct Figure {
+    /// File name in the output directory.
+    pub file: &'static str,
+    /// Title (trace and machine are appended).
+    pub title: &'static str,
+    /// Y axis label, with unit.
+    pub y_label: &'static str,
+    /// The plotted metric.
+    pub value: fn(&RunMetrics) -> f64,
+    /// Whether a log scale may be used (times yes, utilization no).
+    pub may_log: bool,
+}
+
+/// The four figures, in report order.
+pub const FIGURES: [Figure; 4] = [
+    Figure {
+        file: "turnaround.png",
+        title: "Mean turnaround time",
+        y_label: "Mean turnaround time (s)",
+        value: |m| m.mean_turnaround_s,
+        may_log: true,
+    },
+    Figure {
+        file: "max_wait.png",
+        title: "Maximum waiting time",
+        y_label: "Maximum waiting time (s)",
+        value: |m| m.max_wait_s,
+        may_log: true,
+    },
+    Figure {
+        file: "mean_wait.png",
+        title: "Mean waiting time",
+        y_label: "Mean waiting time (s)",
+        value: |m| m.mean_wait_s,
+        may_log: true,
+    },
+    Figure {
+        file: "utilization.png",
+        title: "Utilization",
+        y_label: "Utilization (busy node-time / available)",
+        value: |m| m.utilization,
+        may_log: false,
+    },
+];
+
+/// A line of a figure.
+struct Curve {
+    label: String,
+    colour: RGBColor,
+    marker: Marker,
+    points: Vec<(f64, f64)>,
+}
+
+/// What was drawn: file and whether its y axis is logarithmic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drawn {
+    /// The PNG written.
+    pub path: PathBuf,
+    /// The figure.
+    pub file: &'static str,
+    /// Log y axis.
+    pub log_y: bool,
+}
+
+/// Draws the four figures of `rows` into `dir`.
+pub fn draw_all(dir: &Path, rows: &[SummaryRow], log_y: bool) -> anyhow::Result<Vec<Drawn>> {
+    register_font()?;
+    FIGURES
+        .iter()
+        .map(|fig| {
+            let curves = curves(rows, fig);
+            let log = fig.may_log && (log_y || explodes(&curves));
+            let path = dir.join(fig.file);
+            draw(&path, rows, fig, &curves, log)
+                .with_context(|| format!("drawing {}", path.display()))?;
+            Ok(Drawn {
+                path,
+                file: fig.file,
+                log_y: log,
+            })
+        })
+        .collect()
+}
+
+/// Registers the plot font once per process, from [`FONT_ENV`] or [`DEFAULT_FONT`].
+pub fn register_font() -> anyhow::Result<()> {
+    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let path = std::env::var(FONT_ENV).unwrap_or_else(|_| DEFAULT_FONT.to_string());
+        let bytes = std::fs::read(&path).map_err(|e| {
+            format!(
+                "cannot read the plot font {path}: {e}. Install the Debian package \
+                 `fonts-dejavu-core` (`make setup`) or point {FONT_ENV} at a .ttf file"
+            )
+        })?;
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        plotters::style::register_font(FONT, FontStyle::Normal, bytes)
+            .map_err(|_| format!("{path} is not a TrueType font ({FONT_ENV})"))
+    })
+    .clone()
+    .map_err(|e| anyhow!(e))
+}
+
+/// One curve per series, in order of first appearance, points sorted by load factor.
+fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
+    let one_scheduler = rows.iter().all(|r| r.scheduler == rows[0].scheduler);
+    let mut out: Vec<Curve> = Vec::new();
+    for r in rows {
+        let p = (r.load_factor, (fig.value)(&r.metrics));
+        let label = r.series();
+        match out.iter_mut().find(|c| c.label == label) {
+            Some(c) => c.points.push(p),
+            None => out.push(Curve {
+                label,
+                colour: if one_scheduler {
+                    palette::allocator_colour(&r.allocator)
+                } else {
+                    palette::scheduler_colour(&r.scheduler)
+                },
+                marker: palette::allocator_marker(&r.allocator),
+                points: vec![p],
+            }),
+        }
+    }
+    for c in &mut out {
+        c.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        c.points.retain(|p| p.1.is_finite());
+    }
+    out
+}
+
+/// Whether the positive values of the figure span more than [`AUTO_LOG_RATIO`].
+fn explodes(curves: &[Curve]) -> bool {
+    let (lo, hi) = positive_range(curves);
+    hi / lo > AUTO_LOG_RATIO
+}
+
+fn positive_range(curves: &[Curve]) -> (f64, f64) {
+    let ys = curves.iter().flat_map(|c| c.points.iter().map(|p| p.1));
+    ys.filter(|y| *y > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        })
+}
+
+fn draw(
+    path: &Path,
+    rows: &[SummaryRow],
+    fig: &Figure,
+    curves: &[Curve],
+    log: bool,
+) -> anyhow::Result<()> {
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+    let title = format!("{} — {} on {}", fig.title, rows[0].trace, rows[0].machine);
+    let x = x_range(rows);
+    if log {
+        let (lo, hi) = positive_range(curves);
+        let (lo, hi) = if lo.is_finite() {
+            (lo, hi)
+        } else {
+            (1.0, 10.0)
+        };
+        let (lo, hi) = (lo / 1.5, hi * 1.5);
+        let y = (lo..hi).log_scale().with_key_points(log_keys(lo, hi));
+        draw_chart(&plot, &title, fig, x, y, curves, |c| c.1 > 0.0, log_tick)?;
+    } else {
+        let hi = curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(|p| p.1))
+            .fold(0.0f64, f64::max);
+        let hi = if fig.may_log {
+            hi * 1.05
+        } else {
+            hi.max(1.0) * 1.02
+        };
+        draw_chart(
+            &plot,
+            &title,
+            fig,
+            x,
+            0.0..hi.max(1e-9),
+            curves,
+            |_| true,
+            number,
+        )?;
+    }
+    draw_legend(&legend, curves)?;
+    root.present()?;
+    Ok(())
+}
+
+fn x_range(rows: &[SummaryRow]) -> Range<f64> {
+    let lo = rows
+        .iter()
+        .map(|r| r.load_factor)
+        .fold(f64::INFINITY, f64::min);
+    let hi = rows.iter().map(|r| r.load_factor).fold(0.0f64, f64::max);
+    let pad = ((hi - lo) * 0.03).max(0.05);
+    (lo - pad).max(0.0)..hi + pad
+}
+
+fn draw_chart<Y>(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    title: &str,
+    fig: &Figure,
+    x: Range<f64>,
+    y: Y,
+    curves: &[Curve],
+    shown: fn(&(f64, f64)) -> bool,
+    tick: fn(f64) -> String,
+) -> anyhow::Result<()>
+where
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, (FONT, 30))
+        .margin(20)
+        .x_label_area_size(70)
+        .y_label_area_size(110)
+        .build_cartesian_2d(x, y)?;
+    chart
+        .configure_mesh()
+        .x_desc("Load factor")
+        .y_desc(fig.y_label)
+        .label_style((FONT, 20))
+        .axis_desc_style((FONT, 24))
+        .x_label_formatter(&|v| format!("{v:.1}"))
+        .y_label_formatter(&|v| tick(*v))
+        .y_labels(12)
+        .light_line_style(RGBColor(246, 246, 246))
+        .bold_line_style(RGBColor(205, 205, 205))
+        .draw()?;
+    for c in curves {
+        let pts: Vec<(f64, f64)> = c.points.iter().copied().filter(|p| shown(p)).collect();
+        chart.draw_series(LineSeries::new(pts.clone(), c.colour.stroke_width(3)))?;
+        for p in pts {
+            let at = chart.backend_coord(&p);
+            marker(area, at, c.marker, c.colour)?;
+        }
+    }
+    Ok(())
+}
+
+/// The legend column: a line sample, a marker and the label per series.
+fn draw_legend(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    curves: &[Curve],
+) -> anyhow::Result<()> {
+    let (x0, top) = (10, 90);
+    area.draw(&Text::new("Policy", (x0, top - 40), (FONT, 22)))?;
+    for (i, c) in curves.iter().enumerate() {
+        let y = top + 36 * i as i32;
+        area.draw(&PathElement::new(
+            vec![(x0, y), (x0 + 44, y)],
+            c.colour.stroke_width(3),
+        ))?;
+        let (ox, oy) = area.get_base_pixel();
+        marker(area, (ox + x0 + 22, oy + y), c.marker, c.colour)?;
+        area.draw(&Text::new(c.label.clone(), (x0 + 56, y - 10), (FONT, 20)))?;
+    }
+    Ok(())
+}
+
+/// Draws a marker centred on an absolute pixel position.
+fn marker(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    at: (i32, i32),
+    m: Marker,
+    colour: RGBColor,
+) -> anyhow::Result<()> {
+    let (ox, oy) = area.get_base_pixel();
+    let (x, y) = (at.0 - ox, at.1 - oy);
+    let r = 6;
+    let fill = colour.filled();
+    match m {
+        Marker::Circle => area.draw(&Circle::new((x, y), r, fill))?,
+        Marker::Ring => area.draw(&Circle::new((x, y), r, colour.stroke_width(2)))?,
+        Marker::Square => area.draw(&Rectangle::new([(x - r, y - r), (x + r, y + r)], fill))?,
+        Marker::Triangle => area.draw(&Polygon::new(
+            vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)],
+            fill,
+        ))?,
+        Marker::Diamond => area.draw(&Polygon::new(
+            vec![
+                (x, y - r - 1),
+                (x + r + 1, y),
+                (x, y + r + 1),
+                (x - r - 1, y),
+            ],
+            fill,
+        ))?,
+        Marker::Cross => {
+            let s = colour.stroke_width(3);
+            area.draw(&PathElement::new(vec![(x - r, y - r), (x + r, y + r)], s))?;
+            area.draw(&PathElement::new(vec![(x - r, y + r), (x + r, y - r)], s))?;
+        }
+    }
+    Ok(())
+}
+
+/// A linear-axis tick label: thousands grouped with commas (`900,000`), small values with up to
+/// three decimals.
+fn number(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1000.0 {
+        group(v.round() as i64)
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        trim(format!("{v:.2}"))
+    } else {
+        trim(format!("{v:.3}"))
+    }
+}
+
+/// Log-axis ticks at 1, 2 and 5 × 10^k inside `lo..hi`.
+fn log_keys(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    (a..=b)
+        .flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k)))
+        .filter(|v| (lo..=hi).contains(v))
+        .collect()
+}
+
+/// A log-axis tick label: `2×10⁵`, `10⁶` from 10⁴ up, plain below.
+fn log_tick(v: f64) -> String {
+    if !(v.is_finite() && v >= 1e4) {
+        return number(v);
+    }
+    let exp = v.log10().floor();
+    let mantissa = v / 10f64.powf(exp);
+    let sup: String = (exp as i64)
+        .to_string()
+        .chars()
+        .map(|c| match c {
+            '0' => '⁰',
+            '1' => '¹',
+            '2' => '²',
+            '3' => '³',
+            '4' => '⁴',
+            '5' => '⁵',
+            '6' => '⁶',
+            '7' => '⁷',
+            '8' => '⁸',
+            _ => '⁹',
+        })
+        .collect();
+    let m = trim(format!("{mantissa:.1}"));
+    if m == "1" {
+        format!("10{sup}")
+    } else {
+        format!("{m}×10{sup}")
+    }
+}
+
+fn group(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+fn trim(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_labels_read_well() {
+        assert_eq!(number(0.0), "0");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(12.5), "12.5");
+        assert_eq!(number(45000.0), "45,000");
+        assert_eq!(number(2_500_000.0), "2,500,000");
+        assert_eq!(number(-1234.0), "-1,234");
+        assert_eq!(log_tick(500.0), "500");
+        assert_eq!(log_tick(200_000.0), "2×10⁵");
+        assert_eq!(log_tick(1_000_000.0), "10⁶");
+    }
+
+    #[test]
+    fn auto_log_triggers_on_exploding_curves_only() {
+        let c = |ys: &[f64]| Curve {
+            label: "x".into(),
+            colour: BLACK,
+            marker: Marker::Circle,
+            points: ys.iter().enumerate().map(|(i, y)| (i as f64, *y)).collect(),
+        };
+        assert!(!explodes(&[c(&[10.0, 50.0, 900.0])]));
+        assert!(explodes(&[c(&[10.0, 50.0]), c(&[0.0, 5000.0])]));
+        assert!(!explodes(&[c(&[0.0, 0.0])]));
+    }
+}

@@ -1,0 +1,91 @@
+//! Sweep progress on stderr: an indicatif bar on a terminal (cells done / total, ETA, the slowest
+//! running cell), one plain line per finished cell otherwise, nothing when quiet.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use pwa_replay::sweep::CellEvent;
+
+type Running = Arc<Mutex<BTreeMap<usize, (String, Instant)>>>;
+
+/// The progress display of one sweep.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    lines: bool,
+    running: Running,
+    planned: AtomicUsize,
+    done: AtomicUsize,
+}
+
+impl Progress {
+    /// A bar when stderr is a terminal, plain lines otherwise, nothing when `quiet`.
+    pub fn new(quiet: bool) -> Self {
+        let running: Running = Arc::default();
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!quiet && terminal).then(|| bar(running.clone()));
+        Progress {
+            bar,
+            lines: !quiet && !terminal,
+            running,
+            planned: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+        }
+    }
+
+    /// Handles one event of the sweep (called from worker threads).
+    pub fn event(&self, e: CellEvent) {
+        match e {
+            CellEvent::Planned { cells } => {
+                self.planned.fetch_add(cells, Ordering::SeqCst);
+                if let Some(b) = &self.bar {
+                    b.inc_length(cells as u64);
+                }
+            }
+            CellEvent::Started { id, cell } => {
+                self.lock().insert(id, (cell.to_string(), Instant::now()));
+            }
+            CellEvent::Finished { id, cell, wall_s } => {
+                self.lock().remove(&id);
+                let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+                if let Some(b) = &self.bar {
+                    b.inc(1);
+                } else if self.lines {
+                    let planned = self.planned.load(Ordering::SeqCst);
+                    eprintln!("[{done}/{planned}] {wall_s:7.2} s  {cell}");
+                }
+            }
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<usize, (String, Instant)>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn bar(running: Running) -> ProgressBar {
+    let slowest = move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let r = running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((label, t0)) = r.values().min_by_key(|(_, t0)| *t0) {
+            let _ = write!(w, "slowest: {label} ({:.0} s)", t0.elapsed().as_secs_f64());
+        }
+    };
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells · ETA {eta} · {slowest}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .with_key("slowest", slowest);
+    let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr()).with_style(style);
+    b.enable_steady_tick(Duration::from_millis(250));
+    b
+}

@@ -1,0 +1,227 @@
+//! The summary table: one row per cell, written as CSV and Parquet and read back from Parquet.
+
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use polars::prelude::{
+    Column, CsvWriter, DataFrame, ParquetReader, ParquetWriter, SerReader, SerWriter,
+};
+use pwa_replay::engine::RunMetrics;
+
+use super::atomic::write_atomic;
+use super::metrics::{self, MetricValue};
+
+/// Label columns, in order, before the metric columns.
+#[cfg(test)]
+pub const LABELS: [&str; 5] = ["trace", "machine", "scheduler", "allocator", "load_factor"];
+
+/// One row of `summary.csv` / `summary.parquet`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRow {
+    /// Trace name (catalog name or file stem).
+    pub trace: String,
+    /// Machine label (`mesh:22x16`).
+    pub machine: String,
+    /// Scheduler label (`window:240`).
+    pub scheduler: String,
+    /// Allocator label (`mpl`).
+    pub allocator: String,
+    /// Load factor.
+    pub load_factor: f64,
+    /// The cell's metrics.
+    pub metrics: RunMetrics,
+}
+
+impl SummaryRow {
+    /// `scheduler + allocator`: the series label of plots and tables.
+    pub fn series(&self) -> String {
+        format!("{} + {}", self.scheduler, self.allocator)
+    }
+}
+
+/// The rows as a data frame: label columns, then every metric under its name.
+pub fn to_frame(rows: &[SummaryRow]) -> anyhow::Result<DataFrame> {
+    let text = |f: fn(&SummaryRow) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
+    let mut cols: Vec<Column> = vec![
+        Column::new("trace".into(), text(|r| &r.trace)),
+        Column::new("machine".into(), text(|r| &r.machine)),
+        Column::new("scheduler".into(), text(|r| &r.scheduler)),
+        Column::new("allocator".into(), text(|r| &r.allocator)),
+        Column::new(
+            "load_factor".into(),
+            rows.iter().map(|r| r.load_factor).collect::<Vec<f64>>(),
+        ),
+    ];
+    let per_row: Vec<Vec<(&str, MetricValue)>> =
+        rows.iter().map(|r| metrics::values(&r.metrics)).collect();
+    for (j, (name, kind)) in metrics::values(&RunMetrics::default())
+        .into_iter()
+        .enumerate()
+    {
+        let col = match kind {
+            MetricValue::Count(_) => Column::new(
+                name.into(),
+                per_row
+                    .iter()
+                    .map(|v| v[j].1.as_u64())
+                    .collect::<Vec<u64>>(),
+            ),
+            MetricValue::Real(_) => Column::new(
+                name.into(),
+                per_row
+                    .iter()
+                    .map(|v| v[j].1.as_f64())
+                    .collect::<Vec<f64>>(),
+            ),
+        };
+        cols.push(col);
+    }
+    DataFrame::new(rows.len(), cols).context("building the summary table")
+}
+
+/// Rows back from a frame written by [`to_frame`].
+pub fn from_frame(df: &DataFrame) -> anyhow::Result<Vec<SummaryRow>> {
+    let strings = |name: &str| -> anyhow::Result<Vec<String>> {
+        let col = df
+            .column(name)
+            .with_context(|| format!("column `{name}`"))?;
+        col.str()
+            .with_context(|| format!("column `{name}` is not text"))?
+            .iter()
+            .map(|v| {
+                v.map(str::to_string)
+                    .with_context(|| format!("null in `{name}`"))
+            })
+            .collect()
+    };
+    let (trace, machine) = (strings("trace")?, strings("machine")?);
+    let (scheduler, allocator) = (strings("scheduler")?, strings("allocator")?);
+    let load = reals(df, "load_factor")?;
+    let mut cols: Vec<(&'static str, Vec<MetricValue>)> = Vec::new();
+    for (name, kind) in metrics::values(&RunMetrics::default()) {
+        let v = match kind {
+            MetricValue::Count(_) => counts(df, name)?
+                .into_iter()
+                .map(MetricValue::Count)
+                .collect(),
+            MetricValue::Real(_) => reals(df, name)?
+                .into_iter()
+                .map(MetricValue::Real)
+                .collect(),
+        };
+        cols.push((name, v));
+    }
+    (0..df.height())
+        .map(|i| {
+            let metrics = metrics::from_lookup(|name| {
+                cols.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v[i])
+                    .with_context(|| format!("column `{name}` missing"))
+            })?;
+            Ok(SummaryRow {
+                trace: trace[i].clone(),
+                machine: machine[i].clone(),
+                scheduler: scheduler[i].clone(),
+                allocator: allocator[i].clone(),
+                load_factor: load[i],
+                metrics,
+            })
+        })
+        .collect()
+}
+
+fn reals(df: &DataFrame, name: &str) -> anyhow::Result<Vec<f64>> {
+    let col = df
+        .column(name)
+        .with_context(|| format!("column `{name}`"))?;
+    col.f64()
+        .with_context(|| format!("column `{name}` is not f64"))?
+        .iter()
+        .map(|v| v.with_context(|| format!("null in `{name}`")))
+        .collect()
+}
+
+fn counts(df: &DataFrame, name: &str) -> anyhow::Result<Vec<u64>> {
+    let col = df
+        .column(name)
+        .with_context(|| format!("column `{name}`"))?;
+    col.u64()
+        .with_context(|| format!("column `{name}` is not u64"))?
+        .iter()
+        .map(|v| v.with_context(|| format!("null in `{name}`")))
+        .collect()
+}
+
+/// Writes `summary.csv` and `summary.parquet` into `dir` (each through a temporary name).
+pub fn write_summary(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<()> {
+    let mut df = to_frame(rows)?;
+    write_atomic(&dir.join("summary.csv"), |f| {
+        CsvWriter::new(f).finish(&mut df).context("writing CSV")
+    })?;
+    write_atomic(&dir.join("summary.parquet"), |f| {
+        ParquetWriter::new(f)
+            .finish(&mut df)
+            .map(|_| ())
+            .context("writing Parquet")
+    })
+}
+
+/// Reads the rows of a `summary.parquet`.
+pub fn read_summary(path: &Path) -> anyhow::Result<Vec<SummaryRow>> {
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let df = ParquetReader::new(file)
+        .finish()
+        .with_context(|| format!("reading Parquet {}", path.display()))?;
+    let rows = from_frame(&df).with_context(|| format!("reading {}", path.display()))?;
+    if rows.is_empty() {
+        bail!("{} holds no rows", path.display());
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn rows() -> Vec<SummaryRow> {
+        [
+            ("fcfs", 0.5, 1000.0),
+            ("fcfs", 1.0, 9000.5),
+            ("oo", 0.5, 800.25),
+        ]
+        .into_iter()
+        .map(|(s, lf, t)| SummaryRow {
+            trace: "tiny".into(),
+            machine: "mesh:4x4".into(),
+            scheduler: s.into(),
+            allocator: "mpl".into(),
+            load_factor: lf,
+            metrics: RunMetrics {
+                jobs: 3,
+                mean_turnaround_s: t,
+                system_power: f64::INFINITY,
+                alloc_attempts: 17,
+                ..RunMetrics::default()
+            },
+        })
+        .collect()
+    }
+
+    #[test]
+    fn parquet_round_trip_is_exact() {
+        let dir = tempfile::tempdir().unwrap();
+        write_summary(dir.path(), &rows()).unwrap();
+        assert_eq!(
+            read_summary(&dir.path().join("summary.parquet")).unwrap(),
+            rows()
+        );
+        let csv = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+        let header = csv.lines().next().unwrap();
+        let mut expected: Vec<&str> = LABELS.to_vec();
+        expected.extend(metrics::names());
+        assert_eq!(header, expected.join(","));
+        assert_eq!(csv.lines().count(), 4);
+    }
+}
