@@ -1,1 +1,2 @@
 //! CLI integration tests, one binary: a module per subcommand.
+mod sweep;

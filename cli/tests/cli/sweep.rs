@@ -1,0 +1,358 @@
+//! `pwa-replay sweep` and `pwa-replay plot` on a small SWF file written by the test: every output
+//! file, a hand-worked row, parallel = serial, `--resume` simulating nothing, and the font error.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+/// Columns that measure the host, not the simulation.
+const WALL_CLOCK: [&str; 2] = ["alloc_time_s", "sim_wall_s"];
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("pwa-replay").expect("binary built");
+    c.env("PWA_OFFLINE", "1")
+        .env_remove("PWA_TRACES")
+        .env_remove("PWA_CATALOG")
+        .env_remove("PWA_REPLAY_FONT");
+    c
+}
+
+/// 40 jobs on a 4×4 mesh: submit every 30 s, run times 60…420 s, 1…16 processors, so that
+/// FCFS queues at load factor 2 and the policies differ.
+fn fixture(dir: &Path) -> PathBuf {
+    let mut text = String::from("; Version: 2.2\n; MaxNodes: 16\n");
+    for i in 0..40u64 {
+        let (submit, run, procs) = (30 * i, 60 + (i * 37) % 361, 1 + (i * 7) % 16);
+        text += &format!(
+            "{} {submit} 0 {run} {procs} -1 -1 {procs} -1 -1 1 1 1 1 1 1 -1 -1\n",
+            i + 1
+        );
+    }
+    let p = dir.join("tiny.swf.txt");
+    std::fs::write(&p, text).expect("write fixture");
+    p
+}
+
+fn sweep(trace: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "sweep",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--machine",
+        "mesh:4x4",
+        "--sched",
+        "fcfs,window:4,oo",
+        "--alloc",
+        "ff,mpl",
+        "--loads",
+        "0.5,1,2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = bin().args(&args).output().expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+/// The CSV as header + rows of fields.
+fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).expect("summary.csv");
+    let mut lines = text
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>());
+    let header = lines.next().expect("header");
+    (header, lines.collect())
+}
+
+/// The CSV without the wall-clock columns.
+fn deterministic(path: &Path) -> Vec<Vec<String>> {
+    let (header, rows) = csv(path);
+    let keep: Vec<usize> = (0..header.len())
+        .filter(|&i| !WALL_CLOCK.contains(&header[i].as_str()))
+        .collect();
+    assert_eq!(
+        keep.len(),
+        header.len() - WALL_CLOCK.len(),
+        "wall-clock columns present"
+    );
+    rows.iter()
+        .map(|r| keep.iter().map(|&i| r[i].clone()).collect())
+        .collect()
+}
+
+fn config(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("sweep.json")).expect("sweep.json"))
+        .expect("json")
+}
+
+fn count(dir: &Path, ext: &str) -> usize {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == ext))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_small_sweep_writes_every_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
+    sweep(
+        &trace,
+        &out,
+        &[
+            "--per-job",
+            "--swf-out",
+            "--validate",
+            "--quiet",
+            "--threads",
+            "2",
+        ],
+    );
+    let (header, rows) = csv(&out.join("summary.csv"));
+    for col in [
+        "trace",
+        "machine",
+        "scheduler",
+        "allocator",
+        "load_factor",
+        "jobs",
+        "mean_turnaround_s",
+        "var_turnaround",
+        "mean_wait_s",
+        "max_wait_s",
+        "p95_wait_s",
+        "utilization",
+        "makespan_s",
+        "mean_bounded_slowdown",
+        "system_power",
+        "alloc_attempts",
+        "alloc_time_s",
+        "sim_wall_s",
+    ] {
+        assert!(
+            header.iter().any(|h| h == col),
+            "column {col} missing from {header:?}"
+        );
+    }
+    assert_eq!(rows.len(), 3 * 2 * 3, "one row per cell");
+    // Grid order: scheduler-major, then allocator, then load factor.
+    let labels: Vec<String> = rows
+        .iter()
+        .take(4)
+        .map(|r| format!("{} {} {}", r[2], r[3], r[4]))
+        .collect();
+    assert_eq!(
+        labels,
+        ["fcfs ff 0.5", "fcfs ff 1.0", "fcfs ff 2.0", "fcfs mpl 0.5"]
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r[0] == "tiny.swf.txt" && r[1] == "mesh:4x4" && r[5] == "40")
+    );
+    for f in ["summary.parquet", "report.md", "sweep.json"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    for png in [
+        "turnaround.png",
+        "max_wait.png",
+        "mean_wait.png",
+        "utilization.png",
+    ] {
+        let bytes = std::fs::read(out.join(png)).expect(png);
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{png} is a PNG");
+        assert!(bytes.len() > 20_000, "{png} has content");
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("## Knee per policy") && report.contains("| window:4 + mpl |"));
+    assert!(report.contains("![turnaround.png"));
+    assert_eq!(count(&out.join("jobs"), "parquet"), 18);
+    assert_eq!(count(&out.join("swf"), "swf"), 18);
+    assert_eq!(count(&out.join("cells"), "json"), 18);
+}
+
+#[test]
+fn the_swf_schedule_has_every_job_with_its_wait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
+    sweep(&trace, &out, &["--swf-out", "--quiet"]);
+    let text = std::fs::read_to_string(out.join("swf/fcfs_ff_lf2.swf")).expect("fcfs swf");
+    let jobs: Vec<Vec<i64>> = text
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| l.split_whitespace().map(|f| f.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(jobs.len(), 40);
+    assert!(
+        jobs.iter().all(|j| j.len() == 18 && j[2] >= 0),
+        "wait filled"
+    );
+    // Load factor 2 halves the interarrival times: job 2 arrives at 15 s.
+    assert_eq!(jobs[1][1], 15);
+    // FCFS: starts (submit + wait) never decrease in arrival order.
+    let starts: Vec<i64> = jobs.iter().map(|j| j[1] + j[2]).collect();
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
+    assert!(jobs.iter().any(|j| j[2] > 0), "some job waits at load 2");
+}
+
+#[test]
+fn two_threads_give_the_same_table_as_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = fixture(tmp.path());
+    let (a, b) = (tmp.path().join("t1"), tmp.path().join("t2"));
+    sweep(&trace, &a, &["--threads", "1", "--quiet"]);
+    sweep(&trace, &b, &["--threads", "2", "--quiet"]);
+    assert_eq!(
+        deterministic(&a.join("summary.csv")),
+        deterministic(&b.join("summary.csv"))
+    );
+}
+
+#[test]
+fn resume_simulates_no_finished_cell() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
+    sweep(&trace, &out, &["--quiet"]);
+    assert_eq!(config(&out)["simulated"], 18);
+    let first = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let o = sweep(&trace, &out, &["--resume"]);
+    assert_eq!(config(&out)["simulated"], 0);
+    assert_eq!(config(&out)["reused"], 18);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("(0 simulated, 18 reused)"));
+    let second = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(
+        first, second,
+        "reused cells are bit-identical, wall-clock columns included"
+    );
+    // A new load factor simulates only its own cells.
+    let mut args = vec!["--resume", "--quiet", "--loads", "0.5,1,2,1.5"];
+    let o = bin()
+        .args([
+            "sweep",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--machine",
+            "mesh:4x4",
+        ])
+        .args([
+            "--sched",
+            "fcfs,window:4,oo",
+            "--alloc",
+            "ff,mpl",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(args.drain(..))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(config(&out)["simulated"], 6);
+    assert_eq!(config(&out)["reused"], 18);
+}
+
+#[test]
+fn auto_loads_climb_past_the_knee() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
+    let o = bin()
+        .args([
+            "sweep",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--machine",
+            "mesh:4x4",
+        ])
+        .args([
+            "--sched", "fcfs", "--alloc", "ff", "--loads", "auto", "--quiet",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (header, rows) = csv(&out.join("summary.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (lf, t) = (col("load_factor"), col("mean_turnaround_s"));
+    let curve: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|r| (r[lf].parse().unwrap(), r[t].parse().unwrap()))
+        .collect();
+    assert_eq!(curve[0].0, 0.1);
+    let base = curve[0].1;
+    let first_sat = curve.iter().position(|p| p.1 > 2.0 * base);
+    match first_sat {
+        // Stops exactly two points past the first saturated load.
+        Some(i) => assert_eq!(curve.len(), i + 3, "{curve:?}"),
+        None => assert_eq!(curve.last().unwrap().0, 3.0, "{curve:?}"),
+    }
+}
+
+#[test]
+fn plot_redraws_from_the_parquet_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
+    sweep(&trace, &out, &["--quiet"]);
+    let redraw = tmp.path().join("redraw");
+    bin()
+        .args([
+            "plot",
+            "--from",
+            out.join("summary.parquet").to_str().unwrap(),
+        ])
+        .args(["--out", redraw.to_str().unwrap(), "--log-y"])
+        .assert()
+        .success();
+    for f in [
+        "turnaround.png",
+        "max_wait.png",
+        "mean_wait.png",
+        "utilization.png",
+        "report.md",
+    ] {
+        assert!(redraw.join(f).is_file(), "{f}");
+    }
+    let a = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let b = std::fs::read_to_string(redraw.join("report.md")).unwrap();
+    let knees = |s: &str| {
+        s.lines()
+            .filter(|l| l.contains(" + "))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(knees(&a), knees(&b), "same knee and key-number tables");
+    assert!(b.contains("(log scale)"));
+}
+
+#[test]
+fn a_missing_font_names_the_package() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
+    bin()
+        .env("PWA_REPLAY_FONT", tmp.path().join("no-such-font.ttf"))
+        .args([
+            "sweep",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--machine",
+            "mesh:4x4",
+        ])
+        .args([
+            "--sched", "fcfs", "--alloc", "ff", "--loads", "1", "--quiet",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("fonts-dejavu-core"));
+}
+
+#[test]
+fn bad_load_specs_are_rejected_before_any_work() {
+    bin()
+        .args(["sweep", "--trace", "whatever", "--loads", "2:1:0.1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("FROM:TO:STEP"));
+}
