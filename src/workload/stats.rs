@@ -31,7 +31,7 @@ pub struct WorkloadStats {
     pub procs_per_node: u32,
     /// Jobs after filters.
     pub jobs: u64,
-    /// Records dropped, by reason label.
+    /// Records dropped, by reason label (every reason, 0 included).
     pub dropped: BTreeMap<String, u64>,
     /// Sum of `dropped`.
     pub dropped_total: u64,
@@ -95,9 +95,9 @@ impl WorkloadStats {
             machine,
             procs_per_node: ppn,
             jobs: n as u64,
-            dropped: dropped
+            dropped: DropReason::ALL
                 .iter()
-                .map(|(r, c)| (r.label().to_string(), *c))
+                .map(|r| (r.label().to_string(), dropped.get(r).copied().unwrap_or(0)))
                 .collect(),
             dropped_total: dropped.values().sum(),
             mean_runtime_s: mean(&|j| j.runtime),
@@ -196,6 +196,8 @@ mod tests {
         assert_eq!(s.jobs, 3);
         assert_eq!(s.dropped_total, 6);
         assert_eq!(s.dropped.get("negative_runtime"), Some(&4));
+        assert_eq!(s.dropped.get("too_large"), Some(&0));
+        assert_eq!(s.dropped.len(), DropReason::ALL.len());
         assert_eq!(s.mean_runtime_s, 20.0);
         // nodes asked: 1, 3, 15
         assert_eq!(s.mean_size, 19.0 / 3.0);

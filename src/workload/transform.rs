@@ -49,6 +49,18 @@ pub enum DropReason {
 }
 
 impl DropReason {
+    /// Every reason, in table order.
+    pub const ALL: [DropReason; 8] = [
+        DropReason::Partition,
+        DropReason::Queue,
+        DropReason::MissingSubmit,
+        DropReason::MissingRuntime,
+        DropReason::NegativeRuntime,
+        DropReason::MissingProcs,
+        DropReason::NonPositiveProcs,
+        DropReason::TooLarge,
+    ];
+
     /// The label used in tables and JSON (`negative_runtime`, …).
     pub fn label(self) -> &'static str {
         match self {

@@ -1,0 +1,231 @@
+//! The CLI's trace loader, shared by `stats`, `run` and `sweep`: a catalog name or a raw path →
+//! a verified file → SWF records → a [`Workload`] for a machine.
+//!
+//! * A **catalog name** (`sdsc-96`) is looked up in the catalog (`$PWA_CATALOG`, a TOML file of the
+//!   form of `traces/catalog.toml`, else the built-in one), found through the search path, and
+//!   verified by the sha256 of its uncompressed bytes before it is parsed. When it is not found and
+//!   `$PWA_OFFLINE` is not `1`, it is downloaded once (see `cmd::fetch`) into the first directory of
+//!   the search path.
+//! * A **raw path** needs a machine (`--machine`); its sha256 is computed and reported.
+//!
+//! Search path: `$PWA_TRACES` (`:`-separated), then `./traces`, `./../shared/traces` (relative to the
+//! current directory), then `traces/` and `../shared/traces` of the workspace this binary was built
+//! from (so `target/ci/pwa-replay` finds the repository's traces from any directory).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use pwa_replay::machine::MachineSpec;
+use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
+use pwa_replay::workload::tracepath::{self, SearchPath};
+use pwa_replay::workload::{Catalog, Conversion, DropReason, ShapeRule, TraceEntry, Workload};
+
+/// A trace ready to simulate.
+#[derive(Debug, Clone)]
+pub struct LoadedTrace {
+    /// Catalog name, or the file name of a raw path.
+    pub name: String,
+    /// The file read.
+    pub path: PathBuf,
+    /// sha256 of the uncompressed bytes (verified for catalogued traces).
+    pub sha256: String,
+    /// The machine the jobs are converted for.
+    pub machine: MachineSpec,
+    /// The full conversion used (machine, shape rule, filters, processors per node).
+    pub conversion: Conversion,
+    /// The jobs, sorted by submit time; submit times as in the file (apply
+    /// [`Workload::scaled`] for a load factor, which also shifts the first arrival to 0).
+    pub workload: Workload,
+    /// Records dropped by the conversion, by reason.
+    pub dropped: BTreeMap<DropReason, u64>,
+    /// The file's header (`; Key: value` lines).
+    pub header: Header,
+    /// Lines skipped as malformed (lenient mode only), by reason.
+    pub skipped: SkipReport,
+}
+
+/// The catalog: `$PWA_CATALOG` when set, else the built-in `traces/catalog.toml`.
+pub fn catalog() -> anyhow::Result<Catalog> {
+    match std::env::var_os("PWA_CATALOG") {
+        Some(p) => {
+            let text = std::fs::read_to_string(&p)
+                .with_context(|| format!("reading catalog $PWA_CATALOG={}", p.display()))?;
+            Catalog::from_toml(&text)
+                .with_context(|| format!("in catalog $PWA_CATALOG={}", p.display()))
+        }
+        None => Ok(Catalog::builtin()),
+    }
+}
+
+/// The search path: `$PWA_TRACES`, then the current directory's and the build workspace's roots.
+pub fn search_path() -> SearchPath {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf);
+    let roots: Vec<PathBuf> = std::env::current_dir()
+        .ok()
+        .into_iter()
+        .chain(workspace)
+        .collect();
+    SearchPath::new(std::env::var_os("PWA_TRACES").as_deref(), &roots)
+}
+
+/// Loads a catalogued trace by name or a raw SWF file by path.
+///
+/// `machine` overrides the catalog's machine (the shape rule becomes the machine's natural one when
+/// the catalog's does not suit it); a raw path needs it. `lenient` skips malformed lines and drops
+/// jobs that can never fit (counted as `too_large`) instead of failing.
+pub fn load(
+    trace: &str,
+    machine: Option<MachineSpec>,
+    lenient: bool,
+) -> anyhow::Result<LoadedTrace> {
+    let cat = catalog()?;
+    if let Some(entry) = cat.get(trace) {
+        return load_entry(entry, machine, lenient);
+    }
+    let path = PathBuf::from(trace);
+    if !path.is_file() {
+        bail!(
+            "`{trace}` is neither a catalogued trace ({}) nor a file",
+            cat.names().join(", ")
+        );
+    }
+    let Some(machine) = machine else {
+        bail!(
+            "`{trace}` is a file, not a catalogued trace: say which machine with --machine (e.g. mesh:22x16, flat:128, hypercube:7)"
+        );
+    };
+    let sha256 = tracepath::sha256_uncompressed(&path)?;
+    let conversion = Conversion {
+        lenient,
+        ..Conversion::for_machine(machine)
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| trace.to_string(), |n| n.to_string_lossy().into_owned());
+    read_and_convert(name, path, sha256, conversion)
+}
+
+fn load_entry(
+    entry: &TraceEntry,
+    machine: Option<MachineSpec>,
+    lenient: bool,
+) -> anyhow::Result<LoadedTrace> {
+    let path = locate(entry)?;
+    let sha256 = verify_entry(entry, &path)?;
+    let mut conversion = Conversion {
+        lenient,
+        ..entry.conversion.clone()
+    };
+    if let Some(m) = machine {
+        conversion.machine = m;
+        if !conversion.shape.suits(m) {
+            conversion.shape = ShapeRule::default_for(m);
+        }
+    }
+    let loaded = read_and_convert(entry.name.clone(), path, sha256, conversion)?;
+    if entry.sha256.is_none() && !lenient {
+        record_hash(&loaded.path, &loaded.sha256);
+    }
+    Ok(loaded)
+}
+
+/// The file of a catalogued trace: found on the search path, or downloaded once when online.
+pub fn locate(entry: &TraceEntry) -> anyhow::Result<PathBuf> {
+    let sp = search_path();
+    if let Some(p) = sp.find(&entry.file) {
+        return Ok(p.canonicalize().unwrap_or(p));
+    }
+    let offline = std::env::var_os("PWA_OFFLINE").is_some_and(|v| v == "1");
+    let Some(dir) = sp.dirs().first().cloned() else {
+        bail!("no trace directory to look in");
+    };
+    if offline {
+        bail!("{}", crate::cmd::fetch::offline_help(entry, &sp, &dir));
+    }
+    eprintln!(
+        "{} ({}) is not on the search path; downloading it into {} …",
+        entry.name,
+        entry.file,
+        dir.display()
+    );
+    crate::cmd::fetch::fetch_entry(entry, &crate::cmd::fetch::base_url(None), &dir)
+        .with_context(|| crate::cmd::fetch::offline_help(entry, &sp, &dir))
+}
+
+/// Verifies a found file: against the catalog's sha256, else against a hash recorded next to the
+/// file on an earlier verified use (`<file>.sha256`), else only computes it (the strict parse that
+/// follows is then the check).
+fn verify_entry(entry: &TraceEntry, path: &Path) -> anyhow::Result<String> {
+    let recorded = std::fs::read_to_string(tracepath::recorded_hash_path(path))
+        .ok()
+        .map(|s| s.trim().to_string());
+    let expected = entry.sha256.clone().or(recorded);
+    Ok(match expected {
+        Some(h) => tracepath::verify(path, &h).with_context(|| {
+            format!(
+                "{} is not the catalogued {}: delete it and run `pwa-replay fetch {}`",
+                path.display(),
+                entry.name,
+                entry.name
+            )
+        })?,
+        None => tracepath::sha256_uncompressed(path)?,
+    })
+}
+
+/// Writes `<file>.sha256` for a trace the catalog has no hash for (best effort: the directory may
+/// be read-only).
+fn record_hash(path: &Path, sha256: &str) {
+    let side = tracepath::recorded_hash_path(path);
+    if !side.exists() {
+        let _ = std::fs::write(side, format!("{sha256}\n"));
+    }
+}
+
+fn read_and_convert(
+    name: String,
+    path: PathBuf,
+    sha256: String,
+    conversion: Conversion,
+) -> anyhow::Result<LoadedTrace> {
+    let mut reader = SwfReader::open(&path, read_options(conversion.lenient))?;
+    let mut converter = conversion.converter()?;
+    for record in reader.by_ref() {
+        converter
+            .push(&record?)
+            .with_context(|| format!("converting {} for {}", path.display(), conversion.machine))?;
+    }
+    let (header, skipped) = reader.finish();
+    let converted = converter.finish();
+    Ok(LoadedTrace {
+        name,
+        path,
+        sha256,
+        machine: conversion.machine,
+        conversion,
+        workload: converted.workload,
+        dropped: converted.dropped,
+        header,
+        skipped,
+    })
+}
+
+fn read_options(lenient: bool) -> ReadOptions {
+    if lenient {
+        ReadOptions::lenient()
+    } else {
+        ReadOptions::strict()
+    }
+}
+
+/// Reads every line of a (possibly gzip) SWF file strictly; returns the number of job records.
+pub fn check_parses(path: &Path) -> anyhow::Result<u64> {
+    let mut reader = SwfReader::open(path, ReadOptions::strict())?;
+    for record in reader.by_ref() {
+        record?;
+    }
+    Ok(reader.records())
+}
