@@ -1,4 +1,5 @@
 //! CLI integration tests, one binary: a module per subcommand.
 mod fetch;
+mod run;
 mod stats;
 mod sweep;

@@ -1,0 +1,115 @@
+//! Replay speed (release build): one replay of a real log per iteration, trace loading outside the
+//! timing.
+//!
+//! * `nasa-ipsc/flat128/fcfs/lf1.5` — FCFS on a flat 128-node machine over NASA-iPSC (18,239 jobs,
+//!   request = node count) at load factor 1.5. Goal ≤ 10 ms.
+//! * `sdsc-96/<sched>/<alloc>/lf<F>` — every scheduler × allocator on sdsc-96 (22×16 mesh) at load
+//!   factors 1.0 and 2.0 (saturated queues). Goal ≤ 0.5 s.
+//!
+//! Logs are found on the trace search path (`$PWA_TRACES`, `traces/`, `../shared/traces`); a missing
+//! log skips its group with a note. Run: `cargo bench --bench replay` (add a filter such as
+//! `-- nasa` to run one group).
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use pwa_replay::engine::{NoObserver, replay};
+use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::sched::SchedKind;
+use pwa_replay::swf::{ReadOptions, SwfReader};
+use pwa_replay::workload::tracepath::SearchPath;
+use pwa_replay::workload::{Catalog, ShapeRule, Workload};
+
+const SCHEDULERS: [&str; 9] = [
+    "fcfs",
+    "oo",
+    "oocb:8",
+    "window:10",
+    "window:240",
+    "delay",
+    "delay:time",
+    "bq:600",
+    "bq:inf",
+];
+
+/// A catalogued trace converted for `machine` (the catalog's own machine when `None`).
+fn load(name: &str, machine: Option<MachineSpec>) -> Option<(Workload, MachineSpec)> {
+    let catalog = Catalog::builtin();
+    let entry = catalog.get(name)?;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let search = SearchPath::new(std::env::var_os("PWA_TRACES").as_deref(), &[root]);
+    let Some(path) = search.find(&entry.file) else {
+        eprintln!(
+            "{} not on the trace search path: {name} benchmarks skipped",
+            entry.file
+        );
+        return None;
+    };
+    let mut conv = entry.conversion.clone();
+    if let Some(m) = machine {
+        conv.machine = m;
+        if !conv.shape.suits(m) {
+            conv.shape = ShapeRule::default_for(m);
+        }
+    }
+    let records = read(&path)?;
+    let converted = conv.apply(records.iter()).ok()?;
+    Some((converted.workload, conv.machine))
+}
+
+fn read(path: &Path) -> Option<Vec<pwa_replay::swf::Record>> {
+    let reader = SwfReader::open(path, ReadOptions::strict()).ok()?;
+    reader.collect::<Result<Vec<_>, _>>().ok()
+}
+
+fn scaled(w: &Workload, lf: f64) -> Workload {
+    w.scaled(lf).expect("positive load factor")
+}
+
+fn nasa(c: &mut Criterion) {
+    let Some((w, m)) = load("nasa-ipsc", Some(MachineSpec::Flat { nodes: 128 })) else {
+        return;
+    };
+    let w = scaled(&w, 1.5);
+    c.bench_function("nasa-ipsc/flat128/fcfs/lf1.5", |b| {
+        b.iter(|| {
+            replay(
+                black_box(&w),
+                m,
+                SchedKind::Fcfs,
+                AllocKind::Flat,
+                &mut NoObserver,
+            )
+            .expect("replay")
+        })
+    });
+}
+
+fn sdsc(c: &mut Criterion) {
+    let Some((w, m)) = load("sdsc-96", None) else {
+        return;
+    };
+    let mut g = c.benchmark_group("sdsc-96");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(1));
+    for lf in [1.0, 2.0] {
+        let w = scaled(&w, lf);
+        for s in SCHEDULERS {
+            let sched: SchedKind = s.parse().expect("label");
+            for alloc in AllocKind::ALL {
+                g.bench_function(format!("{s}/{alloc}/lf{lf:.1}"), |b| {
+                    b.iter(|| {
+                        replay(black_box(&w), m, sched, alloc, &mut NoObserver).expect("replay")
+                    })
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, nasa, sdsc);
+criterion_main!(benches);
