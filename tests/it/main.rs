@@ -5,3 +5,4 @@ mod sched;
 mod swf;
 mod synth;
 mod workload;
+mod sweep;
