@@ -152,7 +152,7 @@ pub fn locate(entry: &TraceEntry) -> anyhow::Result<PathBuf> {
         dir.display()
     );
     crate::cmd::fetch::fetch_entry(entry, &crate::cmd::fetch::base_url(None), &dir)
-        .with_context(|| crate::cmd::fetch::offline_help(entry, &sp, &dir))
+        .map_err(|e| crate::cmd::fetch::with_help(e, entry, &sp, &dir))
 }
 
 /// Verifies a found file: against the catalog's sha256, else against a hash recorded next to the

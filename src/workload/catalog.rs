@@ -133,10 +133,8 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
     if e.procs_per_node == 0 {
         return Err(bad("procs_per_node must be at least 1".into()));
     }
-    if let Some(h) = &e.sha256 {
-        if !is_sha256_hex(h) {
-            return Err(bad(format!("sha256 `{h}` is not 64 lowercase hex digits")));
-        }
+    if let Some(h) = e.sha256.as_deref().filter(|h| !is_sha256_hex(h)) {
+        return Err(bad(format!("sha256 `{h}` is not 64 lowercase hex digits")));
     }
     if e.file.is_empty() || e.file.contains(['/', '\\']) || e.folder.contains(['/', '\\']) {
         return Err(bad("file and folder must be plain names".into()));

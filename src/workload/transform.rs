@@ -288,7 +288,7 @@ pub fn square_shape(n: u32, mesh: Shape, orient: Orientation) -> Option<Shape> {
 fn best_factorisation(m: u32, mesh: Shape, orient: Orientation) -> Option<Shape> {
     (1..=m)
         .take_while(|a| a * a <= m)
-        .filter(|a| m % a == 0)
+        .filter(|a| m.is_multiple_of(*a))
         .map(|a| (a, m / a))
         .filter_map(|(small, large)| orient_fitting(small, large, mesh, orient))
         .last()
@@ -310,7 +310,7 @@ fn orient_fitting(small: u32, large: u32, mesh: Shape, orient: Orientation) -> O
 pub fn paragon_shape(n: u32, mesh: Shape) -> Option<Shape> {
     const STRIP: u32 = 16;
     let strip = Shape::new(n / STRIP, STRIP);
-    if n > 0 && n % STRIP == 0 && strip.w <= mesh.w && strip.h <= mesh.h {
+    if n > 0 && n.is_multiple_of(STRIP) && strip.w <= mesh.w && strip.h <= mesh.h {
         return Some(strip);
     }
     square_shape(n, mesh, Orientation::Wide)

@@ -193,3 +193,46 @@ fn ties_keep_source_order() {
     let ids: Vec<u64> = out.workload.jobs.iter().map(|j| j.source_id).collect();
     assert_eq!(ids, [9, 5, 3, 1]);
 }
+
+/// Every catalogued log present in `../shared/traces` verifies, reads strictly and converts for its
+/// machine; job and drop counts as an independent `awk` pass over the files gives them.
+#[test]
+fn shared_logs_convert_as_catalogued() {
+    use pwa_replay::swf::{ReadOptions, SwfReader};
+    use pwa_replay::workload::tracepath::{SearchPath, verify};
+    use pwa_replay::workload::{Catalog, DropReason};
+
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let sp = SearchPath::new(None, &[root]);
+    // name → (jobs, dropped), from awk over the uncompressed files
+    let expected = [
+        ("sdsc-96", 18_441, 13_694),
+        ("sdsc-blue", 223_663, 19_643),
+        ("nasa-ipsc", 18_239, 0),
+        ("lanl-cm5", 122_057, 3),
+        ("ctc-sp2", 77_222, 0),
+        ("kth-sp2", 28_475, 1),
+    ];
+    let cat = Catalog::builtin();
+    let mut checked = 0;
+    for (name, jobs, dropped) in expected {
+        let entry = cat.get(name).expect("catalogued");
+        let Some(path) = sp.find(&entry.file) else {
+            continue;
+        };
+        let sha = entry.sha256.as_deref().expect("recorded hash");
+        verify(&path, sha).expect("file matches the catalog");
+        let mut reader = SwfReader::open(&path, ReadOptions::strict()).expect("opens");
+        let mut conv = entry.conversion.converter().expect("valid conversion");
+        for rec in reader.by_ref() {
+            conv.push(&rec.expect("strict parse"))
+                .expect("fits the machine");
+        }
+        let out = conv.finish();
+        assert_eq!(out.workload.jobs.len(), jobs, "{name}");
+        assert_eq!(out.dropped.values().sum::<u64>(), dropped, "{name}");
+        assert!(!out.dropped.contains_key(&DropReason::TooLarge), "{name}");
+        checked += 1;
+    }
+    eprintln!("{checked} shared logs checked");
+}

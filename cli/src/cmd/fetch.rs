@@ -43,8 +43,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let base = base_url(args.base_url.as_deref());
     let sp = crate::trace::search_path();
-    let path = fetch_entry(entry, &base, &args.dir)
-        .with_context(|| offline_help(entry, &sp, &args.dir))?;
+    let path =
+        fetch_entry(entry, &base, &args.dir).map_err(|e| with_help(e, entry, &sp, &args.dir))?;
     println!("{}: {} (verified)", entry.name, path.display());
     Ok(())
 }
@@ -81,6 +81,16 @@ pub fn offline_help(entry: &TraceEntry, sp: &SearchPath, dir: &Path) -> String {
         dir.display(),
         dirs.join("\n")
     )
+}
+
+/// A failed download, followed by what to do by hand.
+pub fn with_help(
+    e: anyhow::Error,
+    entry: &TraceEntry,
+    sp: &SearchPath,
+    dir: &Path,
+) -> anyhow::Error {
+    anyhow::anyhow!("{e:#}\n{}", offline_help(entry, sp, dir))
 }
 
 /// Downloads `entry` into `dir`, verifies it and returns its final path. Nothing unverified is kept.
