@@ -288,8 +288,19 @@ impl Mesh {
         let h = shape.h as usize;
         let height = self.size.h as usize;
         self.runs.copy_from_slice(&self.rows);
+        // Early out: a placement needs h consecutive rows that each hold a run of w free nodes.
+        let (mut stretch, mut tallest) = (0, 0);
         for row in self.runs.chunks_exact_mut(nw) {
             runs_at_least(row, shape.w);
+            stretch = if row.iter().any(|&v| v != 0) {
+                stretch + 1
+            } else {
+                0
+            };
+            tallest = tallest.max(stretch);
+        }
+        if tallest < h {
+            return false;
         }
         // Block prefix ANDs into `bases`, block suffix ANDs in place in `runs` (blocks of h rows).
         for y in 0..height {
