@@ -3,6 +3,7 @@
 //! chain and exit 1.
 
 mod cmd;
+mod paper;
 mod report;
 mod trace;
 
@@ -30,6 +31,8 @@ enum Command {
     Plot(cmd::plot::Args),
     /// Generate a synthetic workload as SWF.
     Synth(cmd::synth::Args),
+    /// Regenerate the figures of the mesh papers (window-k, bypass queue) under out/paper.
+    Paper(cmd::paper::Args),
 }
 
 fn main() {
@@ -41,6 +44,7 @@ fn main() {
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Synth(a) => cmd::synth::run(a),
+        Command::Paper(a) => cmd::paper::run(a),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

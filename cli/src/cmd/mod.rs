@@ -1,6 +1,7 @@
 //! One module per subcommand: its clap `Args` and its `run`.
 
 pub mod fetch;
+pub mod paper;
 pub mod plot;
 pub mod run;
 pub mod stats;

@@ -1,10 +1,164 @@
-//! `pwa-replay synth` (being built).
+//! `pwa-replay synth`: write a synthetic workload of the mesh papers as SWF.
+//!
+//! SWF has integer seconds and no submesh shape, so the file is an export, not a lossless store:
+//! model times are multiplied by `--time-unit` seconds (default 1000) and rounded, and each job's
+//! `w × h` becomes `w·h` requested and allocated processors. Reading the file back converts sizes
+//! with the machine's shape rule (square for a mesh), so shapes change. The `paper` command
+//! simulates the models directly, never through SWF.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use pwa_replay::machine::{MachineSpec, Shape};
+use pwa_replay::swf::{Header, Record, write_header, write_record};
+use pwa_replay::workload::synth::{SideModel, SynthSpec};
+use pwa_replay::workload::{Request, Workload};
 
 /// Options of `pwa-replay synth`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Side-length model: uniform, uniform-decreasing, normal.
+    #[arg(long, default_value = "uniform-decreasing")]
+    pub model: String,
+    /// Mesh `WxH` (bounds the sides).
+    #[arg(long, default_value = "32x32")]
+    pub mesh: String,
+    /// Number of jobs.
+    #[arg(long, default_value_t = 10_000)]
+    pub jobs: usize,
+    /// Arrival rate, jobs per time unit (window-k-mesh.md).
+    #[arg(long, conflicts_with = "traffic", required_unless_present = "traffic")]
+    pub rate: Option<f64>,
+    /// Traffic ratio = arrival rate / service rate (bypass paper): λ = T / mean service.
+    #[arg(long)]
+    pub traffic: Option<f64>,
+    /// Mean exponential service time (default 1 with --rate, 5 with --traffic).
+    #[arg(long)]
+    pub mean_service: Option<f64>,
+    /// Uniform-decreasing probabilities p1,p2,p3,p4.
+    #[arg(long, value_delimiter = ',', num_args = 4)]
+    pub probs: Option<Vec<f64>>,
+    /// Uniform-decreasing bounds l1,l2,l3.
+    #[arg(long, value_delimiter = ',', num_args = 3)]
+    pub bounds: Option<Vec<u32>>,
+    /// Normal model: mean side.
+    #[arg(long)]
+    pub normal_mean: Option<f64>,
+    /// Normal model: variance of the side.
+    #[arg(long)]
+    pub normal_variance: Option<f64>,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// SWF seconds per model time unit.
+    #[arg(long, default_value_t = 1000.0)]
+    pub time_unit: f64,
+    /// Output file (`-`: standard output).
+    #[arg(long, default_value = "-")]
+    pub out: PathBuf,
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`pwa-replay synth` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let spec = spec(&args)?;
+    if !(args.time_unit.is_finite() && args.time_unit > 0.0) {
+        bail!("--time-unit must be a positive number of seconds");
+    }
+    let w = spec.generate(args.seed)?;
+    if args.out.as_os_str() == "-" {
+        let out = std::io::stdout().lock();
+        write_swf(BufWriter::new(out), &spec, &args, &w)
+    } else {
+        let f =
+            File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+        write_swf(BufWriter::new(f), &spec, &args, &w)
+            .with_context(|| format!("writing {}", args.out.display()))
+    }
+}
+
+/// The spec the options describe.
+fn spec(a: &Args) -> anyhow::Result<SynthSpec> {
+    let mesh = match format!("mesh:{}", a.mesh).parse::<MachineSpec>()? {
+        MachineSpec::Mesh { size } => size,
+        _ => bail!("--mesh must be WxH"),
+    };
+    let mut model = SideModel::from_name(&a.model)?;
+    match &mut model {
+        SideModel::UniformDecreasing { probs, bounds } => {
+            if let Some(p) = &a.probs {
+                probs.copy_from_slice(p);
+            }
+            if let Some(b) = &a.bounds {
+                bounds.copy_from_slice(b);
+            }
+        }
+        SideModel::TruncNormal { mean, variance } => {
+            *mean = a.normal_mean.unwrap_or(*mean);
+            *variance = a.normal_variance.unwrap_or(*variance);
+        }
+        SideModel::Uniform => {}
+    }
+    let spec = match (a.rate, a.traffic) {
+        (Some(r), _) => SynthSpec::new(model, mesh, a.jobs, r, a.mean_service.unwrap_or(1.0)),
+        (None, Some(t)) => {
+            SynthSpec::from_traffic(model, mesh, a.jobs, t, a.mean_service.unwrap_or(5.0))
+        }
+        (None, None) => bail!("give --rate or --traffic"),
+    };
+    spec.validate()?;
+    Ok(spec)
+}
+
+fn header(spec: &SynthSpec, a: &Args) -> Header {
+    let mut h = Header::new();
+    h.push("Version", "2.2");
+    h.push("Computer", &format!("synthetic {} mesh", spec.mesh));
+    h.push("MaxJobs", &spec.jobs.to_string());
+    h.push("MaxRecords", &spec.jobs.to_string());
+    h.push("MaxNodes", &spec.mesh.area().to_string());
+    h.push("MaxProcs", &spec.mesh.area().to_string());
+    for line in spec.describe() {
+        h.push("Note", &line);
+    }
+    h.push(
+        "Note",
+        &format!("seed {}, generated by pwa-replay synth", a.seed),
+    );
+    h.push(
+        "Note",
+        &format!(
+            "times in seconds = model time units x {}, rounded",
+            a.time_unit
+        ),
+    );
+    h.push(
+        "Note",
+        "sizes are w*h of the submesh asked; the shape itself is not stored (SWF has no field)",
+    );
+    h
+}
+
+fn write_swf<W: Write>(mut out: W, spec: &SynthSpec, a: &Args, w: &Workload) -> anyhow::Result<()> {
+    write_header(&mut out, &header(spec, a))?;
+    let secs = |t: f64| (t * a.time_unit).round() as i64;
+    for j in &w.jobs {
+        let procs = i64::from(match j.request {
+            Request::Submesh(Shape { w, h }) => w * h,
+            other => other.nodes(),
+        });
+        let rec = Record {
+            job_id: j.source_id,
+            submit: Some(secs(j.submit)),
+            run_time: Some(secs(j.runtime)),
+            allocated_procs: Some(procs),
+            requested_procs: Some(procs),
+            status: Some(1),
+            ..Record::default()
+        };
+        write_record(&mut out, &rec)?;
+    }
+    out.flush()?;
+    Ok(())
 }

@@ -1,0 +1,39 @@
+//! `pwa-replay paper`: regenerate the figures of the two mesh papers under `out/paper/`.
+
+use std::path::PathBuf;
+
+/// Options of `pwa-replay paper`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Short configuration: fewer jobs, replications and points (also `PAPER_QUICK=1`).
+    #[arg(long)]
+    pub quick: bool,
+    /// Only these figures, comma-separated: `fig2`, `window-k/fig9`, `bypass-queue/fig4a`.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Output directory.
+    #[arg(long, default_value = "out/paper")]
+    pub out: PathBuf,
+    /// Worker threads (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Skip the trace figures (13–18).
+    #[arg(long)]
+    pub no_traces: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let quick_env = std::env::var("PAPER_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    crate::paper::run(&crate::paper::Options {
+        quick: args.quick || quick_env,
+        only: args.only,
+        out: args.out,
+        threads: args.threads,
+        no_traces: args.no_traces,
+        progress: !args.quiet,
+    })
+}

@@ -1,0 +1,238 @@
+//! `pwa-replay paper`: regenerates the figures of the two mesh papers (window-k-mesh.md Figs. 2–18,
+//! bypass-queue-fixed-orientation.md Figs. 3–6) as long-format CSVs with PNGs beside them, and
+//! `README.md` holding each paper's statements against our measurements with a verdict.
+//!
+//! Pipeline: [`figures`] declares what each synthetic figure plots → [`exec`] runs every distinct
+//! line once (replications until the 95% CI of mean turnaround is within 5%, lines in parallel) →
+//! [`data`] projects figures out of the results → [`plot`] draws them → [`claims`] checks the
+//! qualitative statements → [`readme`] writes the report. The trace figures go through the sweep
+//! ([`traces`]).
+
+pub mod claims;
+pub mod data;
+pub mod exec;
+pub mod figures;
+pub mod plot;
+pub mod readme;
+pub mod traces;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use pwa_replay::engine::{self, NoObserver, RunMetrics};
+use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::replicate::StopRule;
+use pwa_replay::sched::SchedKind;
+use pwa_replay::sweep::{AutoLoads, KneeRule};
+use pwa_replay::workload::Workload;
+
+use data::FigureData;
+use exec::Budget;
+use figures::{Figure, Grids};
+use traces::TraceBudget;
+
+/// Everything `paper` needs to know.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Short configuration (fewer jobs, replications and points).
+    pub quick: bool,
+    /// Only these figures (`fig2`, `window-k/fig2`, `bypass-queue/fig4a`); empty: all.
+    pub only: Vec<String>,
+    /// Output root (`out/paper`).
+    pub out: PathBuf,
+    /// Worker threads (0: all cores).
+    pub threads: usize,
+    /// Skip the trace figures.
+    pub no_traces: bool,
+    /// Print progress on stderr.
+    pub progress: bool,
+}
+
+/// The full or quick settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Synthetic grids.
+    pub grids: Grids,
+    /// Synthetic budget.
+    pub budget: Budget,
+    /// Trace budget.
+    pub traces: TraceBudget,
+}
+
+impl Settings {
+    /// `make paper` (full) or `--quick`.
+    pub fn new(quick: bool, threads: usize) -> Settings {
+        let auto = |cap_milli| AutoLoads {
+            start_milli: 100,
+            step_milli: 100,
+            cap_milli,
+            margin: 2,
+            knee: KneeRule::default(),
+        };
+        // Saturated curves are kept up to 1000 × the mean service time (only runaway FCFS-like
+        // curves at the far end of the grid stop early).
+        let budget = |jobs, min, max| Budget {
+            jobs,
+            rule: StopRule {
+                min,
+                max,
+                rel_half_width: 0.05,
+            },
+            cut: 1000.0,
+            margin: 1,
+        };
+        if quick {
+            Settings {
+                grids: Grids::quick(),
+                budget: budget(3000, 2, 4),
+                traces: TraceBudget {
+                    jobs: Some(4000),
+                    auto: AutoLoads {
+                        step_milli: 300,
+                        ..auto(2800)
+                    },
+                    threads,
+                },
+            }
+        } else {
+            Settings {
+                grids: Grids::full(),
+                budget: budget(10_000, 3, 30),
+                traces: TraceBudget {
+                    jobs: None,
+                    auto: auto(4000),
+                    threads,
+                },
+            }
+        }
+    }
+}
+
+/// Replays a workload and summarizes it.
+pub fn replay(
+    w: &Workload,
+    machine: MachineSpec,
+    sched: SchedKind,
+    alloc: AllocKind,
+) -> anyhow::Result<RunMetrics> {
+    let out = engine::replay(w, machine, sched, alloc, &mut NoObserver)
+        .with_context(|| format!("replaying {sched}+{alloc} on {machine}"))?;
+    Ok(engine::summarize(w, machine, &out))
+}
+
+/// Generates a cell's workload for `seed` and replays it.
+fn simulate(cell: &figures::Cell, seed: u64) -> anyhow::Result<RunMetrics> {
+    let w = cell.spec.generate(seed)?;
+    replay(&w, cell.machine, cell.sched, cell.alloc)
+}
+
+fn selected(only: &[String], key: &str) -> bool {
+    let id = key.rsplit('/').next().unwrap_or(key);
+    only.is_empty() || only.iter().any(|o| o == key || o == id)
+}
+
+/// Runs `paper`.
+pub fn run(opts: &Options) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        opts.threads
+    };
+    let settings = Settings::new(opts.quick, threads);
+    let figs: Vec<Figure> = figures::all(&settings.grids)
+        .into_iter()
+        .filter(|f| selected(&opts.only, &f.key()))
+        .collect();
+    let say = |msg: &str| {
+        if opts.progress {
+            eprintln!("paper [{:>6.1}s] {msg}", t0.elapsed().as_secs_f64());
+        }
+    };
+    let planned = exec::plan(&figs);
+    say(&format!(
+        "{} figures, {} distinct lines, {} threads",
+        figs.len(),
+        planned.len(),
+        threads
+    ));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let n = planned.len();
+    let progress = |done: usize, label: &str| say(&format!("line {done}/{n} done: {label}"));
+    let results =
+        pool.install(|| exec::run_all(&planned, &settings.budget, &simulate, &progress))?;
+    let t_synth = t0.elapsed().as_secs_f64();
+    let mut data: Vec<FigureData> = figs.iter().map(|f| data::project(f, &results)).collect();
+    let mut skipped = Vec::new();
+    if !opts.no_traces {
+        for pair in &traces::PAIRS {
+            if !(selected(&opts.only, &format!("window-k/{}", pair.turnaround))
+                || selected(&opts.only, &format!("window-k/{}", pair.max_wait)))
+            {
+                continue;
+            }
+            if !traces::available(pair.trace) {
+                skipped.push(format!(
+                    "{} ({}, {}): the log is not on the trace search path",
+                    pair.trace, pair.turnaround, pair.max_wait
+                ));
+                continue;
+            }
+            let tick = |m: &str| say(m);
+            data.extend(traces::run_pair(pair, &settings.traces, &replay, &tick)?);
+        }
+    }
+    let t_all = t0.elapsed().as_secs_f64();
+    for d in &data {
+        let dir = opts.out.join(d.paper.dir());
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        d.write_csv(&dir)?;
+        plot::draw(&dir, d)?;
+    }
+    let verdicts = claims::evaluate(&data);
+    let run = readme::RunInfo {
+        quick: opts.quick,
+        threads,
+        synth_s: t_synth,
+        total_s: t_all,
+        budget: settings.budget.clone(),
+        trace_jobs: settings.traces.jobs,
+        skipped,
+    };
+    readme::write(&opts.out, &data, &verdicts, &run)?;
+    say(&format!(
+        "wrote {} figures and README.md under {}",
+        data.len(),
+        opts.out.display()
+    ));
+    for v in verdicts.iter().filter(|v| v.holds.is_some()) {
+        say(&format!(
+            "{} {}: {}",
+            if v.holds == Some(true) {
+                "holds "
+            } else {
+                "DIFFERS"
+            },
+            v.figure,
+            v.statement
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_accepts_bare_and_qualified_ids() {
+        assert!(selected(&[], "window-k/fig2"));
+        assert!(selected(&["fig2".into()], "window-k/fig2"));
+        assert!(selected(&["window-k/fig2".into()], "window-k/fig2"));
+        assert!(!selected(&["bypass-queue/fig3".into()], "window-k/fig3"));
+        assert!(selected(&["fig3".into()], "bypass-queue/fig3"));
+    }
+}

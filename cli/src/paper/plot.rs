@@ -1,0 +1,229 @@
+//! A paper figure as a PNG: one line per series with markers and 95% CI bars, the legend in its own
+//! column, the sweep plots' palette (colour by scheduler, marker by allocator; colour by allocator
+//! when the schedulers repeat, by position when both repeat), a log y axis when a curve explodes.
+
+use std::ops::Range;
+use std::path::Path;
+
+use anyhow::Context;
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+
+use super::data::FigureData;
+use crate::report::palette::{self, Marker};
+use crate::report::plots::register_font;
+
+const SIZE: (u32, u32) = (1200, 800);
+const LEGEND_W: u32 = 270;
+const FONT: &str = "sans-serif";
+/// Positive y values spanning more than this ratio are drawn on a log axis.
+const LOG_RATIO: f64 = 100.0;
+
+/// One curve: style and `(x, y, ci_low, ci_high)` points.
+struct Curve {
+    label: String,
+    colour: RGBColor,
+    marker: Marker,
+    points: Vec<(f64, f64, f64, f64)>,
+}
+
+/// Draws `<dir>/<id>.png`.
+pub fn draw(dir: &Path, d: &FigureData) -> anyhow::Result<()> {
+    register_font()?;
+    let path = dir.join(format!("{}.png", d.id));
+    let curves = curves(d);
+    let inner = || -> anyhow::Result<()> {
+        let root = BitMapBackend::new(&path, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+        let title = format!("{} {} — {}", d.paper.dir(), d.id, d.title);
+        let x = x_range(&curves);
+        let (lo, hi) = y_range(&curves);
+        if lo > 0.0 && hi / lo > LOG_RATIO {
+            chart(
+                &plot,
+                &title,
+                d,
+                x,
+                (lo / 1.5..hi * 1.5).log_scale(),
+                &curves,
+            )?;
+        } else {
+            chart(&plot, &title, d, x, 0.0..(hi * 1.05).max(1e-9), &curves)?;
+        }
+        legend_column(&legend, &curves)?;
+        root.present()?;
+        Ok(())
+    };
+    inner().with_context(|| format!("drawing {}", path.display()))
+}
+
+fn split(series: &str) -> (&str, &str) {
+    series.rsplit_once('+').unwrap_or((series, ""))
+}
+
+fn curves(d: &FigureData) -> Vec<Curve> {
+    let labels = d.series();
+    let scheds: Vec<&str> = labels.iter().map(|l| split(l).0).collect();
+    let allocs: Vec<&str> = labels.iter().map(|l| split(l).1).collect();
+    let distinct = |v: &[&str]| v.iter().enumerate().all(|(i, a)| !v[..i].contains(a));
+    let distinct_colours = |f: fn(&str) -> RGBColor, v: &[&str]| {
+        let c: Vec<RGBColor> = v.iter().map(|s| f(s)).collect();
+        c.iter().enumerate().all(|(i, a)| !c[..i].contains(a))
+    };
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let (s, a) = split(label);
+            let colour =
+                if distinct(&scheds) && distinct_colours(palette::scheduler_colour, &scheds) {
+                    palette::scheduler_colour(s)
+                } else if distinct(&allocs) {
+                    palette::allocator_colour(a)
+                } else {
+                    palette::scheduler_colour(&format!("#{i}"))
+                };
+            let points = d
+                .points
+                .iter()
+                .filter(|p| &p.series == label && p.est.mean.is_finite())
+                .map(|p| (p.x, p.est.mean, p.est.ci_low, p.est.ci_high))
+                .collect();
+            Curve {
+                label: label.clone(),
+                colour,
+                marker: palette::allocator_marker(a),
+                points,
+            }
+        })
+        .collect()
+}
+
+fn x_range(curves: &[Curve]) -> Range<f64> {
+    let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| p.0));
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+        (l.min(x), h.max(x))
+    });
+    if !lo.is_finite() {
+        return 0.0..1.0;
+    }
+    let pad = ((hi - lo) * 0.03).max(0.05);
+    (lo - pad).max(0.0)..hi + pad
+}
+
+/// Smallest positive and largest value (CI ends included).
+fn y_range(curves: &[Curve]) -> (f64, f64) {
+    let ys = curves
+        .iter()
+        .flat_map(|c| c.points.iter().flat_map(|p| [p.1, p.2, p.3]));
+    ys.filter(|y| y.is_finite() && *y > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        })
+}
+
+fn chart<Y>(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    title: &str,
+    d: &FigureData,
+    x: Range<f64>,
+    y: Y,
+    curves: &[Curve],
+) -> anyhow::Result<()>
+where
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, (FONT, 26))
+        .margin(20)
+        .x_label_area_size(70)
+        .y_label_area_size(110)
+        .build_cartesian_2d(x, y)?;
+    chart
+        .configure_mesh()
+        .x_desc(d.x_label.as_str())
+        .y_desc(d.y_label.as_str())
+        .label_style((FONT, 20))
+        .axis_desc_style((FONT, 24))
+        .light_line_style(RGBColor(235, 235, 235))
+        .bold_line_style(RGBColor(200, 200, 200))
+        .draw()?;
+    for c in curves {
+        let line: Vec<(f64, f64)> = c
+            .points
+            .iter()
+            .map(|p| (p.0, p.1))
+            .filter(|p| p.1 > 0.0 || d.y_label.starts_with("util"))
+            .collect();
+        chart.draw_series(LineSeries::new(line.clone(), c.colour.stroke_width(3)))?;
+        for p in c.points.iter().filter(|p| p.2 > 0.0 && p.3 > p.2) {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(p.0, p.2), (p.0, p.3)],
+                c.colour.stroke_width(2),
+            )))?;
+        }
+        for p in line {
+            let at = chart.backend_coord(&p);
+            marker(area, at, c.marker, c.colour)?;
+        }
+    }
+    Ok(())
+}
+
+fn legend_column(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    curves: &[Curve],
+) -> anyhow::Result<()> {
+    let (x0, top) = (10, 90);
+    area.draw(&Text::new("Series", (x0, top - 40), (FONT, 22)))?;
+    for (i, c) in curves.iter().enumerate() {
+        let y = top + 36 * i as i32;
+        area.draw(&PathElement::new(
+            vec![(x0, y), (x0 + 44, y)],
+            c.colour.stroke_width(3),
+        ))?;
+        let (ox, oy) = area.get_base_pixel();
+        marker(area, (ox + x0 + 22, oy + y), c.marker, c.colour)?;
+        area.draw(&Text::new(c.label.clone(), (x0 + 56, y - 10), (FONT, 20)))?;
+    }
+    Ok(())
+}
+
+/// A marker centred on an absolute pixel position.
+fn marker(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    at: (i32, i32),
+    m: Marker,
+    colour: RGBColor,
+) -> anyhow::Result<()> {
+    let (ox, oy) = area.get_base_pixel();
+    let (x, y, r) = (at.0 - ox, at.1 - oy, 6);
+    let fill = colour.filled();
+    match m {
+        Marker::Circle => area.draw(&Circle::new((x, y), r, fill))?,
+        Marker::Ring => area.draw(&Circle::new((x, y), r, colour.stroke_width(2)))?,
+        Marker::Square => area.draw(&Rectangle::new([(x - r, y - r), (x + r, y + r)], fill))?,
+        Marker::Triangle => area.draw(&Polygon::new(
+            vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)],
+            fill,
+        ))?,
+        Marker::Diamond => area.draw(&Polygon::new(
+            vec![
+                (x, y - r - 1),
+                (x + r + 1, y),
+                (x, y + r + 1),
+                (x - r - 1, y),
+            ],
+            fill,
+        ))?,
+        Marker::Cross => {
+            let s = colour.stroke_width(3);
+            area.draw(&PathElement::new(vec![(x - r, y - r), (x + r, y + r)], s))?;
+            area.draw(&PathElement::new(vec![(x - r, y + r), (x + r, y - r)], s))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,259 @@
+//! `pwa-replay paper --quick` and `pwa-replay synth`: the figures' files exist in the promised
+//! format, and the papers' qualitative claims hold on the quick configuration, read from the CSVs
+//! (independently of the verdicts the command writes itself).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+/// `(series, x) → (y, ci_low, ci_high)` of one figure.
+type Curves = BTreeMap<String, Vec<(f64, f64, f64, f64)>>;
+
+fn read_csv(path: &Path) -> Curves {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("series,x,y,ci_low,ci_high"),
+        "{}",
+        path.display()
+    );
+    let mut out = Curves::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), 5, "{l}");
+        let n: Vec<f64> = f[1..].iter().map(|v| v.parse().unwrap()).collect();
+        assert!(
+            n[2] <= n[1] && n[1] <= n[3],
+            "CI must contain the mean: {l}"
+        );
+        out.entry(f[0].to_string())
+            .or_default()
+            .push((n[0], n[1], n[2], n[3]));
+    }
+    out
+}
+
+/// One quick run shared by the tests: the figures the claims need, no traces.
+fn quick() -> &'static Path {
+    static DIR: OnceLock<TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = TempDir::new().unwrap();
+        Command::cargo_bin("pwa-replay")
+            .unwrap()
+            .args(["paper", "--quick", "--no-traces", "--quiet", "--out"])
+            .arg(dir.path())
+            .args([
+                "--only",
+                "fig2,fig3,fig4,fig6,bypass-queue/fig4a,bypass-queue/fig4b",
+            ])
+            .assert()
+            .success();
+        dir
+    })
+    .path()
+}
+
+fn fig(paper: &str, id: &str) -> Curves {
+    let dir = quick().join(paper);
+    assert!(
+        dir.join(format!("{id}.png")).is_file(),
+        "{id}.png beside {id}.csv"
+    );
+    read_csv(&dir.join(format!("{id}.csv")))
+}
+
+fn y(c: &Curves, series: &str, x: f64) -> Option<f64> {
+    c.get(series)?.iter().find(|p| p.0 == x).map(|p| p.1)
+}
+
+/// First x at which a curve exceeds 5 × its first value (infinity when never).
+fn saturation(c: &Curves, series: &str) -> f64 {
+    let pts = &c[series];
+    pts.iter()
+        .find(|p| p.1 > 5.0 * pts[0].1)
+        .map_or(f64::INFINITY, |p| p.0)
+}
+
+#[test]
+fn figures_have_the_paper_series_labels() {
+    let f = fig("window-k", "fig2");
+    let labels: Vec<&str> = f.keys().map(String::as_str).collect();
+    for s in [
+        "fcfs+mpl",
+        "oo+mpl",
+        "oocb:8+mpl",
+        "delay+mpl",
+        "window:10+mpl",
+        "window:120+mpl",
+        "window:240+mpl",
+    ] {
+        assert!(labels.contains(&s), "{s} in {labels:?}");
+    }
+    let u = fig("window-k", "fig6");
+    assert!(
+        u.values().flatten().all(|p| (0.0..=1.0).contains(&p.1)),
+        "utilization is a fraction"
+    );
+    let readme = std::fs::read_to_string(quick().join("README.md")).unwrap();
+    assert!(readme.contains("| figure | the paper states | we measured | verdict |"));
+}
+
+/// window-k §5.2: FCFS saturates first (Figs. 2 and 4).
+#[test]
+fn fcfs_saturates_first() {
+    for id in ["fig2", "fig4"] {
+        let f = fig("window-k", id);
+        let fcfs = saturation(&f, "fcfs+mpl");
+        for s in f.keys() {
+            assert!(
+                fcfs <= saturation(&f, s),
+                "{id}: FCFS at {fcfs}, {s} at {}",
+                saturation(&f, s)
+            );
+        }
+        assert!(fcfs < saturation(&f, "oo+mpl"), "{id}");
+    }
+}
+
+/// window-k §5.2: OO has the best mean turnaround (Figs. 2 and 4): never worse than another
+/// series by more than 2% unless the 95% CIs overlap (at light load all policies tie).
+#[test]
+fn oo_has_the_best_mean_turnaround() {
+    for id in ["fig2", "fig4"] {
+        let f = fig("window-k", id);
+        for &(x, oo, oo_low, _) in &f["oo+mpl"] {
+            for (s, pts) in &f {
+                let Some(&(_, other, _, other_high)) = pts.iter().find(|p| p.0 == x) else {
+                    continue;
+                };
+                assert!(
+                    oo <= other * 1.02 || oo_low <= other_high,
+                    "{id} x={x}: OO {oo} vs {s} {other}"
+                );
+            }
+        }
+    }
+}
+
+/// window-k §5.2 (Fig. 3): under heavy uniform-decreasing load Window-240's maximum wait is below
+/// OO's.
+#[test]
+fn window_240_max_wait_below_oo_under_heavy_uniform_decreasing_load() {
+    let f = fig("window-k", "fig3");
+    let heavy: Vec<f64> = f["oo+mpl"]
+        .iter()
+        .map(|p| p.0)
+        .filter(|&x| x >= 6.0)
+        .collect();
+    assert!(!heavy.is_empty());
+    for x in heavy {
+        let (w, oo) = (
+            y(&f, "window:240+mpl", x).unwrap(),
+            y(&f, "oo+mpl", x).unwrap(),
+        );
+        assert!(w < oo, "x={x}: Window-240 {w} vs OO {oo}");
+    }
+}
+
+/// bypass §3.2 (Fig. 4): FO gives a shorter turnaround than FF, uniform and normal sides.
+#[test]
+fn fixed_orientation_beats_first_fit() {
+    for id in ["fig4a", "fig4b"] {
+        let f = fig("bypass-queue", id);
+        let mut strictly = 0;
+        for &(x, fo, _, _) in &f["fcfs+fo"] {
+            let ff = y(&f, "fcfs+ff", x).unwrap();
+            assert!(fo <= ff * 1.02, "{id} traffic {x}: FO {fo} vs FF {ff}");
+            strictly += usize::from(fo < ff * 0.98);
+        }
+        assert!(strictly > 0, "{id}: FO must be clearly better somewhere");
+    }
+}
+
+#[test]
+fn synth_writes_swf_with_the_model_in_the_header() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("ud.swf.txt");
+    Command::cargo_bin("pwa-replay")
+        .unwrap()
+        .args([
+            "synth",
+            "--model",
+            "uniform-decreasing",
+            "--mesh",
+            "32x32",
+            "--jobs",
+            "200",
+        ])
+        .args(["--rate", "4.5", "--seed", "7", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("; Note: synthetic model uniform-decreasing"));
+    let jobs: Vec<Vec<i64>> = text
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(jobs.len(), 200);
+    assert!(
+        jobs.iter()
+            .all(|j| j.len() == 18 && (1..=1024).contains(&j[4]) && j[4] == j[7])
+    );
+    assert!(
+        jobs.windows(2).all(|p| p[0][1] <= p[1][1]),
+        "submit times sorted"
+    );
+    // Same seed, same file.
+    let again = dir.path().join("again.swf.txt");
+    Command::cargo_bin("pwa-replay")
+        .unwrap()
+        .args([
+            "synth",
+            "--model",
+            "uniform-decreasing",
+            "--jobs",
+            "200",
+            "--rate",
+            "4.5",
+            "--seed",
+            "7",
+            "--out",
+        ])
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(text, std::fs::read_to_string(&again).unwrap());
+}
+
+#[test]
+fn synth_rejects_bad_parameters() {
+    Command::cargo_bin("pwa-replay")
+        .unwrap()
+        .args(["synth", "--model", "zipf", "--rate", "1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "uniform, uniform-decreasing, normal",
+        ));
+    Command::cargo_bin("pwa-replay")
+        .unwrap()
+        .args([
+            "synth",
+            "--model",
+            "uniform-decreasing",
+            "--mesh",
+            "16x16",
+            "--rate",
+            "1",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("l3 < L"));
+}
