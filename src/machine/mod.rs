@@ -287,12 +287,13 @@ impl AllocKind {
 
 impl AllocKind {
     /// The allocator for `machine`, all nodes free. `flat` works on every machine (it counts nodes);
-    /// the others need a 2D mesh, and a mesh allocator never places a request that is not a
-    /// rectangle (its [`Allocator::fits_empty`] says so before a run starts).
+    /// the others need a 2D mesh (with fewer than 2³² nodes), and a mesh allocator never places a
+    /// request that is not a rectangle (its [`Allocator::fits_empty`] says so before a run starts).
     pub fn build(self, machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
         let size = match (self, machine) {
             (AllocKind::Flat, _) => return Ok(Box::new(Flat::new(machine))),
-            (_, MachineSpec::Mesh { size }) => size,
+            (_, MachineSpec::Mesh { size }) if size.w.checked_mul(size.h).is_some() => size,
+            (_, MachineSpec::Mesh { .. }) => return Err(SpecError::Machine(machine.to_string())),
             _ => {
                 return Err(SpecError::Mismatch {
                     alloc: self.label().to_string(),

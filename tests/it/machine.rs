@@ -330,6 +330,11 @@ fn build_checks_the_machine() {
         let on_flat = kind.build(flat);
         assert_eq!(on_flat.is_ok(), kind == AllocKind::Flat, "{kind} on flat");
     }
+    let huge: MachineSpec = "mesh:70000x70000".parse().expect("valid label");
+    assert!(
+        AllocKind::FirstFit.build(huge).is_err(),
+        "node count overflows u32"
+    );
     let hyper: MachineSpec = "hypercube:7".parse().expect("valid");
     let f = AllocKind::Flat
         .build(hyper)
