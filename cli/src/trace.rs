@@ -143,7 +143,11 @@ pub fn locate(entry: &TraceEntry) -> anyhow::Result<PathBuf> {
         bail!("no trace directory to look in");
     };
     if offline {
-        bail!("{}", crate::cmd::fetch::offline_help(entry, &sp, &dir));
+        bail!(
+            "{} is not on the search path and PWA_OFFLINE=1 forbids downloading it\n{}",
+            entry.file,
+            crate::cmd::fetch::offline_help(entry, &sp, &dir)
+        );
     }
     eprintln!(
         "{} ({}) is not on the search path; downloading it into {} …",

@@ -41,6 +41,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             cat.names().join(", ")
         );
     };
+    let existing = args.dir.join(&entry.file);
+    let present = entry
+        .sha256
+        .as_deref()
+        .is_some_and(|h| existing.is_file() && tracepath::verify(&existing, h).is_ok());
+    if present {
+        println!(
+            "{}: {} (already there, verified)",
+            entry.name,
+            existing.display()
+        );
+        return Ok(());
+    }
     let base = base_url(args.base_url.as_deref());
     let sp = crate::trace::search_path();
     let path =

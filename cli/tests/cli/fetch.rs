@@ -150,6 +150,10 @@ fn good_file_is_verified_and_kept() {
         .success()
         .stdout(predicate::str::contains("verified"));
     assert_eq!(names_in(&dir), ["GOOD.swf.gz"]);
+    // the server answers one request only: a second fetch must not need it
+    fetch(&f, "good", &f.base, &dir)
+        .success()
+        .stdout(predicate::str::contains("already there"));
     let out = bin()
         .env("PWA_CATALOG", &f.catalog)
         .env("PWA_TRACES", &dir)
