@@ -73,7 +73,19 @@ pub(crate) fn field_at(line: &[u8], pos: usize) -> Option<Field> {
 }
 
 /// Parses one job line (no line ending, no comment) into a [`Record`].
+///
+/// A fused one-pass parser handles the common case; anything it does not accept (errors, but also
+/// long numbers) goes through the token-by-token parser, which defines the accepted language and
+/// the error messages. A property test checks that the two agree.
 pub(crate) fn parse_record(line: &[u8]) -> Result<Record, LineError<'_>> {
+    match fast::record(line) {
+        Ok((_, record)) => Ok(record),
+        Err(_) => parse_record_by_tokens(line),
+    }
+}
+
+/// The reference parser: split into tokens, then read each with full error reporting.
+pub(crate) fn parse_record_by_tokens(line: &[u8]) -> Result<Record, LineError<'_>> {
     let f = split_fields(line).map_err(LineError::FieldCount)?;
     let int = |i: usize| {
         parse_int(f[i]).map_err(|problem| LineError::Field {
@@ -207,6 +219,158 @@ pub(crate) fn parse_decimal(t: &[u8]) -> Result<f64, FieldProblem> {
     Ok(if neg { -value } else { value })
 }
 
+/// The fast path: nom parsers over the line, each reading one field in a single pass with
+/// hand-rolled digit loops; the unit error `()` costs nothing, and any failure sends the line to
+/// [`parse_record_by_tokens`].
+mod fast {
+    use nom::IResult;
+
+    use super::{POW10, Record, is_sep};
+
+    type Res<'a, T> = IResult<&'a [u8], T, ()>;
+
+    fn fail<T>() -> Result<T, nom::Err<()>> {
+        Err(nom::Err::Error(()))
+    }
+
+    /// Skips blanks, then an optional sign.
+    #[inline(always)]
+    fn start(i: &[u8]) -> (bool, &[u8]) {
+        let skip = i.iter().take_while(|&&b| is_sep(b)).count();
+        super::sign(&i[skip..])
+    }
+
+    /// Up to `max` digits: (value, digit count, rest).
+    #[inline(always)]
+    fn digits(i: &[u8], max: usize) -> (u64, usize, &[u8]) {
+        let mut v = 0u64;
+        let mut n = 0;
+        while let Some(&b) = i.get(n) {
+            if !b.is_ascii_digit() || n == max {
+                break;
+            }
+            v = v * 10 + u64::from(b - b'0');
+            n += 1;
+        }
+        (v, n, &i[n..])
+    }
+
+    /// The field must end at a blank or at the end of the line.
+    #[inline(always)]
+    fn end(i: &[u8]) -> Result<(), nom::Err<()>> {
+        match i.first() {
+            Some(&b) if !is_sep(b) => fail(),
+            _ => Ok(()),
+        }
+    }
+
+    /// An integer field of at most 18 digits with an optional all-zero fraction.
+    #[inline(always)]
+    fn int(i: &[u8]) -> Res<'_, (bool, u64)> {
+        let (neg, i) = start(i);
+        let (v, n, mut i) = digits(i, 18);
+        if n == 0 {
+            return fail();
+        }
+        if let Some((b'.', frac)) = i.split_first() {
+            let zeros = frac.iter().take_while(|&&b| b == b'0').count();
+            if zeros == 0 {
+                return fail();
+            }
+            i = &frac[zeros..];
+        }
+        end(i)?;
+        Ok((i, (neg, v)))
+    }
+
+    #[inline(always)]
+    fn opt_int(i: &[u8]) -> Res<'_, Option<i64>> {
+        let (i, (neg, v)) = int(i)?;
+        // v < 10^18 < 2^63: the casts are exact.
+        let v = if neg { -(v as i64) } else { v as i64 };
+        Ok((i, (v != -1).then_some(v)))
+    }
+
+    #[inline(always)]
+    fn opt_dec(i: &[u8]) -> Res<'_, Option<f64>> {
+        let (neg, i) = start(i);
+        let (int, n, i) = digits(i, 15);
+        if n == 0 {
+            return fail();
+        }
+        let (m, k, i) = match i.split_first() {
+            Some((b'.', frac)) => {
+                let (f, k, rest) = digits(frac, 15 - n);
+                if k == 0 {
+                    return fail();
+                }
+                (int * POW10[k] as u64 + f, k, rest)
+            }
+            _ => (int, 0, i),
+        };
+        end(i)?;
+        // Clinger's fast path, as in `parse_decimal`: at most 15 digits in all.
+        let v = m as f64 / POW10[k];
+        let v = if neg { -v } else { v };
+        Ok((i, (v != -1.0).then_some(v)))
+    }
+
+    fn job(i: &[u8]) -> Res<'_, u64> {
+        match int(i)? {
+            (i, (false, v)) | (i, (true, v @ 0)) => Ok((i, v)),
+            _ => fail(),
+        }
+    }
+
+    /// All 18 fields, then only blanks.
+    pub(super) fn record(i: &[u8]) -> Res<'_, Record> {
+        let (i, job_id) = job(i)?;
+        let (i, submit) = opt_int(i)?;
+        let (i, wait) = opt_int(i)?;
+        let (i, run_time) = opt_int(i)?;
+        let (i, allocated_procs) = opt_int(i)?;
+        let (i, avg_cpu_time) = opt_dec(i)?;
+        let (i, used_memory) = opt_dec(i)?;
+        let (i, requested_procs) = opt_int(i)?;
+        let (i, requested_time) = opt_int(i)?;
+        let (i, requested_memory) = opt_int(i)?;
+        let (i, status) = opt_int(i)?;
+        let (i, user) = opt_int(i)?;
+        let (i, group) = opt_int(i)?;
+        let (i, executable) = opt_int(i)?;
+        let (i, queue) = opt_int(i)?;
+        let (i, partition) = opt_int(i)?;
+        let (i, preceding_job) = opt_int(i)?;
+        let (i, think_time) = opt_int(i)?;
+        if !i.iter().all(|&b| is_sep(b)) {
+            return fail();
+        }
+        Ok((
+            &[],
+            Record {
+                job_id,
+                submit,
+                wait,
+                run_time,
+                allocated_procs,
+                avg_cpu_time,
+                used_memory,
+                requested_procs,
+                requested_time,
+                requested_memory,
+                status,
+                user,
+                group,
+                executable,
+                queue,
+                partition,
+                preceding_job,
+                think_time,
+            },
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +464,47 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The fast path and the token parser accept the same lines with the same values.
+        #[test]
+        fn fast_path_agrees_with_the_token_parser(
+            fields in proptest::collection::vec(proptest::prop_oneof![
+                30 => "-1|[0-9]{1,7}(\\.[0-9]{1,3})?",
+                1 => "[-+]?[0-9]{0,20}(\\.[0-9]{0,17})?",
+                1 => "[0-9.a+-]{1,4}",
+            ], 17..20),
+            seps in proptest::collection::vec("[ \t]{1,3}", 20),
+        ) {
+            let mut line = Vec::new();
+            for (f, sep) in fields.iter().zip(&seps) {
+                line.extend_from_slice(sep.as_bytes());
+                line.extend_from_slice(f.as_bytes());
+            }
+            let slow = parse_record_by_tokens(&line);
+            match fast::record(&line) {
+                Ok((_, r)) => proptest::prop_assert_eq!(Ok(r), slow),
+                // Rejected by the fast path: an error or a number too long for it.
+                Err(_) => proptest::prop_assert!(
+                    slow.is_err() || fields.iter().any(|f| f.len() > 15)
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn fast_path_takes_the_common_lines() {
+        for line in [
+            SDSC_LINE,
+            b"1 0 588530 937 306 142.05 -1 -1 35100 -1 1 97 -1 307 3 -1 -1 -1".as_slice(),
+            b"1 0 588530.00 937 306 -1.00 -1 -1 35100 -1 1 97 -1 307 3 -1 -1 -1 \t".as_slice(),
+        ] {
+            let (_, fast) = fast::record(line).expect("fast path");
+            assert_eq!(Ok(fast), parse_record_by_tokens(line));
+        }
     }
 
     #[test]

@@ -54,6 +54,9 @@ enum LineKind<'a> {
     Data(&'a [u8]),
 }
 
+/// The outcome of parsing one line: a record, nothing (comment or blank), or an error.
+type Parsed = Result<Option<Record>, SwfError>;
+
 /// Everything but the input and its buffer, so a line can be borrowed while this is updated.
 #[derive(Debug)]
 struct State {
@@ -102,7 +105,7 @@ impl State {
     /// Strips the line ending, rejects NUL bytes and (strict) CRLF, and classifies the line.
     fn classify<'a>(&mut self, raw: &'a [u8]) -> Result<LineKind<'a>, SwfError> {
         let line = raw.strip_suffix(b"\n").unwrap_or(raw);
-        if line.contains(&0) {
+        if memchr::memchr(0, line).is_some() {
             return Err(self.nul_error(line));
         }
         let line = match line.strip_suffix(b"\r") {
@@ -177,6 +180,17 @@ impl State {
         }
         self.last_submit = Some((submit, self.line));
         Ok(())
+    }
+
+    /// Parses one raw line (line ending included): `None` for comments and blank lines.
+    fn parse_line(&mut self, raw: &[u8]) -> Parsed {
+        let LineKind::Data(line) = self.classify(raw)? else {
+            return Ok(None);
+        };
+        let record = parse_record(line).map_err(|e| self.line_error(e))?;
+        self.check_order(&record)?;
+        self.records += 1;
+        Ok(Some(record))
     }
 }
 
@@ -385,36 +399,47 @@ impl<R: BufRead> SwfReader<R> {
         }
     }
 
-    /// Parses the buffered line: `None` for comments and blank lines.
-    fn parse_buffered(&mut self) -> Result<Option<Record>, SwfError> {
-        let LineKind::Data(line) = self.state.classify(&self.buf)? else {
-            return Ok(None);
-        };
-        let record = parse_record(line).map_err(|e| self.state.line_error(e))?;
-        self.state.check_order(&record)?;
-        self.state.records += 1;
-        Ok(Some(record))
-    }
-
     /// The next record, `None` at a clean end; errors that lenient mode may skip are skipped.
     fn next_record(&mut self) -> Result<Option<Record>, SwfError> {
         loop {
-            if !std::mem::take(&mut self.pending) {
+            let parsed = if std::mem::take(&mut self.pending) {
+                self.state.parse_line(&self.buf)
+            } else if let Some(parsed) = self.parse_in_place()? {
+                parsed
+            } else {
                 match self.read_raw() {
-                    Ok(true) => {}
+                    Ok(true) => self.state.parse_line(&self.buf),
                     Ok(false) if self.state.records == 0 => return Err(self.no_records(true)),
                     Ok(false) => return Ok(None),
-                    Err(e) => {
-                        self.state.skip_or_fail(e)?;
-                        continue;
-                    }
+                    Err(e) => Err(e),
                 }
-            }
-            match self.parse_buffered() {
+            };
+            match parsed {
                 Ok(Some(record)) => return Ok(Some(record)),
                 Ok(None) => {}
                 Err(e) => self.state.skip_or_fail(e)?,
             }
+        }
+    }
+
+    /// Parses the next line where it lies in the reader's buffer, without copying it; `None`
+    /// when no whole line is buffered (then [`SwfReader::read_raw`] copies it).
+    fn parse_in_place(&mut self) -> Result<Option<Parsed>, SwfError> {
+        let available = loop {
+            match self.inner.fill_buf() {
+                Ok(available) => break available,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.state.io_error(e)),
+            }
+        };
+        match memchr::memchr(b'\n', available) {
+            Some(end) if end <= MAX_LINE_BYTES => {
+                self.state.line += 1;
+                let parsed = self.state.parse_line(&available[..=end]);
+                self.inner.consume(end + 1);
+                Ok(Some(parsed))
+            }
+            _ => Ok(None),
         }
     }
 }
