@@ -291,7 +291,11 @@ impl Mesh {
         // Early out: a placement needs h consecutive rows that each hold a run of w free nodes.
         let (mut stretch, mut tallest) = (0, 0);
         for row in self.runs.chunks_exact_mut(nw) {
-            runs_at_least(row, shape.w);
+            if row.iter().map(|v| v.count_ones()).sum::<u32>() < shape.w {
+                row.fill(0);
+            } else {
+                runs_at_least(row, shape.w);
+            }
             stretch = if row.iter().any(|&v| v != 0) {
                 stretch + 1
             } else {
