@@ -137,8 +137,10 @@ fn download(url: &str, to: &Path) -> anyhow::Result<()> {
         .timeout_global(Some(Duration::from_secs(600)))
         .build()
         .into();
+    // identity: keep the archive's gzip bytes as they are (no transparent decoding)
     let resp = agent
         .get(url)
+        .header("Accept-Encoding", "identity")
         .call()
         .with_context(|| format!("downloading {url}"))?;
     let mut body = resp.into_body().into_reader();
