@@ -411,3 +411,35 @@ impl System for Sys<'_, '_> {
         &self.st.departed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memory budget is ≤ 200 bytes per job beyond the job list: per job the engine keeps a
+    /// status byte and an optional record while running, and the outcome's record at the end.
+    #[test]
+    fn per_job_state_stays_within_the_memory_budget() {
+        let running = size_of::<Status>() + size_of::<Option<JobRecord>>();
+        let at_the_end = running + size_of::<JobRecord>();
+        assert!(at_the_end <= 100, "{at_the_end} bytes per job");
+    }
+
+    #[test]
+    fn events_pop_by_time_then_kind_then_insertion() {
+        let ev = |at, kind, seq| Event {
+            at,
+            kind,
+            seq,
+            payload: 0,
+        };
+        let mut heap = BinaryHeap::from([
+            ev(2.0, Kind::Departure, 1),
+            ev(1.0, Kind::Timer, 2),
+            ev(1.0, Kind::Departure, 4),
+            ev(1.0, Kind::Departure, 3),
+        ]);
+        let order: Vec<u64> = std::iter::from_fn(|| heap.pop().map(|e| e.seq)).collect();
+        assert_eq!(order, vec![3, 4, 2, 1]);
+    }
+}

@@ -60,10 +60,13 @@ pub(crate) fn starts(out: &Outcome) -> Vec<f64> {
     out.records.iter().map(|r| r.start).collect()
 }
 
+/// Each `on_departure` call: its time and the jobs it was told about.
+type Passes = Arc<Mutex<Vec<(f64, Vec<JobId>)>>>;
+
 /// FCFS that records what each `on_departure` call sees.
 struct CountingFcfs {
     inner: Box<dyn Scheduler>,
-    passes: Arc<Mutex<Vec<(f64, Vec<JobId>)>>>,
+    passes: Passes,
 }
 
 impl Scheduler for CountingFcfs {
