@@ -201,21 +201,12 @@ fn draw(
             .iter()
             .flat_map(|c| c.points.iter().map(|p| p.1))
             .fold(0.0f64, f64::max);
-        let hi = if fig.may_log {
-            hi * 1.05
-        } else {
-            hi.max(1.0) * 1.02
+        let hi = match (fig.may_log, hi > 0.0) {
+            (true, true) => hi * 1.05,
+            (true, false) => 1.0,
+            (false, _) => hi.max(1.0) * 1.02,
         };
-        draw_chart(
-            &plot,
-            &title,
-            fig,
-            x,
-            0.0..hi.max(1e-9),
-            curves,
-            |_| true,
-            number,
-        )?;
+        draw_chart(&plot, &title, fig, x, 0.0..hi, curves, |_| true, number)?;
     }
     draw_legend(&legend, curves)?;
     root.present()?;
@@ -258,7 +249,7 @@ where
         .y_desc(fig.y_label)
         .label_style((FONT, 20))
         .axis_desc_style((FONT, 24))
-        .x_label_formatter(&|v| format!("{v:.1}"))
+        .x_label_formatter(&|v| load_tick(*v))
         .y_label_formatter(&|v| tick(*v))
         .y_labels(12)
         .light_line_style(RGBColor(246, 246, 246))
@@ -349,6 +340,15 @@ fn number(v: f64) -> String {
     }
 }
 
+/// A load-factor tick: one decimal on a 0.1 grid (`1.0`, `1.1`), else up to three (`0.25`).
+fn load_tick(v: f64) -> String {
+    if ((v * 10.0).round() - v * 10.0).abs() < 1e-9 {
+        format!("{v:.1}")
+    } else {
+        trim(format!("{v:.3}"))
+    }
+}
+
 /// Log-axis ticks at 1, 2 and 5 × 10^k inside `lo..hi`.
 fn log_keys(lo: f64, hi: f64) -> Vec<f64> {
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
@@ -422,6 +422,9 @@ mod tests {
         assert_eq!(number(2_500_000.0), "2,500,000");
         assert_eq!(number(-1234.0), "-1,234");
         assert_eq!(log_tick(500.0), "500");
+        assert_eq!(load_tick(1.0), "1.0");
+        assert_eq!(load_tick(0.30000000000000004), "0.3");
+        assert_eq!(load_tick(0.25), "0.25");
         assert_eq!(log_tick(200_000.0), "2×10⁵");
         assert_eq!(log_tick(1_000_000.0), "10⁶");
     }

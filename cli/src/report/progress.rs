@@ -40,9 +40,13 @@ impl Progress {
     pub fn event(&self, e: CellEvent) {
         match e {
             CellEvent::Planned { cells } => {
-                self.planned.fetch_add(cells, Ordering::SeqCst);
+                let before = self.planned.fetch_add(cells, Ordering::SeqCst);
                 if let Some(b) = &self.bar {
                     b.inc_length(cells as u64);
+                    if before == 0 {
+                        // Ticking starts with the first planned cell: no empty "0/0" bar.
+                        b.enable_steady_tick(Duration::from_millis(250));
+                    }
                 }
             }
             CellEvent::Started { id, cell } => {
@@ -77,7 +81,7 @@ fn bar(running: Running) -> ProgressBar {
     let slowest = move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
         let r = running.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((label, t0)) = r.values().min_by_key(|(_, t0)| *t0) {
-            let _ = write!(w, "slowest: {label} ({:.0} s)", t0.elapsed().as_secs_f64());
+            let _ = write!(w, "slowest: {label} ({:.1} s)", t0.elapsed().as_secs_f64());
         }
     };
     let style = ProgressStyle::with_template(
@@ -85,7 +89,5 @@ fn bar(running: Running) -> ProgressBar {
     )
     .unwrap_or_else(|_| ProgressStyle::default_bar())
     .with_key("slowest", slowest);
-    let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr()).with_style(style);
-    b.enable_steady_tick(Duration::from_millis(250));
-    b
+    ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr()).with_style(style)
 }
