@@ -134,3 +134,128 @@ pub fn write_swf(path: &Path, header: &Header, w: &Workload, out: &Outcome) -> a
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pwa_replay::engine::JobRecord;
+    use pwa_replay::machine::{AllocKind, Shape, Submesh};
+    use pwa_replay::sched::SchedKind;
+    use pwa_replay::workload::{Job, JobId, Request};
+
+    /// Two jobs on a mesh: job 7 (2×3, asked 6) runs at once on (1,1,2,3); job 9 (asked 3, granted
+    /// 3×1 rotated) arrives at 4 and starts at 10 on (3,1,3,3).
+    fn example() -> (Workload, Outcome) {
+        let job = |i: u32, source_id, submit, runtime, shape, asked_procs| Job {
+            id: JobId(i),
+            source_id,
+            submit,
+            runtime,
+            request: Request::Submesh(shape),
+            asked_procs,
+        };
+        let w = Workload {
+            jobs: vec![
+                job(0, 7, 0.0, 10.0, Shape::new(2, 3), 6),
+                job(1, 9, 4.0, 5.5, Shape::new(3, 1), 3),
+            ],
+            procs_per_node: 1,
+        };
+        let rec = |start: f64, end: f64, at, rotated| JobRecord {
+            start,
+            end,
+            placement: Placement::Submesh { at, rotated },
+        };
+        let out = Outcome {
+            records: vec![
+                rec(0.0, 10.0, Submesh::from_paper(1, 1, 2, 3), false),
+                rec(10.0, 15.5, Submesh::from_paper(3, 1, 3, 3), true),
+            ],
+            alloc: Default::default(),
+            skipped_checks: 0,
+            alloc_time_s: 0.0,
+            sim_wall_s: 0.0,
+        };
+        (w, out)
+    }
+
+    #[test]
+    fn per_job_table_holds_the_hand_worked_values() {
+        let (w, out) = example();
+        let df = per_job_frame(&w, &out).unwrap();
+        assert_eq!(df.height(), 2);
+        let f = |c: &str| -> Vec<f64> {
+            df.column(c)
+                .unwrap()
+                .f64()
+                .unwrap()
+                .iter()
+                .flatten()
+                .collect()
+        };
+        let s = |c: &str| -> Vec<String> {
+            df.column(c)
+                .unwrap()
+                .str()
+                .unwrap()
+                .iter()
+                .flatten()
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(f("wait_s"), [0.0, 6.0]);
+        assert_eq!(f("end_s"), [10.0, 15.5]);
+        assert_eq!(s("shape"), ["2x3", "1x3"]);
+        assert_eq!(s("placement"), ["(1,1,2,3)", "(3,1,3,3)"]);
+        let rotated: Vec<bool> = df
+            .column("rotated")
+            .unwrap()
+            .bool()
+            .unwrap()
+            .iter()
+            .flatten()
+            .collect();
+        assert_eq!(rotated, [false, true]);
+        let ids: Vec<u64> = df
+            .column("job_id")
+            .unwrap()
+            .u64()
+            .unwrap()
+            .iter()
+            .flatten()
+            .collect();
+        assert_eq!(ids, [7, 9]);
+    }
+
+    #[test]
+    fn swf_schedule_fills_the_wait_field() {
+        let (w, out) = example();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.swf");
+        let mut header = Header::new();
+        header.push("Version", "2.2");
+        write_swf(&path, &header, &w, &out).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<Vec<i64>> = text
+            .lines()
+            .filter(|l| !l.starts_with(';'))
+            .map(|l| l.split_whitespace().map(|f| f.parse().unwrap()).collect())
+            .collect();
+        assert!(text.starts_with("; Version: 2.2\n"));
+        // job, submit, wait, run (5.5 rounds to 6), allocated, requested, status.
+        let pick = |l: &Vec<i64>| [l[0], l[1], l[2], l[3], l[4], l[7], l[10]];
+        assert_eq!(pick(&lines[0]), [7, 0, 0, 10, 6, 6, 1]);
+        assert_eq!(pick(&lines[1]), [9, 4, 6, 6, 3, 3, 1]);
+        assert!(lines.iter().all(|l| l.len() == 18));
+    }
+
+    #[test]
+    fn stems_are_file_name_safe() {
+        let cell = Cell {
+            scheduler: SchedKind::Window(240),
+            allocator: AllocKind::Mpl,
+            load_factor: 0.3,
+        };
+        assert_eq!(stem(&cell), "window-240_mpl_lf0.3");
+    }
+}
