@@ -46,7 +46,7 @@ impl Field {
     pub fn new(number: usize) -> Option<Field> {
         (1..=FIELD_COUNT)
             .contains(&number)
-            .then(|| Field(number as u8))
+            .then_some(Field(number as u8))
     }
 
     /// The field at 0-based position `index` of a line (must be < 18).
@@ -148,7 +148,7 @@ pub enum SwfError {
         skipped: u64,
     },
     /// A job line does not hold exactly 18 fields.
-    #[error("{path}:{line}: expected {FIELD_COUNT} fields, found {found}")]
+    #[error("{path}:{line}: expected {FIELD_COUNT} fields, found {found}: {}", count_note(*.found))]
     FieldCount {
         /// Path or display name of the input.
         path: String,
@@ -158,7 +158,7 @@ pub enum SwfError {
         found: usize,
     },
     /// A field's text is not a valid value.
-    #[error("{path}:{line}: {field}: {problem}: {text:?}")]
+    #[error("{path}:{line}: {field}: {problem}: \"{text}\"")]
     Field {
         /// Path or display name of the input.
         path: String,
@@ -168,7 +168,7 @@ pub enum SwfError {
         field: Field,
         /// What is wrong.
         problem: FieldProblem,
-        /// The field's text (lossily decoded, shortened if very long).
+        /// The field's text, ASCII-escaped (`\xff`), shortened if very long.
         text: String,
     },
     /// The line holds a NUL byte.
@@ -211,6 +211,14 @@ fn skipped_note(skipped: u64) -> String {
     }
 }
 
+fn count_note(found: usize) -> String {
+    match Field::new(found + 1) {
+        Some(f) if found + 1 == FIELD_COUNT => format!("{f} is missing"),
+        Some(f) => format!("{f} and later are missing"),
+        None => format!("extra text after {}", Field::at(FIELD_COUNT - 1)),
+    }
+}
+
 fn field_prefix(field: Option<Field>) -> String {
     field.map_or_else(|| "comment: ".to_owned(), |f| format!("{f}: "))
 }
@@ -244,10 +252,11 @@ impl SwfError {
         }
     }
 
-    /// The field at fault, where one applies.
+    /// The field at fault, where one applies (for too few fields: the first missing one).
     pub fn field(&self) -> Option<Field> {
         match self {
             SwfError::Field { field, .. } => Some(*field),
+            SwfError::FieldCount { found, .. } => Field::new(found + 1),
             SwfError::Nul { field, .. } => *field,
             _ => None,
         }

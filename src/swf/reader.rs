@@ -20,6 +20,9 @@ const BUF_CAPACITY: usize = 256 * 1024;
 /// The two magic bytes that open every gzip member.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The UTF-8 byte order mark some editors write at the start of a file.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Field text longer than this is shortened in error messages.
 const MAX_ERROR_TEXT: usize = 40;
 
@@ -105,6 +108,11 @@ impl State {
     /// Strips the line ending, rejects NUL bytes and (strict) CRLF, and classifies the line.
     fn classify<'a>(&mut self, raw: &'a [u8]) -> Result<LineKind<'a>, SwfError> {
         let line = raw.strip_suffix(b"\n").unwrap_or(raw);
+        // A UTF-8 byte order mark before the first line is not content.
+        let line = match self.line {
+            1 => line.strip_prefix(UTF8_BOM).unwrap_or(line),
+            _ => line,
+        };
         if memchr::memchr(0, line).is_some() {
             return Err(self.nul_error(line));
         }
@@ -194,12 +202,11 @@ impl State {
     }
 }
 
-/// Field text for a message: lossy UTF-8, at most [`MAX_ERROR_TEXT`] characters.
+/// Field text for a message: ASCII-escaped, at most [`MAX_ERROR_TEXT`] bytes of the field.
 fn shorten(text: &[u8]) -> String {
-    let s = String::from_utf8_lossy(text);
-    match s.char_indices().nth(MAX_ERROR_TEXT) {
-        Some((cut, _)) => format!("{}…", &s[..cut]),
-        None => s.into_owned(),
+    match text.get(..MAX_ERROR_TEXT) {
+        Some(head) if text.len() > MAX_ERROR_TEXT => format!("{}…", head.escape_ascii()),
+        _ => text.escape_ascii().to_string(),
     }
 }
 

@@ -32,7 +32,7 @@ const LINE_FIXTURES: &[Expect] = &[
     Expect {
         file: "field_count_short.swf.txt",
         line: 7,
-        field: None,
+        field: Some(18),
         lenient: (SkipReason::FieldCount, 3),
     },
     Expect {
@@ -535,4 +535,45 @@ fn readers_are_send_and_reusable_as_trait_objects() {
         .expect("boxed")
         .count();
     assert_eq!(n, from_lines);
+}
+
+#[test]
+fn a_byte_order_mark_before_the_header_is_ignored() {
+    let log = b"\xEF\xBB\xBF; Version: 2.2\n1 0 5 12 8 -1 -1 -1 -1 -1 1 1 1 1 1 1 -1 -1\n";
+    let mut r = SwfReader::from_bufread(&log[..], "bom", ReadOptions::strict()).expect("header");
+    assert_eq!(r.header().version(), Some("2.2"));
+    assert_eq!(r.by_ref().count(), 1);
+}
+
+#[test]
+fn field_count_messages_name_the_missing_field() {
+    let short = b"1 0 5 12 8 -1 -1 -1 -1 -1 1 1 1 1 1 1 -1\n";
+    let err = SwfReader::from_bufread(&short[..], "short", ReadOptions::strict())
+        .expect("no header")
+        .find_map(Result::err)
+        .expect("a field-count error");
+    assert_eq!(
+        err.to_string(),
+        "short:1: expected 18 fields, found 17: field 18 (think time) is missing"
+    );
+    let three = b"1 0 5\n";
+    let err = SwfReader::from_bufread(&three[..], "three", ReadOptions::strict())
+        .expect("no header")
+        .find_map(Result::err)
+        .expect("a field-count error");
+    assert_eq!(err.field().map(|f| f.number()), Some(4));
+    assert!(
+        err.to_string()
+            .ends_with("field 4 (run time) and later are missing"),
+        "{err}"
+    );
+}
+
+#[test]
+fn binary_field_text_is_escaped() {
+    let err = read_all(fixture("not_utf8.bin"), ReadOptions::strict()).expect_err("bad bytes");
+    assert!(
+        err.to_string().ends_with(r#"not an integer: "\xff\xfe""#),
+        "{err}"
+    );
 }
