@@ -577,3 +577,112 @@ fn binary_field_text_is_escaped() {
         "{err}"
     );
 }
+
+/// A byte source that fails after `ok` bytes.
+struct FailingAfter {
+    data: std::io::Cursor<Vec<u8>>,
+    ok: u64,
+}
+
+impl Read for FailingAfter {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.data.position() >= self.ok {
+            return Err(std::io::Error::other("disk on fire"));
+        }
+        let room = (self.ok - self.data.position()).min(buf.len() as u64) as usize;
+        self.data.read(&mut buf[..room])
+    }
+}
+
+#[test]
+fn read_errors_mid_stream_name_the_input_in_both_modes() {
+    for lenient in [false, true] {
+        let data = std::fs::read(fixture("valid/sdsc_sample.swf.txt")).expect("sample");
+        let source = FailingAfter {
+            ok: data.len() as u64 - 20,
+            data: std::io::Cursor::new(data),
+        };
+        let reader =
+            SwfReader::detect(source, "flaky.swf", ReadOptions { lenient }).expect("header");
+        let items: Vec<_> = reader.collect();
+        let err = items
+            .last()
+            .and_then(|r| r.as_ref().err())
+            .expect("ends with an error");
+        assert!(matches!(err, SwfError::Io { .. }), "{err}");
+        assert_eq!(err.to_string(), "flaky.swf: disk on fire");
+        assert_eq!(items.iter().filter(|r| r.is_ok()).count(), 3);
+    }
+}
+
+#[test]
+fn concatenated_gzip_members_are_one_log() {
+    use flate2::{Compression, write::GzEncoder};
+    use std::io::Write;
+    let text = std::fs::read_to_string(fixture("valid/sdsc_sample.swf.txt")).expect("sample");
+    let (head, tail) = text.split_at(text.find("    3 ").expect("job 3"));
+    let mut bytes = Vec::new();
+    for part in [head, tail] {
+        let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+        enc.write_all(part.as_bytes()).expect("compress");
+        bytes.extend(enc.finish().expect("compress"));
+    }
+    let ids: Vec<u64> =
+        SwfReader::detect(std::io::Cursor::new(bytes), "two.gz", ReadOptions::strict())
+            .expect("header")
+            .map(|r| r.expect("valid").job_id)
+            .collect();
+    assert_eq!(ids, vec![1, 2, 3, 4]);
+}
+
+/// An SWF log generated on the fly, never held in memory as a whole.
+struct Generated {
+    next_job: u64,
+    jobs: u64,
+    pending: Vec<u8>,
+    at: usize,
+}
+
+impl Read for Generated {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.pending.len() {
+            if self.next_job > self.jobs {
+                return Ok(0);
+            }
+            self.pending.clear();
+            self.at = 0;
+            let r = Record {
+                job_id: self.next_job,
+                submit: Some(self.next_job as i64 * 7),
+                run_time: Some(100),
+                allocated_procs: Some(8),
+                ..Record::default()
+            };
+            swf::write_record(&mut self.pending, &r)?;
+            self.next_job += 1;
+        }
+        let n = buf.len().min(self.pending.len() - self.at);
+        buf[..n].copy_from_slice(&self.pending[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_250k_line_log_streams_through() {
+    let source = Generated {
+        next_job: 1,
+        jobs: 250_000,
+        pending: b"; Version: 2.2\n".to_vec(),
+        at: 0,
+    };
+    let mut reader = SwfReader::detect(source, "generated", ReadOptions::strict()).expect("header");
+    let (mut n, mut last) = (0u64, 0u64);
+    for r in reader.by_ref() {
+        let r = r.expect("valid");
+        assert_eq!(r.job_id, last + 1);
+        last = r.job_id;
+        n += 1;
+    }
+    assert_eq!((n, reader.line()), (250_000, 250_001));
+}
