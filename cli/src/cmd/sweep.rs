@@ -74,7 +74,13 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
+    // A missing plot font is an error before any simulation, not after it.
+    report::plots::register_font()?;
     let loaded = trace::load(&args.trace, args.machine, args.lenient)?;
+    for a in &args.alloc {
+        // Fail before any work when an allocator does not suit the machine.
+        a.build(loaded.machine)?;
+    }
     let out = args
         .out
         .clone()

@@ -346,6 +346,7 @@ fn a_missing_font_names_the_package() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("fonts-dejavu-core"));
+    assert!(!out.join("cells").exists(), "no cell simulated without a font");
 }
 
 #[test]
@@ -355,4 +356,27 @@ fn bad_load_specs_are_rejected_before_any_work() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("FROM:TO:STEP"));
+}
+
+#[test]
+fn an_allocator_that_does_not_suit_the_machine_fails_before_any_cell() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
+    bin()
+        .args([
+            "sweep",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--machine",
+            "flat:16",
+        ])
+        .args(["--sched", "fcfs", "--alloc", "mpl", "--loads", "1"])
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "`mpl` does not work on machine `flat:16`",
+        ))
+        .stderr(predicate::str::contains("[1/1]").not());
+    assert!(!out.join("cells").exists());
 }
