@@ -325,13 +325,13 @@ pub fn subcube_dim(n: u64, max_dim: u8) -> Option<u8> {
     u8::try_from(d).ok().filter(|&d| d <= max_dim)
 }
 
-/// Requests for every size `1..=N` of one machine and rule, computed once.
+/// Requests of one machine and rule by size, each size computed once, when first asked for
+/// (a trace has a few hundred distinct sizes; a large mesh has a million).
 #[derive(Debug, Clone)]
 pub struct ShapeTable {
     machine: MachineSpec,
     rule: ShapeRule,
-    /// `table[n]` for `n` in `0..=N` (index 0 unused).
-    table: Vec<Option<Request>>,
+    cache: BTreeMap<u32, Option<Request>>,
 }
 
 impl ShapeTable {
@@ -340,13 +340,10 @@ impl ShapeTable {
         if !rule.suits(machine) {
             return Err(TransformError::RuleMismatch { rule, machine });
         }
-        let table = (0..=machine.nodes())
-            .map(|n| Self::compute(machine, rule, n))
-            .collect();
         Ok(ShapeTable {
             machine,
             rule,
-            table,
+            cache: BTreeMap::new(),
         })
     }
 
@@ -381,10 +378,15 @@ impl ShapeTable {
     }
 
     /// The request for `nodes` nodes, `None` when it can never fit.
-    pub fn request(&self, nodes: u64) -> Option<Request> {
-        usize::try_from(nodes)
+    pub fn request(&mut self, nodes: u64) -> Option<Request> {
+        let n = u32::try_from(nodes)
             .ok()
-            .and_then(|i| self.table.get(i).copied().flatten())
+            .filter(|&n| n <= self.machine.nodes())?;
+        let (machine, rule) = (self.machine, self.rule);
+        *self
+            .cache
+            .entry(n)
+            .or_insert_with(|| Self::compute(machine, rule, n))
     }
 }
 
@@ -467,12 +469,14 @@ impl Converter {
         Ok(())
     }
 
-    fn job_of(&self, rec: &Record) -> Result<Job, Dropped> {
+    fn job_of(&mut self, rec: &Record) -> Result<Job, Dropped> {
         let c = &self.conv;
         select(rec, c.partitions.as_deref(), c.queues.as_deref())?;
         let v = validate(rec, c.size_field)?;
         let nodes = procs_to_nodes(v.procs, c.procs_per_node);
-        let request = match self.table.request(nodes) {
+        let found = self.table.request(nodes);
+        let c = &self.conv;
+        let request = match found {
             Some(r) => r,
             None if c.lenient => return Err(Dropped::Reason(DropReason::TooLarge)),
             None => {

@@ -12,7 +12,7 @@ use pwa_replay::workload::{Conversion, Request, ShapeRule, SizeField};
 /// Whether exactly `m` nodes can be a `w × h` submesh of `mesh` (either way round is not implied:
 /// `w ≤ W`, `h ≤ H`).
 fn convertible(m: u32, mesh: Shape) -> bool {
-    (1..=mesh.w).any(|w| m % w == 0 && m / w <= mesh.h)
+    (1..=mesh.w).any(|w| m.is_multiple_of(w) && m / w <= mesh.h)
 }
 
 fn fits(s: Shape, mesh: Shape) -> bool {
@@ -32,7 +32,7 @@ fn check_square(n: u32, mesh: Shape, orient: Orientation) -> Result<(), String> 
         return Err(format!("{ctx}: {m} was convertible and smaller"));
     }
     let better = (1..=mesh.w)
-        .filter(|w| s.area() % w == 0 && s.area() / w <= mesh.h)
+        .filter(|&w| s.area().is_multiple_of(w) && s.area() / w <= mesh.h)
         .map(|w| w.abs_diff(s.area() / w))
         .min();
     if better != Some(s.w.abs_diff(s.h)) {
@@ -94,18 +94,38 @@ fn shape_table_agrees_with_the_rules() {
     let blue = MachineSpec::Mesh {
         size: Shape::new(12, 12),
     };
-    let t = ShapeTable::new(blue, ShapeRule::SquareTall).expect("suits");
+    let mut t = ShapeTable::new(blue, ShapeRule::SquareTall).expect("suits");
     assert_eq!(t.request(15), Some(Request::Submesh(Shape::new(3, 5))));
     assert_eq!(t.request(17), Some(Request::Submesh(Shape::new(3, 6))));
     assert_eq!(t.request(145), None);
     assert_eq!(t.request(0), None);
-    let cube = ShapeTable::new(MachineSpec::Hypercube { dim: 7 }, ShapeRule::Subcube).expect("ok");
+    let mut cube =
+        ShapeTable::new(MachineSpec::Hypercube { dim: 7 }, ShapeRule::Subcube).expect("ok");
     for n in 1..=128u64 {
         let d = subcube_dim(n, 7).expect("fits");
         assert_eq!(cube.request(n), Some(Request::Subcube(d)));
         assert!((1u64 << d) >= n && (d == 0 || (1u64 << (d - 1)) < n));
     }
     assert_eq!(cube.request(129), None);
+    // a mesh of a million nodes: sizes are computed when asked for, not all up front
+    let big = MachineSpec::Mesh {
+        size: Shape::new(1000, 1000),
+    };
+    let mut t = ShapeTable::new(big, ShapeRule::SquareTall).expect("suits");
+    // (values from an independent brute-force search)
+    assert_eq!(
+        t.request(10_007),
+        Some(Request::Submesh(Shape::new(72, 139)))
+    );
+    assert_eq!(
+        t.request(123_457),
+        Some(Request::Submesh(Shape::new(342, 361)))
+    );
+    assert_eq!(
+        t.request(999_983),
+        Some(Request::Submesh(Shape::new(1000, 1000)))
+    );
+    assert_eq!(t.request(1_000_001), None);
 }
 
 fn arb_record() -> impl Strategy<Value = Record> {
