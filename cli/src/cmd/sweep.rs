@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let counts = Counts::default();
-    let progress = Progress::new(args.quiet);
+    let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
     let results = {
         let cell_run = CellRun::new(&args, &loaded, &out, &counts);
         let runner = |c: &Cell| cell_run.run(c);

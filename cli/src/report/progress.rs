@@ -22,11 +22,13 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar when stderr is a terminal, plain lines otherwise, nothing when `quiet`.
-    pub fn new(quiet: bool) -> Self {
+    /// A bar when stderr is a terminal, plain lines otherwise, nothing when `quiet`. With
+    /// `open_ended` (`--loads auto`, where cells are planned as the sweep goes) the bar shows cells
+    /// done and planned but no ETA, which would be meaningless.
+    pub fn new(quiet: bool, open_ended: bool) -> Self {
         let running: Running = Arc::default();
         let terminal = std::io::stderr().is_terminal();
-        let bar = (!quiet && terminal).then(|| bar(running.clone()));
+        let bar = (!quiet && terminal).then(|| bar(running.clone(), open_ended));
         Progress {
             bar,
             lines: !quiet && !terminal,
@@ -77,17 +79,20 @@ impl Progress {
     }
 }
 
-fn bar(running: Running) -> ProgressBar {
+fn bar(running: Running, open_ended: bool) -> ProgressBar {
     let slowest = move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
         let r = running.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((label, t0)) = r.values().min_by_key(|(_, t0)| *t0) {
             let _ = write!(w, "slowest: {label} ({:.1} s)", t0.elapsed().as_secs_f64());
         }
     };
-    let style = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells · ETA {eta} · {slowest}",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar())
-    .with_key("slowest", slowest);
+    let template = if open_ended {
+        "{spinner} [{elapsed_precise}] {pos} cells done, {len} planned (auto loads) · {slowest}"
+    } else {
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells · ETA {eta} · {slowest}"
+    };
+    let style = ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key("slowest", slowest);
     ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr()).with_style(style)
 }
