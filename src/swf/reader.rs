@@ -381,10 +381,9 @@ impl<R: BufRead> SwfReader<R> {
                     self.header.push_comment(&String::from_utf8_lossy(text));
                 }
                 Ok(LineKind::Data(line)) => {
-                    // Keep the line without its ending, so that it is classified (and a CRLF
-                    // counted) once.
-                    let len = line.len();
-                    self.buf.truncate(len);
+                    // Keep the line without its ending or a byte order mark, so that it is
+                    // classified (and a CRLF counted) once.
+                    self.buf = line.to_vec();
                     self.pending = true;
                     return Ok(());
                 }

@@ -12,15 +12,17 @@ const WIDTHS: [usize; 18] = [5, 8, 6, 6, 4, 6, 5, 4, 6, 5, 2, 3, 3, 3, 2, 2, 2, 
 const CONTINUATION: &str = ";       ";
 
 /// Writes the header: one `; Key: value` line per entry, continuation lines indented,
-/// free-text entries as `; text`.
+/// free-text entries as `; text` after an empty `;` line (so that they do not read back as the
+/// continuation of the entry before).
 pub fn write_header<W: Write + ?Sized>(w: &mut W, header: &Header) -> io::Result<()> {
-    for entry in header.entries() {
+    for (i, entry) in header.entries().iter().enumerate() {
         let mut lines = entry.value.lines();
         let first = lines.next().unwrap_or("");
         match &entry.key {
             Some(key) if first.is_empty() => writeln!(w, "; {key}:")?,
             Some(key) => writeln!(w, "; {key}: {first}")?,
-            None => writeln!(w, "; {first}")?,
+            None if i == 0 => writeln!(w, "; {first}")?,
+            None => writeln!(w, ";\n; {first}")?,
         }
         for line in lines {
             writeln!(w, "{CONTINUATION}{line}")?;
@@ -125,11 +127,13 @@ mod tests {
         h.push("Version", "2.2");
         h.push("Note", "first line\nsecond line");
         h.push("Empty", "");
+        h.push_comment("");
+        h.push_comment("free text");
         let mut out = Vec::new();
         write_header(&mut out, &h).expect("write to a Vec");
         assert_eq!(
             String::from_utf8_lossy(&out),
-            "; Version: 2.2\n; Note: first line\n;       second line\n; Empty:\n"
+            "; Version: 2.2\n; Note: first line\n;       second line\n; Empty:\n;\n; free text\n"
         );
     }
 }

@@ -421,13 +421,34 @@ fn record() -> impl Strategy<Value = Record> {
     })
 }
 
+/// Headers whose entries survive writing: keyed values with continuation lines that do not
+/// look like keys, and free-text lines.
 fn header() -> impl Strategy<Value = Header> {
     let key = "[A-Z][A-Za-z0-9]{0,12}";
-    let value = "[A-Za-z0-9(),/.=]([A-Za-z0-9 (),/.=]{0,30}[A-Za-z0-9(),/.=])?";
-    proptest::collection::vec((key, value), 0..8).prop_map(|kv| {
+    let value = "([A-Za-z0-9(),/.=]([A-Za-z0-9 (),/.=:]{0,30}[A-Za-z0-9(),/.=])?)?";
+    let continuation = "[a-z0-9=()<>][a-z0-9=()<> ]{0,20}[a-z0-9=()<>]";
+    let entry = (
+        proptest::option::of(key),
+        value,
+        proptest::collection::vec(continuation, 0..3),
+    );
+    proptest::collection::vec(entry, 0..8).prop_map(|entries| {
         let mut h = Header::new();
-        for (k, v) in kv {
-            h.push(&k, &v);
+        for (key, first, more) in entries {
+            match key {
+                Some(k) => {
+                    let v = std::iter::once(first.as_str())
+                        .chain(more.iter().map(String::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    h.push(&k, &v);
+                }
+                // Free text: the `-` keeps it from reading as a key line.
+                None => {
+                    h.push_comment("");
+                    h.push_comment(&format!("- {first}"));
+                }
+            }
         }
         h
     })
@@ -685,4 +706,17 @@ fn a_250k_line_log_streams_through() {
         n += 1;
     }
     assert_eq!((n, reader.line()), (250_000, 250_001));
+}
+
+#[test]
+fn a_byte_order_mark_before_a_first_job_line_with_crlf() {
+    let log = b"\xEF\xBB\xBF1 0 5 12 8 -1 -1 -1 -1 -1 1 1 1 1 1 1 -1 77\r\n";
+    let (records, report) = {
+        let mut r = SwfReader::from_bufread(&log[..], "bom", ReadOptions::lenient()).expect("ok");
+        let records: Vec<Record> = r.by_ref().collect::<Result<_, _>>().expect("valid");
+        (records, r.skipped().clone())
+    };
+    assert_eq!(records.len(), 1);
+    assert_eq!((records[0].job_id, records[0].think_time), (1, Some(77)));
+    assert_eq!(report.get(SkipReason::Crlf).map(|t| t.count), Some(1));
 }
