@@ -2,7 +2,9 @@
 //!
 //! * `mesh22x16/<alloc>/…` — a half-busy 22×16 mesh (the Paragon's batch partition), fragmented by
 //!   random submeshes from a fixed seed. `fail_cold` is a near-miss request (the smallest square that
-//!   does not fit although enough nodes are free) on a fresh copy, so the full bitmask scan runs;
+//!   does not fit although enough nodes are free) on a fresh copy, so the full bitmask scan runs on
+//!   cold memory; `scan/fail_warm` is the same scan on a warm mesh (the failure cache cleared by
+//!   freeing and re-taking one node each time);
 //!   `fail_cached` repeats it on the same state (the failure cache answers); `alloc_release` places
 //!   and frees a 2×2.
 //! * `side/<alloc>/…/L` — the same on half-busy L×L meshes, L = 16 … 256: growth with the side.
@@ -73,6 +75,28 @@ fn fail_cold(mesh: &Mesh, make: Make, req: Request) -> impl FnMut(&mut criterion
     }
 }
 
+/// A failed scan on a warm mesh: freeing and re-taking one busy node clears the failure cache, so
+/// every iteration runs the full bitmask scan (the free/take costs a few ns and is included).
+fn fail_scan(mesh: &Mesh, miss: Shape) -> impl FnMut(&mut criterion::Bencher) {
+    let mut mesh = mesh.clone();
+    let size = mesh.size();
+    let cell = (0..size.h)
+        .flat_map(|y| (0..size.w).map(move |x| Coord { x, y }))
+        .find(|&c| !mesh.is_node_free(c))
+        .map(|base| Submesh {
+            base,
+            shape: Shape::new(1, 1),
+        })
+        .expect("a half-busy mesh has a busy node");
+    move |b| {
+        b.iter(|| {
+            mesh.vacate(&cell);
+            mesh.occupy(&cell);
+            assert!(mesh.first_fit(black_box(miss)).is_none());
+        })
+    }
+}
+
 fn alloc_release(a: &mut dyn Allocator, req: Request) -> impl FnMut(&mut criterion::Bencher) {
     move |b| {
         b.iter(|| {
@@ -87,6 +111,10 @@ fn mesh_22x16(c: &mut Criterion) {
     let miss = Request::Submesh(near_miss(&mesh));
     let fits = Request::Submesh(Shape::new(2, 2));
     let mut g = c.benchmark_group("mesh22x16");
+    g.bench_function(
+        BenchmarkId::new("scan", "fail_warm"),
+        fail_scan(&mesh, near_miss(&mesh)),
+    );
     for (name, make) in KINDS {
         g.bench_function(
             BenchmarkId::new(name, "fail_cold"),
@@ -117,6 +145,10 @@ fn side_sweep(c: &mut Criterion) {
         let mesh = half_busy(Shape::new(side, side), 11);
         let miss = Request::Submesh(near_miss(&mesh));
         let fits = Request::Submesh(Shape::new(2, 2));
+        g.bench_function(
+            BenchmarkId::new("scan/fail_warm", side),
+            fail_scan(&mesh, near_miss(&mesh)),
+        );
         for (name, make) in KINDS {
             if name == "ff" || name == "mpl" {
                 g.bench_function(

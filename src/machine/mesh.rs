@@ -306,29 +306,27 @@ impl Mesh {
         if tallest < h {
             return false;
         }
-        // Block prefix ANDs into `bases`, block suffix ANDs in place in `runs` (blocks of h rows).
-        for y in 0..height {
-            let (done, rest) = self.bases.split_at_mut(y * nw);
-            let cur = &mut rest[..nw];
-            cur.copy_from_slice(&self.runs[y * nw..(y + 1) * nw]);
-            if y % h != 0 {
-                and_into(cur, &done[(y - 1) * nw..]);
+        // Blocks of h rows: prefix ANDs into `bases`, suffix ANDs in place in `runs` (stride nw).
+        for (r, p) in self
+            .runs
+            .chunks_mut(h * nw)
+            .zip(self.bases.chunks_mut(h * nw))
+        {
+            p.copy_from_slice(r);
+            for i in nw..p.len() {
+                p[i] &= p[i - nw];
             }
-        }
-        for y in (0..height.saturating_sub(1)).rev() {
-            if (y + 1) % h != 0 {
-                let (cur, next) = self.runs[y * nw..].split_at_mut(nw);
-                and_into(cur, &next[..nw]);
+            for i in (0..r.len() - nw).rev() {
+                r[i] &= r[i + nw];
             }
         }
         // Window [y, y+h): suffix[y] & prefix[y+h−1]; written over prefix[y] (read indices ≥ y).
+        let span = (h - 1) * nw;
         let mut any = false;
-        for y in 0..=height - h {
-            for j in 0..nw {
-                let v = self.runs[y * nw + j] & self.bases[(y + h - 1) * nw + j];
-                self.bases[y * nw + j] = v;
-                any |= v != 0;
-            }
+        for i in 0..(height - h + 1) * nw {
+            let v = self.runs[i] & self.bases[i + span];
+            self.bases[i] = v;
+            any |= v != 0;
         }
         any
     }
