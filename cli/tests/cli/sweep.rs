@@ -346,7 +346,10 @@ fn a_missing_font_names_the_package() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("fonts-dejavu-core"));
-    assert!(!out.join("cells").exists(), "no cell simulated without a font");
+    assert!(
+        !out.join("cells").exists(),
+        "no cell simulated without a font"
+    );
 }
 
 #[test]
