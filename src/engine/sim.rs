@@ -174,7 +174,10 @@ impl<'w> Engine<'w> {
             if let Some(e) = self.state.error.take() {
                 return Err(e);
             }
-            let instant_over = self.state.next_key().is_none_or(|(next, _)| next != t);
+            let instant_over = self
+                .state
+                .next_key()
+                .is_none_or(|(next, _)| next.total_cmp(&t) != Ordering::Equal);
             if instant_over {
                 observer.on_instant(t, self.sched.waiting(), self.state.busy);
             }
