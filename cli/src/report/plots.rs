@@ -195,7 +195,7 @@ fn draw(
         };
         let (lo, hi) = (lo / 1.5, hi * 1.5);
         let y = (lo..hi).log_scale().with_key_points(log_keys(lo, hi));
-        draw_chart(&plot, &title, fig, x, y, curves, |c| c.1 > 0.0, log_tick)?;
+        draw_chart(&plot, &title, fig, x, y, curves, &LOG_AXIS)?;
     } else {
         let hi = curves
             .iter()
@@ -206,7 +206,7 @@ fn draw(
             (true, false) => 1.0,
             (false, _) => hi.max(1.0) * 1.02,
         };
-        draw_chart(&plot, &title, fig, x, 0.0..hi, curves, |_| true, number)?;
+        draw_chart(&plot, &title, fig, x, 0.0..hi, curves, &LINEAR_AXIS)?;
     }
     draw_legend(&legend, curves)?;
     root.present()?;
@@ -223,6 +223,22 @@ fn x_range(rows: &[SummaryRow]) -> Range<f64> {
     (lo - pad).max(0.0)..hi + pad
 }
 
+/// How values map onto a y axis: which points can be drawn and how ticks read.
+struct YAxis {
+    shown: fn(&(f64, f64)) -> bool,
+    tick: fn(f64) -> String,
+}
+
+const LOG_AXIS: YAxis = YAxis {
+    shown: |p| p.1 > 0.0,
+    tick: log_tick,
+};
+
+const LINEAR_AXIS: YAxis = YAxis {
+    shown: |_| true,
+    tick: number,
+};
+
 fn draw_chart<Y>(
     area: &DrawingArea<BitMapBackend<'_>, Shift>,
     title: &str,
@@ -230,8 +246,7 @@ fn draw_chart<Y>(
     x: Range<f64>,
     y: Y,
     curves: &[Curve],
-    shown: fn(&(f64, f64)) -> bool,
-    tick: fn(f64) -> String,
+    axis: &YAxis,
 ) -> anyhow::Result<()>
 where
     Y: AsRangedCoord<Value = f64>,
@@ -250,13 +265,18 @@ where
         .label_style((FONT, 20))
         .axis_desc_style((FONT, 24))
         .x_label_formatter(&|v| load_tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| (axis.tick)(*v))
         .y_labels(12)
         .light_line_style(RGBColor(246, 246, 246))
         .bold_line_style(RGBColor(205, 205, 205))
         .draw()?;
     for c in curves {
-        let pts: Vec<(f64, f64)> = c.points.iter().copied().filter(|p| shown(p)).collect();
+        let pts: Vec<(f64, f64)> = c
+            .points
+            .iter()
+            .copied()
+            .filter(|p| (axis.shown)(p))
+            .collect();
         chart.draw_series(LineSeries::new(pts.clone(), c.colour.stroke_width(3)))?;
         for p in pts {
             let at = chart.backend_coord(&p);
@@ -393,7 +413,7 @@ fn group(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
