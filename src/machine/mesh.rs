@@ -222,39 +222,86 @@ impl Mesh {
     /// holds no run of `min.w`); each horizontal run of it is a rectangle that is maximal sideways, and
     /// it is maximal when the rows just below `y0` and above `y1` do not cover it.
     pub fn maximal_free_submeshes(&self, min: Shape) -> Vec<Submesh> {
+        self.maximal(min, false)
+    }
+
+    /// The maximal free submeshes of [`Mesh::maximal_free_submeshes`] that touch the mesh border —
+    /// the only ones with a corner of non-zero peripheral length. Cheaper: away from the bottom and
+    /// top rows only the runs at the left and right edges are examined.
+    pub fn peripheral_maximal_free_submeshes(&self, min: Shape) -> Vec<Submesh> {
+        self.maximal(min, true)
+    }
+
+    fn maximal(&self, min: Shape, border_only: bool) -> Vec<Submesh> {
+        let (min_w, min_h, height) = (min.w.max(1), min.h.max(1), self.size.h);
+        let to_top = if border_only {
+            self.ands_to_top()
+        } else {
+            Vec::new()
+        };
         let mut found = Vec::new();
         let mut acc = vec![0u64; self.nw];
-        for y0 in 0..self.size.h {
+        for y0 in 0..height {
             acc.copy_from_slice(self.row(y0));
-            for y1 in y0..self.size.h {
+            let mut y1 = y0;
+            loop {
                 and_into(&mut acc, self.row(y1));
-                if y1 + 1 - y0 >= min.h.max(1) {
-                    if !self.push_maximal(&acc, y0, y1, min.w.max(1), &mut found) {
-                        break;
-                    }
-                } else if acc.iter().all(|&v| v == 0) {
+                if acc.iter().all(|&v| v == 0) {
                     break;
+                }
+                if y1 + 1 - y0 >= min_h {
+                    if !border_only || y0 == 0 || y1 + 1 == height {
+                        if !self.push_maximal(Runs::new(&acc), y0, y1, min_w, &mut found) {
+                            break;
+                        }
+                    } else {
+                        self.push_maximal(edge_runs(&acc, self.size.w), y0, y1, min_w, &mut found);
+                    }
+                }
+                if y1 + 1 == height {
+                    break;
+                }
+                y1 += 1;
+                if border_only && y0 > 0 && !self.touches_side(&acc) {
+                    // Only a submesh reaching the top row can still touch the border: jump there.
+                    y1 = height - 1;
+                    let start = y0 as usize * self.nw;
+                    acc.copy_from_slice(&to_top[start..start + self.nw]);
                 }
             }
         }
         found
     }
 
-    /// Pushes the maximal submeshes with rows `y0..=y1` whose columns are a run of `acc` at least
-    /// `min_w` long; returns whether `acc` had such a run at all (else taller ones cannot either).
+    /// Per row `y`, the AND of rows `y..H` (a free column from `y` to the top row).
+    fn ands_to_top(&self) -> Vec<u64> {
+        let mut out = self.rows.clone();
+        let nw = self.nw;
+        for i in (0..out.len().saturating_sub(nw)).rev() {
+            out[i] &= out[i + nw];
+        }
+        out
+    }
+
+    /// Whether a row mask has its leftmost or rightmost node set.
+    fn touches_side(&self, acc: &[u64]) -> bool {
+        let right = self.size.w - 1;
+        acc[0] & 1 == 1 || acc[(right / 64) as usize] >> (right % 64) & 1 == 1
+    }
+
+    /// Pushes the maximal submeshes with rows `y0..=y1` whose columns are one of `runs` (maximal runs
+    /// of the rows' AND) at least `min_w` long; returns whether any run was that long (else taller
+    /// ones cannot be either).
     fn push_maximal(
         &self,
-        acc: &[u64],
+        runs: impl Iterator<Item = (u32, u32)>,
         y0: u32,
         y1: u32,
         min_w: u32,
         found: &mut Vec<Submesh>,
     ) -> bool {
         let mut any = false;
-        for (x, w) in Runs::new(acc) {
-            if w < min_w {
-                continue;
-            }
+        for (x, w) in runs.filter(|&(_, w)| w >= min_w) {
             any = true;
             let blocked_below = y0 == 0 || !range_all_set(self.row(y0 - 1), x, w);
             let blocked_above = y1 + 1 == self.size.h || !range_all_set(self.row(y1 + 1), x, w);
@@ -513,6 +560,32 @@ impl Iterator for Runs<'_> {
     }
 }
 
+/// The maximal runs of `words` (a row of `width` bits) that touch bit 0 or bit `width − 1`.
+fn edge_runs(words: &[u64], width: u32) -> impl Iterator<Item = (u32, u32)> {
+    let mut left = 0;
+    for &v in words {
+        let t = v.trailing_ones();
+        left += t;
+        if t < 64 {
+            break;
+        }
+    }
+    let mut right = 0;
+    let mut top = width; // bits below `top` not yet counted
+    while top > 0 {
+        let used = (top - 1) % 64 + 1;
+        let t = (words[((top - 1) / 64) as usize] << (64 - used)).leading_ones();
+        right += t.min(used);
+        if t < used {
+            break;
+        }
+        top -= used;
+    }
+    let left_run = (left > 0).then_some((0, left));
+    let right_run = (right > 0 && right < width).then_some((width - right, right));
+    left_run.into_iter().chain(right_run)
+}
+
 /// `dst &= src` word by word (`src` at least as long).
 fn and_into(dst: &mut [u64], src: &[u64]) {
     for (d, s) in dst.iter_mut().zip(src) {
@@ -625,6 +698,17 @@ pub(crate) mod tests {
         let mut two = [!0u64 << 60, 0b11_1111];
         runs_at_least(&mut two, 8);
         assert_eq!(two, [0b111 << 60, 0]);
+    }
+
+    #[test]
+    fn edge_runs_across_words() {
+        // width 70: bits 0..=2 and 60..=69 set.
+        let words = [0b111 | (!0u64 << 60), 0b11_1111];
+        let runs: Vec<_> = edge_runs(&words, 70).collect();
+        assert_eq!(runs, vec![(0, 3), (60, 10)]);
+        let full = [!0u64, 0b11_1111];
+        assert_eq!(edge_runs(&full, 70).collect::<Vec<_>>(), vec![(0, 70)]);
+        assert_eq!(edge_runs(&[0b0110], 4).count(), 0);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! The paper leaves the candidate set and the tie-break open. Here:
 //!
 //! * **Candidates** are the four corner placements of every maximal free submesh (Definition 1) that
-//!   can hold the request. Any free placement lies in some maximal free submesh, and sliding it to a
+//!   can hold the request (only those touching the border are enumerated: the others' corners have
+//!   peripheral length 0 and lose to any border candidate). Any free placement lies in some maximal free submesh, and sliding it to a
 //!   corner of that submesh never loses a border it touched, so the best peripheral length over the
 //!   corners equals the best over all free placements.
 //! * **Peripheral length** counts unit edges on the mesh border: `h` for the left edge, `h` the right,
@@ -65,7 +66,7 @@ fn mpl(mesh: &mut Mesh, shape: Shape) -> Option<Submesh> {
     let mesh = bases.mesh();
     // Key: longest periphery, then smallest hole, then row-major base order.
     let mut best: Option<((u32, u32, u32, u32), Submesh)> = None;
-    for hole in mesh.maximal_free_submeshes(shape) {
+    for hole in mesh.peripheral_maximal_free_submeshes(shape) {
         for s in corners(&hole, shape) {
             let pl = mesh.peripheral_length(&s);
             let key = (u32::MAX - pl, hole.shape.area(), s.base.y, s.base.x);

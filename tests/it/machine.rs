@@ -257,7 +257,7 @@ proptest! {
 
     #[test]
     fn maximal_free_submeshes_match_brute_force(
-        (w, h, busy) in (1u32..=7, 1u32..=6).prop_flat_map(|(w, h)| {
+        (w, h, busy) in prop_oneof![(1u32..=7, 1u32..=6), (62u32..=70, 1u32..=3)].prop_flat_map(|(w, h)| {
             (Just(w), Just(h), prop::collection::vec(prop::bool::weighted(0.35), (w * h) as usize))
         })
     ) {
@@ -290,9 +290,19 @@ proptest! {
             .map(Submesh::paper)
             .collect();
         let mut got: Vec<_> = mesh.maximal_free_submeshes(Shape::new(1, 1)).iter().map(Submesh::paper).collect();
+        let touches_border = |p: &(u32, u32, u32, u32)| p.0 == 1 || p.1 == 1 || p.2 == w || p.3 == h;
+        let mut border: Vec<_> = expected.iter().copied().filter(touches_border).collect();
+        let mut got_border: Vec<_> = mesh
+            .peripheral_maximal_free_submeshes(Shape::new(1, 1))
+            .iter()
+            .map(Submesh::paper)
+            .collect();
         expected.sort();
         got.sort();
         prop_assert_eq!(got, expected);
+        border.sort();
+        got_border.sort();
+        prop_assert_eq!(got_border, border);
     }
 
     #[test]
