@@ -77,6 +77,8 @@ pub const FIGURES: [Figure; 4] = [
 /// A line of a figure.
 struct Curve {
     label: String,
+    scheduler: String,
+    allocator: String,
     colour: RGBColor,
     marker: Marker,
     points: Vec<(f64, f64)>,
@@ -143,6 +145,8 @@ fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
             Some(c) => c.points.push(p),
             None => out.push(Curve {
                 label,
+                scheduler: r.scheduler.clone(),
+                allocator: r.allocator.clone(),
                 colour: if one_scheduler {
                     palette::allocator_colour(&r.allocator)
                 } else {
@@ -277,31 +281,112 @@ where
             .copied()
             .filter(|p| (axis.shown)(p))
             .collect();
-        chart.draw_series(LineSeries::new(pts.clone(), c.colour.stroke_width(3)))?;
+        let (width, size) = line_and_marker(curves.len());
+        chart.draw_series(LineSeries::new(pts.clone(), c.colour.stroke_width(width)))?;
         for p in pts {
             let at = chart.backend_coord(&p);
-            marker(area, at, c.marker, c.colour)?;
+            marker(area, at, c.marker, c.colour, size)?;
         }
     }
     Ok(())
 }
 
-/// The legend column: a line sample, a marker and the label per series.
+/// Line width and marker radius: thinner for crowded figures.
+fn line_and_marker(curves: usize) -> (u32, i32) {
+    if curves > 12 { (2, 4) } else { (3, 6) }
+}
+
+/// One line of the legend.
+enum Entry {
+    /// A section title.
+    Title(String),
+    /// A sample (line and/or marker) and its label.
+    Item {
+        label: String,
+        line: Option<RGBColor>,
+        marker: Option<(Marker, RGBColor)>,
+    },
+}
+
+/// The legend: one entry per series; or, when several schedulers meet several allocators (colour
+/// = scheduler, marker = allocator), one entry per scheduler and one per allocator.
+fn legend(curves: &[Curve]) -> Vec<Entry> {
+    let mut scheds: Vec<&Curve> = Vec::new();
+    let mut allocs: Vec<&Curve> = Vec::new();
+    for c in curves {
+        if !scheds.iter().any(|s| s.scheduler == c.scheduler) {
+            scheds.push(c);
+        }
+        if !allocs.iter().any(|a| a.allocator == c.allocator) {
+            allocs.push(c);
+        }
+    }
+    if scheds.len() < 2 || allocs.len() < 2 {
+        let items = curves.iter().map(|c| Entry::Item {
+            label: c.label.clone(),
+            line: Some(c.colour),
+            marker: Some((c.marker, c.colour)),
+        });
+        return std::iter::once(Entry::Title("Policy".into()))
+            .chain(items)
+            .collect();
+    }
+    let grey = RGBColor(60, 60, 60);
+    let mut out = vec![Entry::Title("Scheduler (colour)".into())];
+    out.extend(scheds.iter().map(|c| Entry::Item {
+        label: c.scheduler.clone(),
+        line: Some(c.colour),
+        marker: None,
+    }));
+    out.push(Entry::Title("Allocator (marker)".into()));
+    out.extend(allocs.iter().map(|c| Entry::Item {
+        label: c.allocator.clone(),
+        line: None,
+        marker: Some((c.marker, grey)),
+    }));
+    out
+}
+
+/// The legend column, rows shrunk to fit the figure's height.
 fn draw_legend(
     area: &DrawingArea<BitMapBackend<'_>, Shift>,
     curves: &[Curve],
 ) -> anyhow::Result<()> {
-    let (x0, top) = (10, 90);
-    area.draw(&Text::new("Policy", (x0, top - 40), (FONT, 22)))?;
-    for (i, c) in curves.iter().enumerate() {
-        let y = top + 36 * i as i32;
-        area.draw(&PathElement::new(
-            vec![(x0, y), (x0 + 44, y)],
-            c.colour.stroke_width(3),
-        ))?;
-        let (ox, oy) = area.get_base_pixel();
-        marker(area, (ox + x0 + 22, oy + y), c.marker, c.colour)?;
-        area.draw(&Text::new(c.label.clone(), (x0 + 56, y - 10), (FONT, 20)))?;
+    let entries = legend(curves);
+    let (x0, top) = (10, 54);
+    let avail = SIZE.1 as i32 - top - 20;
+    let row = (avail / entries.len().max(1) as i32).clamp(16, 36);
+    let font = (row * 14 / 25).clamp(12, 20);
+    let (ox, oy) = area.get_base_pixel();
+    for (i, e) in entries.iter().enumerate() {
+        let y = top + row * i as i32;
+        match e {
+            Entry::Title(t) => {
+                area.draw(&Text::new(
+                    t.clone(),
+                    (x0, y - font / 2 - 2),
+                    (FONT, font + 2),
+                ))?;
+            }
+            Entry::Item {
+                label,
+                line,
+                marker: m,
+            } => {
+                if let Some(colour) = line {
+                    let seg = vec![(x0, y), (x0 + 44, y)];
+                    area.draw(&PathElement::new(seg, colour.stroke_width(3)))?;
+                }
+                if let Some((shape, colour)) = m {
+                    marker(area, (ox + x0 + 22, oy + y), *shape, *colour, 6)?;
+                }
+                area.draw(&Text::new(
+                    label.clone(),
+                    (x0 + 56, y - font / 2),
+                    (FONT, font),
+                ))?;
+            }
+        }
     }
     Ok(())
 }
@@ -312,10 +397,10 @@ fn marker(
     at: (i32, i32),
     m: Marker,
     colour: RGBColor,
+    r: i32,
 ) -> anyhow::Result<()> {
     let (ox, oy) = area.get_base_pixel();
     let (x, y) = (at.0 - ox, at.1 - oy);
-    let r = 6;
     let fill = colour.filled();
     match m {
         Marker::Circle => area.draw(&Circle::new((x, y), r, fill))?,
@@ -453,6 +538,8 @@ mod tests {
     fn auto_log_triggers_on_exploding_curves_only() {
         let c = |ys: &[f64]| Curve {
             label: "x".into(),
+            scheduler: "x".into(),
+            allocator: "x".into(),
             colour: BLACK,
             marker: Marker::Circle,
             points: ys.iter().enumerate().map(|(i, y)| (i as f64, *y)).collect(),
