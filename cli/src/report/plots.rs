@@ -548,4 +548,42 @@ mod tests {
         assert!(explodes(&[c(&[10.0, 50.0]), c(&[0.0, 5000.0])]));
         assert!(!explodes(&[c(&[0.0, 0.0])]));
     }
+
+    #[test]
+    fn legend_is_factorised_only_when_both_labels_vary() {
+        let c = |s: &str, a: &str| Curve {
+            label: format!("{s} + {a}"),
+            scheduler: s.into(),
+            allocator: a.into(),
+            colour: palette::scheduler_colour(s),
+            marker: palette::allocator_marker(a),
+            points: vec![],
+        };
+        let titles = |e: &[Entry]| -> Vec<String> {
+            e.iter()
+                .map(|e| match e {
+                    Entry::Title(t) => format!("# {t}"),
+                    Entry::Item { label, .. } => label.clone(),
+                })
+                .collect()
+        };
+        let per_series = legend(&[c("fcfs", "mpl"), c("oo", "mpl")]);
+        assert_eq!(titles(&per_series), ["# Policy", "fcfs + mpl", "oo + mpl"]);
+        let grid: Vec<Curve> = ["fcfs", "oo", "delay"]
+            .iter()
+            .flat_map(|s| ["ff", "mpl"].map(|a| c(s, a)))
+            .collect();
+        assert_eq!(
+            titles(&legend(&grid)),
+            [
+                "# Scheduler (colour)",
+                "fcfs",
+                "oo",
+                "delay",
+                "# Allocator (marker)",
+                "ff",
+                "mpl"
+            ]
+        );
+    }
 }
