@@ -77,6 +77,7 @@ pub(crate) fn field_at(line: &[u8], pos: usize) -> Option<Field> {
 /// A fused one-pass parser handles the common case; anything it does not accept (errors, but also
 /// long numbers) goes through the token-by-token parser, which defines the accepted language and
 /// the error messages. A property test checks that the two agree.
+#[inline]
 pub(crate) fn parse_record(line: &[u8]) -> Result<Record, LineError<'_>> {
     match fast::record(line) {
         Ok((_, record)) => Ok(record),
@@ -323,6 +324,7 @@ mod fast {
     }
 
     /// All 18 fields, then only blanks.
+    #[inline]
     pub(super) fn record(i: &[u8]) -> Res<'_, Record> {
         let (i, job_id) = job(i)?;
         let (i, submit) = opt_int(i)?;

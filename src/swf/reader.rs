@@ -106,6 +106,7 @@ impl State {
     }
 
     /// Strips the line ending, rejects NUL bytes and (strict) CRLF, and classifies the line.
+    #[inline]
     fn classify<'a>(&mut self, raw: &'a [u8]) -> Result<LineKind<'a>, SwfError> {
         let line = raw.strip_suffix(b"\n").unwrap_or(raw);
         // A UTF-8 byte order mark before the first line is not content.
@@ -173,6 +174,7 @@ impl State {
     }
 
     /// Submit times must not go backwards (records without one are not compared).
+    #[inline]
     fn check_order(&mut self, record: &Record) -> Result<(), SwfError> {
         let Some(submit) = record.submit else {
             return Ok(());
@@ -191,6 +193,7 @@ impl State {
     }
 
     /// Parses one raw line (line ending included): `None` for comments and blank lines.
+    #[inline]
     fn parse_line(&mut self, raw: &[u8]) -> Parsed {
         let LineKind::Data(line) = self.classify(raw)? else {
             return Ok(None);
@@ -406,6 +409,7 @@ impl<R: BufRead> SwfReader<R> {
     }
 
     /// The next record, `None` at a clean end; errors that lenient mode may skip are skipped.
+    #[inline]
     fn next_record(&mut self) -> Result<Option<Record>, SwfError> {
         loop {
             let parsed = if std::mem::take(&mut self.pending) {
@@ -430,6 +434,7 @@ impl<R: BufRead> SwfReader<R> {
 
     /// Parses the next line where it lies in the reader's buffer, without copying it; `None`
     /// when no whole line is buffered (then [`SwfReader::read_raw`] copies it).
+    #[inline]
     fn parse_in_place(&mut self) -> Result<Option<Parsed>, SwfError> {
         let available = loop {
             match self.inner.fill_buf() {
@@ -453,6 +458,7 @@ impl<R: BufRead> SwfReader<R> {
 impl<R: BufRead> Iterator for SwfReader<R> {
     type Item = Result<Record, SwfError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
             return None;
