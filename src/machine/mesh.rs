@@ -12,7 +12,12 @@
 //!
 //! A whole scan is therefore `O(H · ⌈W/64⌉ · log w)` word operations. Two O(1) early outs come first:
 //! fewer free nodes than the request's area, and a cache of shapes known to fail — if no `w × h`
-//! placement is free, no larger one is either, and that stays true until a node is freed.
+//! placement is free, no larger one is either, and that stays true until a node is freed. Inside the
+//! scan, rows with fewer than `w` free nodes skip step 1, and step 2 is skipped when no `h`
+//! consecutive rows hold a run of `w`.
+//!
+//! [`Mesh::maximal_free_submeshes`] lists the maximal free submeshes (window-k-mesh.md Definition 1)
+//! for MPL by extending row ANDs upwards from each bottom row; it runs only on successful attempts.
 
 use super::{AllocStats, Coord, MachineSpec, Placement, Shape, Submesh};
 use crate::workload::Request;
@@ -68,7 +73,8 @@ pub struct Mesh {
 }
 
 impl Mesh {
-    /// An all-free `size.w × size.h` mesh.
+    /// An all-free `size.w × size.h` mesh. The node count `W·H` must fit a `u32` (as
+    /// [`AllocKind::build`](super::AllocKind::build) checks).
     pub fn new(size: Shape) -> Self {
         let nw = size.w.div_ceil(64) as usize;
         let mut rows = vec![0u64; nw * size.h as usize];
