@@ -230,6 +230,21 @@ pub struct SwfReader<R = Box<dyn BufRead + Send>> {
     done: bool,
 }
 
+/// Reads the first two bytes (fewer at the end of the input), however the source splits them.
+fn read_head(read: &mut impl Read) -> io::Result<([u8; 2], usize)> {
+    let mut head = [0u8; 2];
+    let mut n = 0;
+    while n < head.len() {
+        match read.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((head, n))
+}
+
 impl SwfReader {
     /// Opens a plain or gzip file (gzip detected from its first two bytes, not its name).
     pub fn open(path: impl AsRef<Path>, opts: ReadOptions) -> Result<SwfReader, SwfError> {
@@ -249,11 +264,15 @@ impl SwfReader {
         opts: ReadOptions,
     ) -> Result<SwfReader, SwfError> {
         let name = name.into();
-        let mut plain = BufReader::with_capacity(BUF_CAPACITY, read);
-        let gzip = match plain.fill_buf() {
-            Ok(head) => head.starts_with(&GZIP_MAGIC),
+        let mut read = read;
+        let (head, n) = match read_head(&mut read) {
+            Ok(head) => head,
             Err(source) => return Err(SwfError::Io { path: name, source }),
         };
+        let gzip = head == GZIP_MAGIC;
+        // Put the peeked bytes back in front of the rest.
+        let source = io::Cursor::new(head).take(n as u64).chain(read);
+        let plain = BufReader::with_capacity(BUF_CAPACITY, source);
         let inner: Box<dyn BufRead + Send> = if gzip {
             let decoder = MultiGzDecoder::new(plain);
             Box::new(BufReader::with_capacity(BUF_CAPACITY, decoder))

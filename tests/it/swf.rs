@@ -720,3 +720,41 @@ fn a_byte_order_mark_before_a_first_job_line_with_crlf() {
     assert_eq!((records[0].job_id, records[0].think_time), (1, Some(77)));
     assert_eq!(report.get(SkipReason::Crlf).map(|t| t.count), Some(1));
 }
+
+/// A source that hands out one byte per read, like a slow pipe.
+struct Trickle(std::io::Cursor<Vec<u8>>);
+
+impl Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(1);
+        self.0.read(&mut buf[..n])
+    }
+}
+
+#[test]
+fn gzip_is_detected_even_one_byte_at_a_time() {
+    let gz = std::fs::read(fixture("valid/sdsc_sample.gz.bin")).expect("sample");
+    let reader = SwfReader::detect(
+        Trickle(std::io::Cursor::new(gz)),
+        "pipe",
+        ReadOptions::strict(),
+    )
+    .expect("header");
+    assert!(reader.is_gzip());
+    assert_eq!(
+        reader.map(|r| r.expect("valid").job_id).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
+    let one = SwfReader::detect(
+        std::io::Cursor::new(vec![b'7']),
+        "one",
+        ReadOptions::strict(),
+    )
+    .expect("no header")
+    .find_map(Result::err)
+    .expect("one byte is no log");
+    assert_eq!(
+        one.to_string(),
+        "one:1: expected 18 fields, found 1: field 2 (submit time) and later are missing"
+    );
+}
