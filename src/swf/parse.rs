@@ -1,5 +1,10 @@
-//! The job-line parser: nom splits the 18 whitespace-separated fields, hand-rolled loops read the
-//! numbers (no allocation, no UTF-8 check on the hot path).
+//! The job-line parser, in two layers that accept the same lines:
+//!
+//! * `fast`: one pass of nom-style parsers, one per field, with hand-rolled digit loops and a unit
+//!   error — no allocation, no UTF-8 check, no second look at a byte;
+//! * [`parse_record_by_tokens`]: nom splits the 18 fields, then each is read with full error
+//!   reporting. It defines the language; the fast layer declines anything unusual (errors, long
+//!   numbers) and hands the line over.
 //!
 //! Number syntax (a choice, see `docs/ALGORITHMS.md`, section "SWF reader"):
 //! * integer fields: `[+-]?[0-9]+` optionally followed by `.` and digits that are **all zero**
@@ -42,7 +47,7 @@ fn token(i: &[u8]) -> IResult<&[u8], &[u8]> {
 }
 
 /// Splits a line (without its line ending) into exactly 18 tokens, or counts them.
-pub(crate) fn split_fields(line: &[u8]) -> Result<[&[u8]; FIELD_COUNT], usize> {
+fn split_fields(line: &[u8]) -> Result<[&[u8]; FIELD_COUNT], usize> {
     let mut fields: [&[u8]; FIELD_COUNT] = [&[]; FIELD_COUNT];
     let mut rest = line;
     let mut n = 0;
@@ -86,7 +91,7 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<Record, LineError<'_>> {
 }
 
 /// The reference parser: split into tokens, then read each with full error reporting.
-pub(crate) fn parse_record_by_tokens(line: &[u8]) -> Result<Record, LineError<'_>> {
+fn parse_record_by_tokens(line: &[u8]) -> Result<Record, LineError<'_>> {
     let f = split_fields(line).map_err(LineError::FieldCount)?;
     let int = |i: usize| {
         parse_int(f[i]).map_err(|problem| LineError::Field {
@@ -176,7 +181,7 @@ fn parse_magnitude(t: &[u8]) -> Result<(bool, u64), FieldProblem> {
 }
 
 /// Reads an integer field into `i64`.
-pub(crate) fn parse_int(t: &[u8]) -> Result<i64, FieldProblem> {
+fn parse_int(t: &[u8]) -> Result<i64, FieldProblem> {
     match parse_magnitude(t)? {
         (true, m) => 0i64.checked_sub_unsigned(m).ok_or(FieldProblem::Overflow),
         (false, m) => i64::try_from(m).map_err(|_| FieldProblem::Overflow),
@@ -184,7 +189,7 @@ pub(crate) fn parse_int(t: &[u8]) -> Result<i64, FieldProblem> {
 }
 
 /// Reads the job number (field 1) into `u64`: negative numbers (also `-1`) are errors.
-pub(crate) fn parse_job_number(t: &[u8]) -> Result<u64, FieldProblem> {
+fn parse_job_number(t: &[u8]) -> Result<u64, FieldProblem> {
     match parse_magnitude(t)? {
         (false, m) | (true, m @ 0) => Ok(m),
         (true, _) => Err(FieldProblem::Negative),
@@ -198,7 +203,7 @@ const POW10: [f64; 23] = [
 ];
 
 /// Reads a decimal field (6 or 7), correctly rounded.
-pub(crate) fn parse_decimal(t: &[u8]) -> Result<f64, FieldProblem> {
+fn parse_decimal(t: &[u8]) -> Result<f64, FieldProblem> {
     let (neg, body) = sign(t);
     let (int, frac) = digits_and_fraction(body).ok_or(FieldProblem::NotANumber)?;
     let value = if int.len() + frac.len() <= 15 {
