@@ -57,6 +57,21 @@ impl FailCache {
 }
 
 /// The free/busy state of a 2D mesh, with fast placement queries.
+///
+/// ```
+/// use pwa_replay::machine::{Mesh, Shape, Submesh};
+///
+/// // Fig. 1 of window-k-mesh.md: M(5,4) whose free nodes are (1,1,5,2) ∪ (4,1,5,3).
+/// let mut mesh = Mesh::new(Shape::new(5, 4));
+/// mesh.occupy(&Submesh::from_paper(1, 3, 3, 3));
+/// mesh.occupy(&Submesh::from_paper(1, 4, 5, 4));
+/// assert_eq!(mesh.free_nodes(), 12);
+/// assert_eq!(mesh.first_fit(Shape::new(2, 3)), Some(Submesh::from_paper(4, 1, 5, 3)));
+/// assert_eq!(mesh.first_fit(Shape::new(3, 3)), None);
+/// let holes = mesh.maximal_free_submeshes(Shape::new(1, 1));
+/// let holes: Vec<_> = holes.iter().map(Submesh::paper).collect();
+/// assert_eq!(holes, [(1, 1, 5, 2), (4, 1, 5, 3)]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Mesh {
     size: Shape,
