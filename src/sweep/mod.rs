@@ -11,6 +11,27 @@
 //! a few points past its knee ([`KneeRule`]); the points kept per series depend only on the
 //! results, never on the thread count or timing. The caller supplies the replay of one cell (the
 //! binary wraps it with a result cache for `--resume`) and receives [`CellEvent`]s for progress.
+//! [`run_cells`] and [`replay_cell`] are the plain engine-backed versions.
+//!
+//! ```
+//! use pwa_replay::engine::RunMetrics;
+//! use pwa_replay::sweep::{Cell, CellError, Grid, LoadSpec, run_cells_with};
+//!
+//! let LoadSpec::List(loads) = "0.5:1.5:0.5".parse().unwrap() else { unreachable!() };
+//! let grid = Grid {
+//!     schedulers: vec!["fcfs".parse().unwrap(), "window:240".parse().unwrap()],
+//!     allocators: vec!["mpl".parse().unwrap()],
+//!     loads,
+//! };
+//! // A stand-in for a replay: the metrics of a cell from its labels alone.
+//! let fake = |c: &Cell| -> Result<RunMetrics, CellError> {
+//!     Ok(RunMetrics { mean_turnaround_s: 100.0 * c.load_factor, ..RunMetrics::default() })
+//! };
+//! let results = run_cells_with(&grid.cells(), 2, &fake, &|_| {}).unwrap();
+//! let keys: Vec<String> = results.iter().map(|r| r.cell.key()).collect();
+//! assert_eq!(keys[..4], ["fcfs|mpl|0.5", "fcfs|mpl|1", "fcfs|mpl|1.5", "window:240|mpl|0.5"]);
+//! assert_eq!(results[2].metrics.mean_turnaround_s, 150.0);
+//! ```
 
 mod knee;
 mod loads;
