@@ -7,7 +7,7 @@ use anyhow::Context;
 use pwa_replay::replicate::Estimate;
 
 use super::exec::Results;
-use super::figures::{Figure, Paper};
+use super::figures::{Axis, Figure, Paper};
 
 /// One point of a curve.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +33,8 @@ pub struct FigureData {
     pub x_label: String,
     /// y axis label.
     pub y_label: String,
+    /// Draw the x axis on a log scale (window sizes).
+    pub log_x: bool,
     /// The points.
     pub points: Vec<Point>,
 }
@@ -120,6 +122,7 @@ pub fn project(fig: &Figure, results: &Results) -> FigureData {
         title: fig.title.clone(),
         x_label: fig.axis.label().to_string(),
         y_label: fig.metric.label().to_string(),
+        log_x: fig.axis == Axis::WindowK,
         points,
     }
 }
@@ -136,6 +139,7 @@ mod tests {
             title: "t".into(),
             x_label: "x".into(),
             y_label: "y".into(),
+            log_x: false,
             points: vec![Point {
                 series: "window:240+mpl".into(),
                 x: 2.5,

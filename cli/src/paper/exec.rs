@@ -60,7 +60,7 @@ pub fn plan(figures: &[Figure]) -> Vec<(Line, Vec<f64>)> {
 }
 
 /// Runs every planned line (in parallel on the current rayon pool); `progress` receives the
-/// number of lines finished so far and the line's label after each line.
+/// number of lines finished so far and a description of the line (id, runs, wall seconds).
 pub fn run_all(
     planned: &[(Line, Vec<f64>)],
     budget: &Budget,
@@ -72,9 +72,16 @@ pub fn run_all(
         .par_iter()
         .with_max_len(1)
         .map(|(line, xs)| {
+            let t0 = std::time::Instant::now();
             let runs =
                 run_line(line, xs, budget, sim).with_context(|| format!("line {}", line.id()))?;
-            progress(done.fetch_add(1, Ordering::Relaxed) + 1, &line.label());
+            let n: usize = runs.iter().map(|(_, r)| r.len()).sum();
+            let what = format!(
+                "{} ({n} runs, {:.1} s)",
+                line.id(),
+                t0.elapsed().as_secs_f64()
+            );
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1, &what);
             Ok((line.id(), runs))
         })
         .collect()

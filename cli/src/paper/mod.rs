@@ -98,7 +98,7 @@ impl Settings {
         } else {
             Settings {
                 grids: Grids::full(),
-                budget: budget(10_000, 3, 30),
+                budget: budget(10_000, 3, 12),
                 traces: TraceBudget {
                     jobs: None,
                     auto: auto(4000),

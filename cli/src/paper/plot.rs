@@ -2,7 +2,6 @@
 //! column, the sweep plots' palette (colour by scheduler, marker by allocator; colour by allocator
 //! when the schedulers repeat, by position when both repeat), a log y axis when a curve explodes.
 
-use std::ops::Range;
 use std::path::Path;
 
 use anyhow::Context;
@@ -38,19 +37,32 @@ pub fn draw(dir: &Path, d: &FigureData) -> anyhow::Result<()> {
         root.fill(&WHITE)?;
         let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
         let title = format!("{} {} — {}", d.paper.dir(), d.id, d.title);
-        let x = x_range(&curves);
+        let (x_lo, x_hi) = x_bounds(&curves);
+        let pad = ((x_hi - x_lo) * 0.03).max(0.05);
+        let x = (x_lo - pad).max(0.0)..x_hi + pad;
         let (lo, hi) = y_range(&curves);
-        if lo > 0.0 && hi / lo > LOG_RATIO {
-            chart(
+        let y_log = lo > 0.0 && hi / lo > LOG_RATIO;
+        let y_lin = 0.0..(hi * 1.05).max(1e-9);
+        let x_log = (x_lo / 1.3..x_hi * 1.3).log_scale();
+        match (d.log_x && x_lo > 0.0, y_log) {
+            (true, true) => chart(
+                &plot,
+                &title,
+                d,
+                x_log,
+                (lo / 1.5..hi * 1.5).log_scale(),
+                &curves,
+            )?,
+            (true, false) => chart(&plot, &title, d, x_log, y_lin, &curves)?,
+            (false, true) => chart(
                 &plot,
                 &title,
                 d,
                 x,
                 (lo / 1.5..hi * 1.5).log_scale(),
                 &curves,
-            )?;
-        } else {
-            chart(&plot, &title, d, x, 0.0..(hi * 1.05).max(1e-9), &curves)?;
+            )?,
+            (false, false) => chart(&plot, &title, d, x, y_lin, &curves)?,
         }
         legend_column(&legend, &curves)?;
         root.present()?;
@@ -101,16 +113,13 @@ fn curves(d: &FigureData) -> Vec<Curve> {
         .collect()
 }
 
-fn x_range(curves: &[Curve]) -> Range<f64> {
+/// Smallest and largest x (0..1 when there are no points).
+fn x_bounds(curves: &[Curve]) -> (f64, f64) {
     let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| p.0));
     let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
         (l.min(x), h.max(x))
     });
-    if !lo.is_finite() {
-        return 0.0..1.0;
-    }
-    let pad = ((hi - lo) * 0.03).max(0.05);
-    (lo - pad).max(0.0)..hi + pad
+    if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) }
 }
 
 /// Smallest positive and largest value (CI ends included).
@@ -124,15 +133,17 @@ fn y_range(curves: &[Curve]) -> (f64, f64) {
         })
 }
 
-fn chart<Y>(
+fn chart<X, Y>(
     area: &DrawingArea<BitMapBackend<'_>, Shift>,
     title: &str,
     d: &FigureData,
-    x: Range<f64>,
+    x: X,
     y: Y,
     curves: &[Curve],
 ) -> anyhow::Result<()>
 where
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
     Y: AsRangedCoord<Value = f64>,
     Y::CoordDescType: ValueFormatter<f64>,
 {

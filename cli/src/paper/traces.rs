@@ -131,6 +131,7 @@ fn figure(id: &str, title: String, metric: Metric, results: &[CellResult]) -> Fi
         title,
         x_label: "load factor".into(),
         y_label: format!("{} (s)", metric.label()),
+        log_x: false,
         points,
     }
 }
