@@ -270,25 +270,32 @@ impl Mesh {
                 if acc.iter().all(|&v| v == 0) {
                     break;
                 }
-                if y1 + 1 - y0 >= min_h {
-                    if !border_only || y0 == 0 || y1 + 1 == height {
-                        if !self.push_maximal(Runs::new(&acc), y0, y1, min_w, &mut found) {
-                            break;
-                        }
-                    } else {
-                        self.push_maximal(edge_runs(&acc, self.size.w), y0, y1, min_w, &mut found);
+                let tall = y1 + 1 - y0 >= min_h;
+                if !border_only || y0 == 0 || y1 + 1 == height {
+                    if tall && !self.push_maximal(Runs::new(&acc), y0, y1, min_w, &mut found) {
+                        break;
+                    }
+                } else {
+                    // Away from the bottom and top rows only the side runs can touch the border,
+                    // and only while the row below y0 does not cover them (they only shrink).
+                    let below = self.row(y0 - 1);
+                    let alive = |&(x, w): &(u32, u32)| w >= min_w && !range_all_set(below, x, w);
+                    if !edge_runs(&acc, self.size.w).any(|r| alive(&r)) {
+                        // Only a submesh reaching the top row can still touch the border.
+                        y1 = height - 1;
+                        let start = y0 as usize * self.nw;
+                        acc.copy_from_slice(&to_top[start..start + self.nw]);
+                        continue;
+                    }
+                    if tall {
+                        let runs = edge_runs(&acc, self.size.w).filter(alive);
+                        self.push_maximal(runs, y0, y1, min_w, &mut found);
                     }
                 }
                 if y1 + 1 == height {
                     break;
                 }
                 y1 += 1;
-                if border_only && y0 > 0 && !self.touches_side(&acc) {
-                    // Only a submesh reaching the top row can still touch the border: jump there.
-                    y1 = height - 1;
-                    let start = y0 as usize * self.nw;
-                    acc.copy_from_slice(&to_top[start..start + self.nw]);
-                }
             }
         }
         found
@@ -302,12 +309,6 @@ impl Mesh {
             out[i] &= out[i + nw];
         }
         out
-    }
-
-    /// Whether a row mask has its leftmost or rightmost node set.
-    fn touches_side(&self, acc: &[u64]) -> bool {
-        let right = self.size.w - 1;
-        acc[0] & 1 == 1 || acc[(right / 64) as usize] >> (right % 64) & 1 == 1
     }
 
     /// Pushes the maximal submeshes with rows `y0..=y1` whose columns are one of `runs` (maximal runs

@@ -198,10 +198,43 @@ fn check_choice(kind: AllocKind, model: &Model, req: Shape, got: Option<Placemen
             );
             if best == Some(0) {
                 assert_eq!(Some(&at), all.first(), "internal → first suitable base");
+            } else {
+                assert_eq!(Some(at), mpl_reference(model, at.shape), "MPL tie-break");
             }
         }
         _ => assert_eq!(Some(&at), all.first(), "{kind}: first fit in scan order"),
     }
+}
+
+/// MPL's documented rule, straight from every maximal free submesh: among their corner placements,
+/// the longest peripheral length, then the smallest maximal free submesh, then row-major order.
+fn mpl_reference(model: &Model, shape: Shape) -> Option<Submesh> {
+    let mut mesh = Mesh::new(model.size);
+    for y in 0..model.size.h {
+        for x in 0..model.size.w {
+            if model.busy[y as usize][x as usize] {
+                mesh.occupy(&Submesh {
+                    base: pwa_replay::machine::Coord { x, y },
+                    shape: Shape::new(1, 1),
+                });
+            }
+        }
+    }
+    let corner = |hole: &Submesh, right: bool, top: bool| Submesh {
+        base: pwa_replay::machine::Coord {
+            x: hole.base.x + if right { hole.shape.w - shape.w } else { 0 },
+            y: hole.base.y + if top { hole.shape.h - shape.h } else { 0 },
+        },
+        shape,
+    };
+    mesh.maximal_free_submeshes(shape)
+        .iter()
+        .flat_map(|hole| {
+            [(false, false), (true, false), (false, true), (true, true)]
+                .map(|(r, t)| (hole.shape.area(), corner(hole, r, t)))
+        })
+        .min_by_key(|(area, s)| (u32::MAX - model.peripheral(s), *area, s.base.y, s.base.x))
+        .map(|(_, s)| s)
 }
 
 /// Runs `ops`, checking every step; returns the placements granted (for determinism).
