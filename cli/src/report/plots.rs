@@ -104,7 +104,7 @@ pub fn draw_all(dir: &Path, rows: &[SummaryRow], log_y: bool) -> anyhow::Result<
             let curves = curves(rows, fig);
             let log = fig.may_log && (log_y || explodes(&curves));
             let path = dir.join(fig.file);
-            draw(&path, rows, fig, &curves, log)
+            draw_atomic(&path, rows, fig, &curves, log)
                 .with_context(|| format!("drawing {}", path.display()))?;
             Ok(Drawn {
                 path,
@@ -176,6 +176,25 @@ fn positive_range(curves: &[Curve]) -> (f64, f64) {
         .fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
             (lo.min(y), hi.max(y))
         })
+}
+
+/// Draws into `name.tmp-<pid>.png` (plotters picks the encoder by extension) and renames it over
+/// `path`, so an interrupted run never leaves a truncated figure under the final name.
+fn draw_atomic(
+    path: &Path,
+    rows: &[SummaryRow],
+    fig: &Figure,
+    curves: &[Curve],
+    log: bool,
+) -> anyhow::Result<()> {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!("{stem}.tmp-{}.png", std::process::id()));
+    let result = draw(&tmp, rows, fig, curves, log)
+        .and_then(|()| std::fs::rename(&tmp, path).context("renaming the figure"));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 fn draw(
