@@ -173,6 +173,25 @@ fn a_small_sweep_writes_every_output() {
     assert_eq!(count(&out.join("jobs"), "parquet"), 18);
     assert_eq!(count(&out.join("swf"), "swf"), 18);
     assert_eq!(count(&out.join("cells"), "json"), 18);
+    assert_eq!(
+        temporaries(&out),
+        Vec::<String>::new(),
+        "every temporary renamed"
+    );
+}
+
+/// Names containing `.tmp-` anywhere under `dir`.
+fn temporaries(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.path().is_dir() {
+            found.extend(temporaries(&e.path()));
+        } else if name.contains(".tmp-") {
+            found.push(name);
+        }
+    }
+    found
 }
 
 #[test]
