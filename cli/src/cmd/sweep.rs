@@ -230,7 +230,10 @@ fn config(
     };
     RunConfig {
         trace: loaded.name.clone(),
-        trace_path: loaded.path.display().to_string(),
+        trace_path: std::fs::canonicalize(&loaded.path)
+            .unwrap_or_else(|_| loaded.path.clone())
+            .display()
+            .to_string(),
         trace_sha256: loaded.sha256.clone(),
         machine: loaded.machine.to_string(),
         jobs: loaded.workload.jobs.len() as u64,
