@@ -353,6 +353,9 @@ impl Mesh {
     /// Fills `self.bases` rows `0..=H−h` with the free bases of `shape`; returns whether any exists.
     /// `shape` fits the mesh (checked by the caller).
     fn scan(&mut self, shape: Shape) -> bool {
+        if self.nw == 1 {
+            return self.scan_narrow(shape);
+        }
         let nw = self.nw;
         let h = shape.h as usize;
         let height = self.size.h as usize;
@@ -395,6 +398,45 @@ impl Mesh {
         for i in 0..(height - h + 1) * nw {
             let v = self.runs[i] & self.bases[i + span];
             self.bases[i] = v;
+            any |= v != 0;
+        }
+        any
+    }
+}
+
+impl Mesh {
+    /// [`Mesh::scan`] for meshes at most 64 wide: one word per row, no slices.
+    fn scan_narrow(&mut self, shape: Shape) -> bool {
+        let (w, h) = (shape.w, shape.h as usize);
+        let (mut stretch, mut tallest) = (0, 0);
+        for (r, &row) in self.runs.iter_mut().zip(&self.rows) {
+            *r = if row.count_ones() < w {
+                0
+            } else {
+                word_runs_at_least(row, w)
+            };
+            stretch = if *r != 0 { stretch + 1 } else { 0 };
+            tallest = tallest.max(stretch);
+        }
+        if tallest < h {
+            return false;
+        }
+        for (r, p) in self.runs.chunks_mut(h).zip(self.bases.chunks_mut(h)) {
+            let mut acc = !0;
+            for (pi, &ri) in p.iter_mut().zip(r.iter()) {
+                acc &= ri;
+                *pi = acc;
+            }
+            let mut acc = !0;
+            for ri in r.iter_mut().rev() {
+                acc &= *ri;
+                *ri = acc;
+            }
+        }
+        let mut any = false;
+        for y in 0..self.runs.len() + 1 - h {
+            let v = self.runs[y] & self.bases[y + h - 1];
+            self.bases[y] = v;
             any |= v != 0;
         }
         any
@@ -623,6 +665,17 @@ fn runs_at_least(words: &mut [u64], w: u32) {
         and_shifted(words, step);
         have += step;
     }
+}
+
+/// [`runs_at_least`] for one word (`w ≤ 64`).
+fn word_runs_at_least(mut r: u64, w: u32) -> u64 {
+    let mut have = 1;
+    while have < w {
+        let step = have.min(w - have);
+        r &= r >> step;
+        have += step;
+    }
+    r
 }
 
 /// In place: `words &= words >> s`, where bit `i` of the shifted value is bit `i + s` (0 past the end).
