@@ -38,11 +38,15 @@ impl BestFit {
 fn best_fit(mesh: &mut Mesh, shape: Shape) -> Option<Submesh> {
     let bases = mesh.free_bases(shape)?;
     let mesh = bases.mesh();
+    let enclosed = 2 * (shape.w + shape.h);
     let mut best: Option<(u32, Submesh)> = None;
     for s in bases.iter() {
         let score = mesh.boundary_contact(&s);
         if best.is_none_or(|(b, _)| score > b) {
             best = Some((score, s));
+        }
+        if score == enclosed {
+            break; // boxed in on every side: nothing later can beat it
         }
     }
     best.map(|(_, s)| s)
