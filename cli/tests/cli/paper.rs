@@ -257,3 +257,29 @@ fn synth_rejects_bad_parameters() {
         .failure()
         .stderr(predicate::str::contains("l3 < L"));
 }
+
+/// The figures do not depend on the number of worker threads (replications are decided prefix by
+/// prefix, lines are independent).
+#[test]
+fn one_thread_and_two_threads_give_identical_csvs() {
+    let run = |threads: &str| {
+        let dir = TempDir::new().unwrap();
+        Command::cargo_bin("pwa-replay")
+            .unwrap()
+            .args([
+                "paper",
+                "--quick",
+                "--no-traces",
+                "--quiet",
+                "--only",
+                "fig9,bypass-queue/fig5",
+            ])
+            .args(["--threads", threads, "--out"])
+            .arg(dir.path())
+            .assert()
+            .success();
+        let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+        (read("window-k/fig9.csv"), read("bypass-queue/fig5.csv"))
+    };
+    assert_eq!(run("1"), run("2"));
+}
