@@ -304,6 +304,53 @@ impl SynthSpec {
         })
     }
 
+    /// Reads a workload label `synth:MODEL[,mesh=WxH][,jobs=N][,rate=R | ,traffic=T][,service=S]
+    /// [,seed=N]` (defaults: 32x32, 10000 jobs, rate 1, mean service 1 — 5 with `traffic` — and
+    /// seed 1) into a spec and its seed. With the default rate of 1 job per time unit, a sweep's
+    /// load factor (which divides submit times) is the window-k papers' load in jobs per time unit.
+    pub fn from_label(label: &str) -> Result<(SynthSpec, u64), SynthError> {
+        let bad = |why: &str| SynthError::Param(format!("workload label `{label}`: {why}"));
+        let rest = label
+            .trim()
+            .strip_prefix("synth:")
+            .ok_or_else(|| bad("does not start with synth:"))?;
+        let mut parts = rest.split(',').map(str::trim);
+        let sides = SideModel::from_name(parts.next().unwrap_or_default())?;
+        let (mut mesh, mut jobs, mut seed) = (Shape::new(32, 32), 10_000usize, 1u64);
+        let (mut rate, mut traffic, mut service) = (None, None, None);
+        for part in parts {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| bad("expected key=value"))?;
+            let num = |v: &str| {
+                v.parse::<f64>()
+                    .map_err(|_| bad(&format!("`{k}` is not a number")))
+            };
+            match k {
+                "mesh" => {
+                    let (w, h) = v
+                        .split_once(['x', 'X'])
+                        .ok_or_else(|| bad("mesh is not WxH"))?;
+                    let side = |t: &str| t.parse::<u32>().map_err(|_| bad("mesh is not WxH"));
+                    mesh = Shape::new(side(w)?, side(h)?);
+                }
+                "jobs" => jobs = v.parse().map_err(|_| bad("jobs is not a count"))?,
+                "seed" => seed = v.parse().map_err(|_| bad("seed is not an integer"))?,
+                "rate" => rate = Some(num(v)?),
+                "traffic" => traffic = Some(num(v)?),
+                "service" => service = Some(num(v)?),
+                _ => return Err(bad(&format!("unknown key `{k}`"))),
+            }
+        }
+        let spec = match (rate, traffic) {
+            (Some(_), Some(_)) => return Err(bad("give rate or traffic, not both")),
+            (None, Some(t)) => Self::from_traffic(sides, mesh, jobs, t, service.unwrap_or(5.0)),
+            (r, None) => Self::new(sides, mesh, jobs, r.unwrap_or(1.0), service.unwrap_or(1.0)),
+        };
+        spec.validate()?;
+        Ok((spec, seed))
+    }
+
     /// One line per parameter, for SWF `; Note:` headers and reports.
     pub fn describe(&self) -> Vec<String> {
         vec![
@@ -513,6 +560,42 @@ mod tests {
             SideModel::from_name("zipf"),
             Err(SynthError::Model(_))
         ));
+    }
+
+    #[test]
+    fn workload_labels_parse_with_defaults() {
+        let (s, seed) = SynthSpec::from_label("synth:uniform-decreasing").unwrap();
+        assert_eq!(
+            s,
+            SynthSpec::new(
+                SideModel::uniform_decreasing(),
+                Shape::new(32, 32),
+                10_000,
+                1.0,
+                1.0
+            )
+        );
+        assert_eq!(seed, 1);
+        let (s, seed) =
+            SynthSpec::from_label("synth:normal,mesh=32x32,jobs=500,traffic=2,seed=9").unwrap();
+        assert_eq!((s.jobs, seed, s.mean_service), (500, 9, 5.0));
+        assert!((s.rate - 0.4).abs() < 1e-12);
+        let (s, _) = SynthSpec::from_label("synth:uniform,mesh=22x16,rate=2.5,service=2").unwrap();
+        assert_eq!(
+            (s.mesh, s.rate, s.mean_service),
+            (Shape::new(22, 16), 2.5, 2.0)
+        );
+        for bad in [
+            "uniform",
+            "synth:zipf",
+            "synth:uniform,rate=1,traffic=2",
+            "synth:uniform,mesh=32",
+            "synth:uniform,colour=blue",
+            "synth:uniform,jobs=-3",
+            "synth:uniform-decreasing,mesh=16x16",
+        ] {
+            assert!(SynthSpec::from_label(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
