@@ -7,7 +7,7 @@ use anyhow::Context;
 use pwa_replay::replicate::Estimate;
 
 use super::exec::Results;
-use super::figures::{Axis, Figure, Paper};
+use super::figures::{Axis, Figure, Metric, Paper};
 
 /// One point of a curve.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,7 +121,11 @@ pub fn project(fig: &Figure, results: &Results) -> FigureData {
         id: fig.id.to_string(),
         title: fig.title.clone(),
         x_label: fig.axis.label().to_string(),
-        y_label: fig.metric.label().to_string(),
+        y_label: match fig.metric {
+            Metric::Utilization => fig.metric.label().to_string(),
+            Metric::VarTurnaround => format!("{} (time units²)", fig.metric.label()),
+            _ => format!("{} (time units)", fig.metric.label()),
+        },
         log_x: fig.axis == Axis::WindowK,
         points,
     }
