@@ -351,10 +351,14 @@ impl Mesh {
     }
 
     /// Fills `self.bases` rows `0..=H−h` with the free bases of `shape`; returns whether any exists.
-    /// `shape` fits the mesh (checked by the caller).
+    /// `shape` fits the mesh (checked by the caller). Meshes up to 256 wide take [`Mesh::scan_fixed`].
     fn scan(&mut self, shape: Shape) -> bool {
-        if self.nw == 1 {
-            return self.scan_narrow(shape);
+        match self.nw {
+            1 => return self.scan_fixed::<1>(shape),
+            2 => return self.scan_fixed::<2>(shape),
+            3 => return self.scan_fixed::<3>(shape),
+            4 => return self.scan_fixed::<4>(shape),
+            _ => {}
         }
         let nw = self.nw;
         let h = shape.h as usize;
@@ -405,39 +409,49 @@ impl Mesh {
 }
 
 impl Mesh {
-    /// [`Mesh::scan`] for meshes at most 64 wide: one word per row, no slices.
-    fn scan_narrow(&mut self, shape: Shape) -> bool {
+    /// [`Mesh::scan`] with rows of exactly `N` words (meshes up to `64·N` wide) as arrays, so the
+    /// word loops unroll.
+    fn scan_fixed<const N: usize>(&mut self, shape: Shape) -> bool {
         let (w, h) = (shape.w, shape.h as usize);
+        let (rows, _) = self.rows.as_chunks::<N>();
+        let (runs, _) = self.runs.as_chunks_mut::<N>();
+        let (bases, _) = self.bases.as_chunks_mut::<N>();
         let (mut stretch, mut tallest) = (0, 0);
-        for (r, &row) in self.runs.iter_mut().zip(&self.rows) {
-            *r = if row.count_ones() < w {
-                0
+        for (r, row) in runs.iter_mut().zip(rows) {
+            *r = *row;
+            if r.iter().map(|v| v.count_ones()).sum::<u32>() < w {
+                *r = [0; N];
             } else {
-                word_runs_at_least(row, w)
+                runs_at_least(r, w);
+            }
+            stretch = if r.iter().any(|&v| v != 0) {
+                stretch + 1
+            } else {
+                0
             };
-            stretch = if *r != 0 { stretch + 1 } else { 0 };
             tallest = tallest.max(stretch);
         }
         if tallest < h {
             return false;
         }
-        for (r, p) in self.runs.chunks_mut(h).zip(self.bases.chunks_mut(h)) {
-            let mut acc = !0;
-            for (pi, &ri) in p.iter_mut().zip(r.iter()) {
-                acc &= ri;
+        for (r, p) in runs.chunks_mut(h).zip(bases.chunks_mut(h)) {
+            let mut acc = [!0u64; N];
+            for (pi, ri) in p.iter_mut().zip(r.iter()) {
+                and_into(&mut acc, ri);
                 *pi = acc;
             }
-            let mut acc = !0;
+            let mut acc = [!0u64; N];
             for ri in r.iter_mut().rev() {
-                acc &= *ri;
+                and_into(&mut acc, ri);
                 *ri = acc;
             }
         }
         let mut any = false;
-        for y in 0..self.runs.len() + 1 - h {
-            let v = self.runs[y] & self.bases[y + h - 1];
-            self.bases[y] = v;
-            any |= v != 0;
+        for y in 0..runs.len() + 1 - h {
+            let mut v = runs[y];
+            and_into(&mut v, &bases[y + h - 1]);
+            bases[y] = v;
+            any |= v.iter().any(|&x| x != 0);
         }
         any
     }
@@ -665,17 +679,6 @@ fn runs_at_least(words: &mut [u64], w: u32) {
         and_shifted(words, step);
         have += step;
     }
-}
-
-/// [`runs_at_least`] for one word (`w ≤ 64`).
-fn word_runs_at_least(mut r: u64, w: u32) -> u64 {
-    let mut have = 1;
-    while have < w {
-        let step = have.min(w - have);
-        r &= r >> step;
-        have += step;
-    }
-    r
 }
 
 /// In place: `words &= words >> s`, where bit `i` of the shifted value is bit `i + s` (0 past the end).

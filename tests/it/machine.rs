@@ -111,6 +111,7 @@ fn mesh_and_ops() -> impl Strategy<Value = (Shape, Vec<Op>)> {
     prop_oneof![
         4 => (1u32..=12, 1u32..=12),
         1 => (60u32..=140, 1u32..=4),
+        1 => (250u32..=300, 1u32..=3),
     ]
     .prop_flat_map(|(w, h)| {
         let max = (w.min(16), h.min(16));
