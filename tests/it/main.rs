@@ -2,7 +2,7 @@
 mod engine;
 mod machine;
 mod sched;
+mod sweep;
 mod swf;
 mod synth;
 mod workload;
-mod sweep;
