@@ -98,7 +98,7 @@ impl Settings {
         } else {
             Settings {
                 grids: Grids::full(),
-                budget: budget(10_000, 3, 12),
+                budget: budget(10_000, 3, 20),
                 traces: TraceBudget {
                     jobs: None,
                     auto: auto(4000),
