@@ -7,9 +7,10 @@
 //! [`run_cells_with`] runs a list of cells on a local rayon pool of `threads` workers and returns the
 //! results in the order given, whatever the number of threads: each cell is an independent,
 //! deterministic replay, so a parallel sweep equals a serial one on every deterministic field.
-//! [`run_auto_with`] runs `--loads auto`: each series climbs from 0.1 in steps of 0.1 until it is
-//! a few points past its knee ([`KneeRule`]); the points kept per series depend only on the
-//! results, never on the thread count or timing. The caller supplies the replay of one cell (the
+//! [`run_auto_with`] runs `--loads auto`: all series climb from 0.1 in steps of 0.1 until every
+//! one of them is a few points past its knee ([`KneeRule`]), so every series covers the same load
+//! factors (as in the paper's figures); the points kept depend only on the results, never on the
+//! thread count or timing. The caller supplies the replay of one cell (the
 //! binary wraps it with a result cache for `--resume`) and receives [`CellEvent`]s for progress.
 //! [`run_cells`] and [`replay_cell`] are the plain engine-backed versions.
 //!
@@ -301,10 +302,12 @@ pub fn run_cells_with(
 }
 
 /// Runs `--loads auto` for `series` (results series by series, in the order given, each by rising
-/// load factor). Each series visits `auto.load(0)`, `auto.load(1)`, … and keeps its points up to
-/// `auto.margin` points past its first saturated point (by `auto.knee`), or up to the cap. Workers
-/// pick the next load of the series with the fewest cells in flight, so a few cells past the end of
-/// a series may be simulated and discarded; the result never depends on `threads` or timing.
+/// load factor). Each series visits `auto.load(0)`, `auto.load(1)`, … and is *decided* once it has
+/// its points up to `auto.margin` points past its first saturated point (by `auto.knee`); the sweep
+/// ends at the largest such end over all series (or at the cap), and every series is run up to that
+/// common end. Workers pick the next load of the series with the fewest cells in flight, so a few
+/// cells past the end may be simulated and discarded; the result never depends on `threads` or
+/// timing.
 pub fn run_auto_with(
     series: &[Series],
     auto: &AutoLoads,
@@ -403,7 +406,23 @@ struct Line {
     in_flight: usize,
     /// Finished points by load index.
     points: BTreeMap<u32, RunMetrics>,
-    done: bool,
+    /// Points this series needs for itself (`margin` past its first saturated one), once known.
+    decided: Option<usize>,
+    /// No load factor left below the cap.
+    exhausted: bool,
+}
+
+impl Line {
+    /// Points this series needs: decided, or everything up to the cap.
+    fn needs(&self) -> Option<usize> {
+        self.decided
+            .or_else(|| self.exhausted.then_some(self.next as usize))
+    }
+}
+
+/// The common end of the sweep as far as known: the most points any series needs.
+fn common_end(lines: &[Line]) -> usize {
+    lines.iter().filter_map(Line::needs).max().unwrap_or(0)
 }
 
 impl AutoPlanner {
@@ -415,7 +434,8 @@ impl AutoPlanner {
                 next: 0,
                 in_flight: 0,
                 points: BTreeMap::new(),
-                done: auto.load(0).is_none(),
+                decided: None,
+                exhausted: auto.load(0).is_none(),
             })
             .collect();
         AutoPlanner {
@@ -458,21 +478,21 @@ impl AutoPlanner {
         }
     }
 
-    /// Among unfinished series with loads left, the one with the fewest cells in flight.
+    /// Among series with loads left that are undecided or below the common end, the one with the
+    /// fewest cells in flight.
     fn next_cell(&self, st: &mut AutoState) -> Option<(usize, u32, Cell)> {
+        let end = common_end(&st.lines);
         let (i, line) = st
             .lines
             .iter_mut()
             .enumerate()
-            .filter(|(_, l)| !l.done)
+            .filter(|(_, l)| !l.exhausted && (l.decided.is_none() || (l.next as usize) < end))
             .min_by_key(|(i, l)| (l.in_flight, *i))?;
         let idx = line.next;
         let lf = self.auto.load(idx)?;
         line.next += 1;
         line.in_flight += 1;
-        if self.auto.load(line.next).is_none() {
-            line.done = true;
-        }
+        line.exhausted = self.auto.load(line.next).is_none();
         Some((i, idx, line.series.at(lf)))
     }
 
@@ -484,8 +504,8 @@ impl AutoPlanner {
         match r {
             Ok(m) => {
                 l.points.insert(idx, m);
-                if kept(&self.auto, l).is_some() {
-                    l.done = true;
+                if l.decided.is_none() {
+                    l.decided = kept(&self.auto, l);
                 }
             }
             Err(e) => {
@@ -508,10 +528,10 @@ impl AutoPlanner {
                 source,
             });
         }
+        let end = common_end(&st.lines);
         let mut out = Vec::new();
         for l in &st.lines {
-            let keep = kept(&self.auto, l).unwrap_or(l.points.len());
-            out.extend(l.points.iter().take(keep).filter_map(|(&i, &metrics)| {
+            out.extend(l.points.iter().take(end).filter_map(|(&i, &metrics)| {
                 Some(CellResult {
                     cell: l.series.at(self.auto.load(i)?),
                     metrics,

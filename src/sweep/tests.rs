@@ -121,25 +121,36 @@ fn the_first_failing_cell_in_grid_order_is_reported() {
 }
 
 #[test]
-fn auto_stops_each_series_margin_points_past_its_knee() {
-    let series = grid().series();
-    let auto = AutoLoads::default();
-    let out = run_auto_with(&series, &auto, 1, &fake, &quiet).unwrap();
-    let loads_of = |s: SchedKind| -> Vec<f64> {
+fn auto_runs_every_series_to_the_end_the_last_knee_needs() {
+    let loads_of = |out: &[CellResult], s: SchedKind| -> Vec<f64> {
         out.iter()
             .filter(|r| r.cell.scheduler == s && r.cell.allocator == AllocKind::Mpl)
             .map(|r| r.cell.load_factor)
             .collect()
     };
-    // FCFS: 0.6 is the first point above 2 × the 0.1 baseline (≈ 101 s → 1106 s at 0.6).
-    assert_eq!(
-        loads_of(SchedKind::Fcfs),
-        vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
-    );
-    // Window-240 saturates at 1.3: kept through 1.5.
-    assert_eq!(loads_of(SchedKind::Window(240)).last(), Some(&1.5));
-    // OO never saturates: it runs to the cap.
-    assert_eq!(loads_of(SchedKind::OutOfOrder).len(), 30);
+    let auto = AutoLoads::default();
+    // FCFS saturates at 0.6 (≈ 101 s → 1106 s) and alone would stop at 0.8; Window-240 saturates
+    // at 1.3 and needs points through 1.5: both series cover 0.1 … 1.5.
+    let two: Vec<Series> = Grid {
+        schedulers: vec![SchedKind::Fcfs, SchedKind::Window(240)],
+        ..grid()
+    }
+    .series();
+    let out = run_auto_with(&two, &auto, 2, &fake, &quiet).unwrap();
+    let expected: Vec<f64> = (1..=15).map(|i| f64::from(i) / 10.0).collect();
+    assert_eq!(loads_of(&out, SchedKind::Fcfs), expected);
+    assert_eq!(loads_of(&out, SchedKind::Window(240)), expected);
+    assert_eq!(out.len(), 4 * 15);
+    // OO never saturates: every series runs to the cap.
+    let series = grid().series();
+    let out = run_auto_with(&series, &auto, 1, &fake, &quiet).unwrap();
+    for s in [
+        SchedKind::Fcfs,
+        SchedKind::Window(240),
+        SchedKind::OutOfOrder,
+    ] {
+        assert_eq!(loads_of(&out, s).len(), 30, "{s}");
+    }
     let knees = knees(&out, &auto.knee);
     assert_eq!(knees.len(), series.len());
     assert_eq!(knees[0].1.knee, Some(0.5));
