@@ -75,7 +75,13 @@ pub fn run_all(
             let t0 = std::time::Instant::now();
             let runs =
                 run_line(line, xs, budget, sim).with_context(|| format!("line {}", line.id()))?;
-            let n: usize = runs.iter().map(|(_, r)| r.len()).sum();
+            // Replays simulated: a cell shared by several x (a K-axis reference) counts once.
+            let mut seen = std::collections::BTreeSet::new();
+            let n: usize = runs
+                .iter()
+                .filter(|(x, _)| seen.insert(line.cell(*x, budget.jobs).id()))
+                .map(|(_, r)| r.len())
+                .sum();
             let what = format!(
                 "{} ({n} runs, {:.1} s)",
                 line.id(),
