@@ -14,7 +14,7 @@ use pwa_replay::engine::RunMetrics;
 use pwa_replay::replicate::{Estimate, StopRule, replicate};
 use rayon::prelude::*;
 
-use super::figures::{Cell, Figure, Line};
+use super::figures::{Axis, Cell, Figure, Line};
 
 /// How much work a run may do.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +27,9 @@ pub struct Budget {
     pub cut: f64,
     /// Points kept past the first saturated one.
     pub margin: usize,
+    /// Fewest replications of a window-size (K-axis) cell: those figures plot the maximum wait,
+    /// which the turnaround-based stopping rule does not make precise (the paper used 100–200 runs).
+    pub k_min: usize,
 }
 
 /// The replications of every cell of a line, by x (in increasing x order).
@@ -106,8 +109,16 @@ fn run_line(line: &Line, xs: &[f64], b: &Budget, sim: &Simulate) -> anyhow::Resu
         let runs = match cache.get(&cell.id()) {
             Some(r) => r.clone(),
             None => {
+                let rule = match line.axis {
+                    Axis::WindowK => StopRule {
+                        min: b.rule.min.max(b.k_min),
+                        max: b.rule.max.max(b.k_min),
+                        ..b.rule
+                    },
+                    _ => b.rule,
+                };
                 let r = replicate(
-                    &b.rule,
+                    &rule,
                     &cell.seed_key,
                     |seed| {
                         sim(&cell, seed).with_context(|| format!("cell {} seed {seed}", cell.id()))
@@ -144,6 +155,7 @@ mod tests {
             },
             cut: 10.0,
             margin: 1,
+            k_min: 2,
         }
     }
 

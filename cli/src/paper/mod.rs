@@ -72,7 +72,7 @@ impl Settings {
         };
         // Saturated curves are kept up to 1000 × the mean service time (only runaway FCFS-like
         // curves at the far end of the grid stop early).
-        let budget = |jobs, min, max| Budget {
+        let budget = |jobs, min, max, k_min| Budget {
             jobs,
             rule: StopRule {
                 min,
@@ -81,11 +81,12 @@ impl Settings {
             },
             cut: 1000.0,
             margin: 1,
+            k_min,
         };
         if quick {
             Settings {
                 grids: Grids::quick(),
-                budget: budget(3000, 2, 4),
+                budget: budget(3000, 2, 4, 2),
                 traces: TraceBudget {
                     jobs: Some(4000),
                     auto: AutoLoads {
@@ -98,7 +99,7 @@ impl Settings {
         } else {
             Settings {
                 grids: Grids::full(),
-                budget: budget(10_000, 3, 20),
+                budget: budget(10_000, 3, 20, 10),
                 traces: TraceBudget {
                     jobs: None,
                     auto: auto(4000),

@@ -97,6 +97,13 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
     );
     let _ = writeln!(
         s,
+        "- Window-size figures (8–11): at least {} replications per cell (they plot the maximum \
+         wait, which the turnaround rule does not make precise). A point's maximum wait is the mean \
+         over replications of each run's maximum.",
+        b.k_min
+    );
+    let _ = writeln!(
+        s,
         "- A load curve stops {} point(s) after its mean turnaround first exceeds {} × the mean \
          service time (saturated: the queue grows for the whole run).",
         b.margin, b.cut
