@@ -7,6 +7,12 @@
 //!   `$PWA_OFFLINE` is not `1`, it is downloaded once (see `cmd::fetch`) into the first directory of
 //!   the search path.
 //! * A **raw path** needs a machine (`--machine`); its sha256 is computed and reported.
+//! * A **synthetic label** `synth:MODEL,mesh=WxH,jobs=N,rate=R|traffic=T,service=S,seed=N` (see
+//!   [`SynthSpec::from_label`]) is generated, not read: the machine is the label's mesh unless
+//!   `--machine` overrides it, the trace name is the label as given, there are no filters, and the
+//!   "sha256" (the resume cache's key) is the sha256 of the canonical label ([`canonical_label`]:
+//!   every parameter spelled out, seed included). With `rate=1`, a load factor is the window-k
+//!   paper's load in jobs per time unit.
 //!
 //! Search path: `$PWA_TRACES` (`:`-separated), then `./traces`, `./../shared/traces` (relative to the
 //! current directory), then `traces/` and `../shared/traces` of the workspace this binary was built
@@ -18,17 +24,44 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use pwa_replay::machine::MachineSpec;
 use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
+use pwa_replay::workload::synth::SynthSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
 use pwa_replay::workload::{Catalog, Conversion, DropReason, ShapeRule, TraceEntry, Workload};
+
+/// The options naming the workload, shared by `stats`, `run` and `sweep` (`#[command(flatten)]`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct TraceArgs {
+    /// Catalogued trace name (`sdsc-96`), path of an SWF file (plain or gzip; then --machine is
+    /// required), or a synthetic workload `synth:MODEL,mesh=WxH,jobs=N,rate=R,seed=N` (MODEL:
+    /// uniform, uniform-decreasing, normal). With `rate=1` the load factor is the window-k paper's
+    /// load in jobs per time unit.
+    #[arg(long, value_name = "NAME|PATH|synth:…")]
+    pub trace: String,
+    /// Machine (`mesh:22x16`, `flat:128`, `hypercube:7`); required for a file, overrides the
+    /// catalog's (or the synthetic label's mesh).
+    #[arg(long, value_name = "M")]
+    pub machine: Option<MachineSpec>,
+    /// Skip malformed lines and drop jobs that can never fit (counted) instead of failing.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+impl TraceArgs {
+    /// Loads the workload these options name (see [`load`]).
+    pub fn load(&self) -> anyhow::Result<LoadedTrace> {
+        load(&self.trace, self.machine, self.lenient)
+    }
+}
 
 /// A trace ready to simulate.
 #[derive(Debug, Clone)]
 pub struct LoadedTrace {
-    /// Catalog name, or the file name of a raw path.
+    /// Catalog name, the file name of a raw path, or the synthetic label as given.
     pub name: String,
-    /// The file read.
+    /// The file read (the label itself for a synthetic workload).
     pub path: PathBuf,
-    /// sha256 of the uncompressed bytes (verified for catalogued traces).
+    /// sha256 of the uncompressed bytes (verified for catalogued traces); for a synthetic
+    /// workload, of its [`canonical_label`].
     pub sha256: String,
     /// The machine the jobs are converted for.
     pub machine: MachineSpec,
@@ -71,7 +104,7 @@ pub fn search_path() -> SearchPath {
     SearchPath::new(std::env::var_os("PWA_TRACES").as_deref(), &roots)
 }
 
-/// Loads a catalogued trace by name or a raw SWF file by path.
+/// Loads a catalogued trace by name, a raw SWF file by path, or generates a `synth:` workload.
 ///
 /// `machine` overrides the catalog's machine (the shape rule becomes the machine's natural one when
 /// the catalog's does not suit it); a raw path needs it. `lenient` skips malformed lines and drops
@@ -81,6 +114,9 @@ pub fn load(
     machine: Option<MachineSpec>,
     lenient: bool,
 ) -> anyhow::Result<LoadedTrace> {
+    if trace.trim_start().starts_with("synth:") {
+        return load_synth(trace, machine, lenient);
+    }
     let cat = catalog()?;
     if let Some(entry) = cat.get(trace) {
         return load_entry(entry, machine, lenient);
@@ -106,6 +142,53 @@ pub fn load(
         .file_name()
         .map_or_else(|| trace.to_string(), |n| n.to_string_lossy().into_owned());
     read_and_convert(name, path, sha256, conversion)
+}
+
+/// Every parameter of a synthetic workload spelled out in a fixed order, so that labels that differ
+/// only in spelling or defaults (`synth:uniform` and `synth:uniform,mesh=32x32,seed=1`) name the
+/// same workload: `synth:MODEL,mesh=WxH,jobs=N,rate=R,service=S,seed=N`.
+pub fn canonical_label(spec: &SynthSpec, seed: u64) -> String {
+    format!(
+        "synth:{},mesh={},jobs={},rate={},service={},seed={seed}",
+        spec.sides.name(),
+        spec.mesh,
+        spec.jobs,
+        spec.rate,
+        spec.mean_service
+    )
+}
+
+/// Generates a `synth:` workload (no filters; one processor per node).
+fn load_synth(
+    label: &str,
+    machine: Option<MachineSpec>,
+    lenient: bool,
+) -> anyhow::Result<LoadedTrace> {
+    let (spec, seed) = SynthSpec::from_label(label)?;
+    let workload = spec
+        .generate(seed)
+        .with_context(|| format!("generating {label}"))?;
+    let machine = machine.unwrap_or(MachineSpec::Mesh { size: spec.mesh });
+    let mut header = Header::new();
+    header.push("Computer", &format!("synthetic {}", spec.mesh));
+    for line in spec.describe() {
+        header.push("Note", &line);
+    }
+    header.push("Note", &format!("seed {seed}"));
+    Ok(LoadedTrace {
+        name: label.trim().to_string(),
+        path: PathBuf::from(label.trim()),
+        sha256: tracepath::sha256_bytes(canonical_label(&spec, seed).as_bytes()),
+        machine,
+        conversion: Conversion {
+            lenient,
+            ..Conversion::for_machine(machine)
+        },
+        workload,
+        dropped: BTreeMap::new(),
+        header,
+        skipped: SkipReport::default(),
+    })
 }
 
 fn load_entry(

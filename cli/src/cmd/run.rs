@@ -8,13 +8,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use polars::prelude::{CsvWriter, ParquetWriter, SerWriter};
 use pwa_replay::engine::{NoObserver, replay, summarize, validate};
-use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
 use serde_json::{Map, Value};
 
 use crate::report::atomic::write_atomic;
 use crate::report::jobs::per_job_frame;
 use crate::report::metrics::{self, MetricValue};
+use crate::trace::TraceArgs;
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,12 +29,9 @@ pub enum Format {
 /// Options of `pwa-replay run`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Catalogued trace name (e.g. sdsc-96) or path to an SWF file (plain or gzip).
-    #[arg(long)]
-    pub trace: String,
-    /// Machine (mesh:WxH, flat:N); required for a file, overrides the catalog.
-    #[arg(long)]
-    pub machine: Option<MachineSpec>,
+    /// The workload: trace, machine, leniency.
+    #[command(flatten)]
+    pub input: TraceArgs,
     /// Scheduler: fcfs, oo, oocb:K, window:K, delay, delay:time, bq:SECONDS, bq:inf.
     #[arg(long)]
     pub sched: SchedKind,
@@ -52,15 +50,12 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Skip malformed lines and drop jobs that can never fit (counted) instead of failing.
-    #[arg(long)]
-    pub lenient: bool,
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let jobs_format = args.jobs_out.as_deref().map(table_format).transpose()?;
-    let t = crate::trace::load(&args.trace, args.machine, args.lenient)?;
+    let t = args.input.load()?;
     let workload = t
         .workload
         .scaled(args.load_factor)

@@ -4,11 +4,12 @@
 use std::io::Write;
 
 use anyhow::Context;
-use pwa_replay::machine::MachineSpec;
 use pwa_replay::swf::{Header, SkipReport};
 use pwa_replay::workload::WorkloadStats;
 use pwa_replay::workload::stats::Bucket;
 use serde::Serialize;
+
+use crate::trace::TraceArgs;
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -24,21 +25,15 @@ pub enum Format {
 /// Options of `pwa-replay stats`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Catalogued trace name (e.g. sdsc-96) or path to an SWF file (plain or gzip).
-    #[arg(long)]
-    pub trace: String,
-    /// Machine (mesh:WxH, flat:N, hypercube:D); required for a file, overrides the catalog.
-    #[arg(long)]
-    pub machine: Option<MachineSpec>,
+    /// The workload: trace, machine, leniency.
+    #[command(flatten)]
+    pub input: TraceArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Scale submit times by 1/F (after shifting the first arrival to 0) before describing.
     #[arg(long)]
     pub load_factor: Option<f64>,
-    /// Skip malformed lines and drop jobs that can never fit (counted) instead of failing.
-    #[arg(long)]
-    pub lenient: bool,
 }
 
 /// The JSON object: the trace's identity and the statistics.
@@ -58,7 +53,7 @@ struct Report {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let t = crate::trace::load(&args.trace, args.machine, args.lenient)?;
+    let t = args.input.load()?;
     let workload = match args.load_factor {
         Some(lf) => t.workload.scaled(lf)?,
         None => t.workload,

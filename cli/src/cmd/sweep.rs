@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::engine::RunMetrics;
-use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, Cell, CellError, CellResult, Grid, LoadSpec};
 use pwa_replay::swf::Header;
@@ -17,17 +17,14 @@ use crate::report::cache::CellCache;
 use crate::report::progress::Progress;
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
-use crate::trace::{self, LoadedTrace};
+use crate::trace::{LoadedTrace, TraceArgs};
 
 /// Options of `pwa-replay sweep`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Catalogued trace name (`sdsc-96`) or path of an SWF file (then --machine is required).
-    #[arg(long, value_name = "NAME|PATH")]
-    pub trace: String,
-    /// Machine (`mesh:22x16`, `flat:128`); overrides the catalog's.
-    #[arg(long, value_name = "M")]
-    pub machine: Option<MachineSpec>,
+    /// The workload: trace, machine, leniency.
+    #[command(flatten)]
+    pub input: TraceArgs,
     /// Schedulers, comma-separated.
     #[arg(
         long,
@@ -66,9 +63,6 @@ pub struct Args {
     /// Log scale on the time axes (applied anyway where a curve spans more than 100×).
     #[arg(long)]
     pub log_y: bool,
-    /// Skip malformed lines and drop jobs that can never fit instead of failing.
-    #[arg(long)]
-    pub lenient: bool,
 }
 
 /// Runs the subcommand.
@@ -76,7 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
     // A missing plot font is an error before any simulation, not after it.
     report::plots::register_font()?;
-    let loaded = trace::load(&args.trace, args.machine, args.lenient)?;
+    let loaded = args.input.load()?;
     for a in &args.alloc {
         // Fail before any work when an allocator does not suit the machine.
         a.build(loaded.machine)?;

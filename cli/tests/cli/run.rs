@@ -271,3 +271,36 @@ fn real_sdsc_96_replay_validates() {
     let u = v["utilization"].as_f64().unwrap();
     assert!(u > 0.0 && u <= 1.0, "{v}");
 }
+
+#[test]
+fn a_synthetic_label_runs_on_its_mesh_or_the_machine_given() {
+    let label = "synth:uniform-decreasing,mesh=20x20,jobs=200,rate=1,seed=3";
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--trace", label, "--sched", "oo", "--alloc", "ff"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--validate", "--format", "json"]);
+        json(&args)
+    };
+    let v = run(&[]);
+    assert_eq!(v["trace"], label);
+    assert_eq!(v["machine"], "mesh:20x20");
+    assert_eq!(v["jobs"], 200);
+    assert_eq!(v["validated"], true);
+    let wider = run(&["--machine", "mesh:40x20"]);
+    assert_eq!(wider["machine"], "mesh:40x20");
+    assert_eq!(wider["sha256"], v["sha256"], "same workload, other machine");
+    assert!(wider["utilization"].as_f64() < v["utilization"].as_f64());
+    bin()
+        .args([
+            "run",
+            "--trace",
+            "synth:zipf",
+            "--sched",
+            "oo",
+            "--alloc",
+            "ff",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("zipf"));
+}

@@ -402,3 +402,79 @@ fn an_allocator_that_does_not_suit_the_machine_fails_before_any_cell() {
         .stderr(predicate::str::contains("[1/1]").not());
     assert!(!out.join("cells").exists());
 }
+
+/// Splits one CSV line into fields, honouring double quotes (a `synth:` label holds commas).
+fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// A `synth:` sweep's summary: header and rows (wall-clock columns dropped).
+fn synth_sweep(label: &str, out: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    bin()
+        .args(["sweep", "--trace", label, "--loads", "0.5,1", "--sched"])
+        .args(["fcfs,oo", "--alloc", "ff", "--quiet", "--threads", "2"])
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    let mut lines = text.lines().map(fields);
+    let header = lines.next().expect("header");
+    let keep: Vec<usize> = (0..header.len())
+        .filter(|&i| !WALL_CLOCK.contains(&header[i].as_str()))
+        .collect();
+    let pick = |r: Vec<String>| keep.iter().map(|&i| r[i].clone()).collect::<Vec<_>>();
+    let rows = lines.map(pick).collect();
+    (pick(header), rows)
+}
+
+#[test]
+fn a_synthetic_label_is_a_sweep_workload_in_the_papers_load_units() {
+    let tmp = tempfile::tempdir().unwrap();
+    let label = "synth:uniform,mesh=8x8,jobs=300,rate=1";
+    let (header, rows) = synth_sweep(label, &tmp.path().join("a"));
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    assert_eq!(rows.len(), 4, "2 schedulers × 2 loads");
+    let mut labels: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r[col("scheduler")].clone(), r[col("load_factor")].clone()))
+        .collect();
+    labels.sort();
+    let want = [
+        ("fcfs", "0.5"),
+        ("fcfs", "1.0"),
+        ("oo", "0.5"),
+        ("oo", "1.0"),
+    ];
+    assert_eq!(labels, want.map(|(s, l)| (s.to_string(), l.to_string())));
+    for r in &rows {
+        assert_eq!(r[col("trace")], label);
+        assert_eq!(r[col("machine")], "mesh:8x8", "the label's mesh");
+        assert_eq!(r[col("jobs")], "300");
+        // Uniform sides on [1, 8]: E[w·h] = 4.5² nodes for a mean time unit, one job per time
+        // unit at load 1, so utilization ≈ load · 20.25 / 64 (the paper's units on the x axis).
+        let load: f64 = r[col("load_factor")].parse().unwrap();
+        let util: f64 = r[col("utilization")].parse().unwrap();
+        let offered = load * 20.25 / 64.0;
+        assert!(
+            (util - offered).abs() < 0.15 * offered,
+            "{util} vs {offered}"
+        );
+    }
+    let (_, again) = synth_sweep(label, &tmp.path().join("b"));
+    assert_eq!(rows, again, "the same label gives the same numbers");
+    // The cache key is the canonical label: defaults spelled out name the same workload.
+    let key = |dir: &str| config(&tmp.path().join(dir))["trace_sha256"].clone();
+    synth_sweep(&format!("{label},seed=1,service=1"), &tmp.path().join("c"));
+    synth_sweep(&format!("{label},seed=2"), &tmp.path().join("d"));
+    assert_eq!(key("a"), key("c"));
+    assert_ne!(key("a"), key("d"));
+}
