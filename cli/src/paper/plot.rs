@@ -1,21 +1,20 @@
 //! A paper figure as a PNG: one line per series with markers and 95% CI bars, the legend in its own
 //! column, the sweep plots' palette (colour by scheduler, marker by allocator; colour by allocator
 //! when the schedulers repeat, by position when both repeat), a log y axis when a curve explodes.
+//! Drawn with the sweep figures' primitives (`report::plots`): canvas, frame, curves, legend rows.
 
 use std::path::Path;
 
 use anyhow::Context;
-use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 use super::data::FigureData;
 use crate::report::palette::{self, Marker};
-use crate::report::plots::register_font;
+use crate::report::plots::{
+    Area, FONT, Stroke, draw_curve, frame, legend_row, positive_span, register_font, write_figure,
+};
 
-const SIZE: (u32, u32) = (1200, 800);
-const LEGEND_W: u32 = 270;
-const FONT: &str = "sans-serif";
 /// Positive y values spanning more than this ratio are drawn on a log axis.
 const LOG_RATIO: f64 = 100.0;
 
@@ -32,10 +31,7 @@ pub fn draw(dir: &Path, d: &FigureData) -> anyhow::Result<()> {
     register_font()?;
     let path = dir.join(format!("{}.png", d.id));
     let curves = curves(d);
-    let inner = || -> anyhow::Result<()> {
-        let root = BitMapBackend::new(&path, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+    let paint = |plot: &Area<'_>, legend: &Area<'_>| -> anyhow::Result<()> {
         let title = format!("{} {} — {}", d.paper.dir(), d.id, d.title);
         let (x_lo, x_hi) = x_bounds(&curves);
         let pad = ((x_hi - x_lo) * 0.03).max(0.05);
@@ -46,29 +42,27 @@ pub fn draw(dir: &Path, d: &FigureData) -> anyhow::Result<()> {
         let x_log = (x_lo / 1.3..x_hi * 1.3).log_scale();
         match (d.log_x && x_lo > 0.0, y_log) {
             (true, true) => chart(
-                &plot,
+                plot,
                 &title,
                 d,
                 x_log,
                 (lo / 1.5..hi * 1.5).log_scale(),
                 &curves,
             )?,
-            (true, false) => chart(&plot, &title, d, x_log, y_lin, &curves)?,
+            (true, false) => chart(plot, &title, d, x_log, y_lin, &curves)?,
             (false, true) => chart(
-                &plot,
+                plot,
                 &title,
                 d,
                 x,
                 (lo / 1.5..hi * 1.5).log_scale(),
                 &curves,
             )?,
-            (false, false) => chart(&plot, &title, d, x, y_lin, &curves)?,
+            (false, false) => chart(plot, &title, d, x, y_lin, &curves)?,
         }
-        legend_column(&legend, &curves)?;
-        root.present()?;
-        Ok(())
+        legend_column(legend, &curves)
     };
-    inner().with_context(|| format!("drawing {}", path.display()))
+    write_figure(&path, paint).with_context(|| format!("drawing {}", path.display()))
 }
 
 fn split(series: &str) -> (&str, &str) {
@@ -124,17 +118,15 @@ fn x_bounds(curves: &[Curve]) -> (f64, f64) {
 
 /// Smallest positive and largest value (CI ends included).
 fn y_range(curves: &[Curve]) -> (f64, f64) {
-    let ys = curves
-        .iter()
-        .flat_map(|c| c.points.iter().flat_map(|p| [p.1, p.2, p.3]));
-    ys.filter(|y| y.is_finite() && *y > 0.0)
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
-            (lo.min(y), hi.max(y))
-        })
+    positive_span(
+        curves
+            .iter()
+            .flat_map(|c| c.points.iter().flat_map(|p| [p.1, p.2, p.3])),
+    )
 }
 
 fn chart<X, Y>(
-    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    area: &Area<'_>,
     title: &str,
     d: &FigureData,
     x: X,
@@ -147,12 +139,7 @@ where
     Y: AsRangedCoord<Value = f64>,
     Y::CoordDescType: ValueFormatter<f64>,
 {
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, 26))
-        .margin(20)
-        .x_label_area_size(70)
-        .y_label_area_size(110)
-        .build_cartesian_2d(x, y)?;
+    let mut chart = frame(area, title, 26, x, y)?;
     chart
         .configure_mesh()
         .x_desc(d.x_label.as_str())
@@ -169,72 +156,30 @@ where
             .map(|p| (p.0, p.1))
             .filter(|p| p.1 > 0.0 || d.y_label.starts_with("util"))
             .collect();
-        chart.draw_series(LineSeries::new(line.clone(), c.colour.stroke_width(3)))?;
-        for p in c.points.iter().filter(|p| p.2 > 0.0 && p.3 > p.2) {
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(p.0, p.2), (p.0, p.3)],
-                c.colour.stroke_width(2),
-            )))?;
-        }
-        for p in line {
-            let at = chart.backend_coord(&p);
-            marker(area, at, c.marker, c.colour)?;
-        }
+        let bars: Vec<(f64, f64, f64)> = c
+            .points
+            .iter()
+            .filter(|p| p.2 > 0.0 && p.3 > p.2)
+            .map(|p| (p.0, p.2, p.3))
+            .collect();
+        let stroke = Stroke {
+            colour: c.colour,
+            width: 3,
+            marker: c.marker,
+            radius: 6,
+        };
+        draw_curve(&mut chart, area, line, &bars, stroke)?;
     }
     Ok(())
 }
 
-fn legend_column(
-    area: &DrawingArea<BitMapBackend<'_>, Shift>,
-    curves: &[Curve],
-) -> anyhow::Result<()> {
+fn legend_column(area: &Area<'_>, curves: &[Curve]) -> anyhow::Result<()> {
     let (x0, top) = (10, 90);
     area.draw(&Text::new("Series", (x0, top - 40), (FONT, 22)))?;
     for (i, c) in curves.iter().enumerate() {
         let y = top + 36 * i as i32;
-        area.draw(&PathElement::new(
-            vec![(x0, y), (x0 + 44, y)],
-            c.colour.stroke_width(3),
-        ))?;
-        let (ox, oy) = area.get_base_pixel();
-        marker(area, (ox + x0 + 22, oy + y), c.marker, c.colour)?;
-        area.draw(&Text::new(c.label.clone(), (x0 + 56, y - 10), (FONT, 20)))?;
-    }
-    Ok(())
-}
-
-/// A marker centred on an absolute pixel position.
-fn marker(
-    area: &DrawingArea<BitMapBackend<'_>, Shift>,
-    at: (i32, i32),
-    m: Marker,
-    colour: RGBColor,
-) -> anyhow::Result<()> {
-    let (ox, oy) = area.get_base_pixel();
-    let (x, y, r) = (at.0 - ox, at.1 - oy, 6);
-    let fill = colour.filled();
-    match m {
-        Marker::Circle => area.draw(&Circle::new((x, y), r, fill))?,
-        Marker::Ring => area.draw(&Circle::new((x, y), r, colour.stroke_width(2)))?,
-        Marker::Square => area.draw(&Rectangle::new([(x - r, y - r), (x + r, y + r)], fill))?,
-        Marker::Triangle => area.draw(&Polygon::new(
-            vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)],
-            fill,
-        ))?,
-        Marker::Diamond => area.draw(&Polygon::new(
-            vec![
-                (x, y - r - 1),
-                (x + r + 1, y),
-                (x, y + r + 1),
-                (x - r - 1, y),
-            ],
-            fill,
-        ))?,
-        Marker::Cross => {
-            let s = colour.stroke_width(3);
-            area.draw(&PathElement::new(vec![(x - r, y - r), (x + r, y + r)], s))?;
-            area.draw(&PathElement::new(vec![(x - r, y + r), (x + r, y - r)], s))?;
-        }
+        let mark = Some((c.marker, c.colour));
+        legend_row(area, (x0, y), 20, Some(c.colour), mark, &c.label)?;
     }
     Ok(())
 }

@@ -2,6 +2,9 @@
 //! factor), drawn with plotters into 1200×800 PNGs: one line per scheduler + allocator with markers,
 //! the legend in its own column right of the plot (it never hides a line), axis labels with units,
 //! the trace and machine in the title, and a log y axis on request or when a curve explodes.
+//!
+//! The canvas, chart frame, curves, markers and legend rows are `pub(crate)` primitives that the
+//! paper figures (`paper::plot`) draw with too, so both kinds of figure look alike.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -23,9 +26,15 @@ pub const DEFAULT_FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 /// A y range whose max/min ratio exceeds this is drawn on a log scale.
 pub const AUTO_LOG_RATIO: f64 = 100.0;
 
-const SIZE: (u32, u32) = (1200, 800);
-const LEGEND_W: u32 = 270;
-const FONT: &str = "sans-serif";
+/// Figure size in pixels, legend column included.
+pub(crate) const SIZE: (u32, u32) = (1200, 800);
+/// Width of the legend column right of the plot.
+pub(crate) const LEGEND_W: u32 = 270;
+/// Family name the plot font is registered under.
+pub(crate) const FONT: &str = "sans-serif";
+
+/// A part of a figure's canvas.
+pub(crate) type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
 /// One figure: which metric, how it is labelled.
 #[derive(Debug, Clone, Copy)]
@@ -104,8 +113,10 @@ pub fn draw_all(dir: &Path, rows: &[SummaryRow], log_y: bool) -> anyhow::Result<
             let curves = curves(rows, fig);
             let log = fig.may_log && (log_y || explodes(&curves));
             let path = dir.join(fig.file);
-            draw_atomic(&path, rows, fig, &curves, log)
-                .with_context(|| format!("drawing {}", path.display()))?;
+            write_figure(&path, |plot, legend| {
+                draw(plot, legend, rows, fig, &curves, log)
+            })
+            .with_context(|| format!("drawing {}", path.display()))?;
             Ok(Drawn {
                 path,
                 file: fig.file,
@@ -171,25 +182,27 @@ fn explodes(curves: &[Curve]) -> bool {
 }
 
 fn positive_range(curves: &[Curve]) -> (f64, f64) {
-    let ys = curves.iter().flat_map(|c| c.points.iter().map(|p| p.1));
-    ys.filter(|y| *y > 0.0)
+    positive_span(curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)))
+}
+
+/// Smallest and largest finite positive value (`(inf, 0)` when there is none).
+pub(crate) fn positive_span(ys: impl Iterator<Item = f64>) -> (f64, f64) {
+    ys.filter(|y| y.is_finite() && *y > 0.0)
         .fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
             (lo.min(y), hi.max(y))
         })
 }
 
-/// Draws into `name.tmp-<pid>.png` (plotters picks the encoder by extension) and renames it over
-/// `path`, so an interrupted run never leaves a truncated figure under the final name.
-fn draw_atomic(
+/// Draws a figure into `path`: `paint` gets the plot area and the legend column of a white
+/// [`SIZE`] canvas. Drawn into `name.tmp-<pid>.png` (plotters picks the encoder by extension) and
+/// renamed over `path`, so an interrupted run never leaves a truncated figure under the final name.
+pub(crate) fn write_figure(
     path: &Path,
-    rows: &[SummaryRow],
-    fig: &Figure,
-    curves: &[Curve],
-    log: bool,
+    paint: impl FnOnce(&Area<'_>, &Area<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     let tmp = path.with_file_name(format!("{stem}.tmp-{}.png", std::process::id()));
-    let result = draw(&tmp, rows, fig, curves, log)
+    let result = canvas(&tmp, paint)
         .and_then(|()| std::fs::rename(&tmp, path).context("renaming the figure"));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -197,16 +210,112 @@ fn draw_atomic(
     result
 }
 
-fn draw(
+fn canvas(
     path: &Path,
+    paint: impl FnOnce(&Area<'_>, &Area<'_>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+    paint(&plot, &legend)?;
+    root.present()?;
+    Ok(())
+}
+
+/// A chart frame on `area`: `title` in a `caption`-point font, the house margin and label areas.
+pub(crate) fn frame<'a, 'b, X, Y>(
+    area: &'a Area<'b>,
+    title: &str,
+    caption: u32,
+    x: X,
+    y: Y,
+) -> anyhow::Result<
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<X::CoordDescType, Y::CoordDescType>>,
+>
+where
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+{
+    Ok(ChartBuilder::on(area)
+        .caption(title, (FONT, caption))
+        .margin(20)
+        .x_label_area_size(70)
+        .y_label_area_size(110)
+        .build_cartesian_2d(x, y)?)
+}
+
+/// How a curve is drawn: colour, line width, marker and its radius.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stroke {
+    /// Line and marker colour.
+    pub colour: RGBColor,
+    /// Line width in pixels.
+    pub width: u32,
+    /// Marker shape.
+    pub marker: Marker,
+    /// Marker radius in pixels.
+    pub radius: i32,
+}
+
+/// A line through `pts`, then vertical bars `(x, low, high)` (confidence intervals), then a marker
+/// on every point, on `chart` drawn on `area`.
+pub(crate) fn draw_curve<X, Y>(
+    chart: &mut ChartContext<'_, BitMapBackend<'_>, Cartesian2d<X, Y>>,
+    area: &Area<'_>,
+    pts: Vec<(f64, f64)>,
+    bars: &[(f64, f64, f64)],
+    s: Stroke,
+) -> anyhow::Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    chart.draw_series(LineSeries::new(pts.clone(), s.colour.stroke_width(s.width)))?;
+    for &(x, lo, hi) in bars {
+        let bar = PathElement::new(vec![(x, lo), (x, hi)], s.colour.stroke_width(2));
+        chart.draw_series(std::iter::once(bar))?;
+    }
+    for p in pts {
+        let at = chart.backend_coord(&p);
+        marker(area, at, s.marker, s.colour, s.radius)?;
+    }
+    Ok(())
+}
+
+/// One legend row at `(x0, y)`: an optional line sample, an optional marker, the label in a
+/// `font`-pixel font.
+pub(crate) fn legend_row(
+    area: &Area<'_>,
+    (x0, y): (i32, i32),
+    font: i32,
+    line: Option<RGBColor>,
+    mark: Option<(Marker, RGBColor)>,
+    label: &str,
+) -> anyhow::Result<()> {
+    if let Some(colour) = line {
+        let seg = vec![(x0, y), (x0 + 44, y)];
+        area.draw(&PathElement::new(seg, colour.stroke_width(3)))?;
+    }
+    if let Some((shape, colour)) = mark {
+        let (ox, oy) = area.get_base_pixel();
+        marker(area, (ox + x0 + 22, oy + y), shape, colour, 6)?;
+    }
+    area.draw(&Text::new(
+        label.to_string(),
+        (x0 + 56, y - font / 2),
+        (FONT, font),
+    ))?;
+    Ok(())
+}
+
+fn draw(
+    plot: &Area<'_>,
+    legend: &Area<'_>,
     rows: &[SummaryRow],
     fig: &Figure,
     curves: &[Curve],
     log: bool,
 ) -> anyhow::Result<()> {
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE)?;
-    let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
     let title = format!("{} — {} on {}", fig.title, rows[0].trace, rows[0].machine);
     let x = x_range(rows);
     if log {
@@ -218,7 +327,7 @@ fn draw(
         };
         let (lo, hi) = (lo / 1.5, hi * 1.5);
         let y = (lo..hi).log_scale().with_key_points(log_keys(lo, hi));
-        draw_chart(&plot, &title, fig, x, y, curves, &LOG_AXIS)?;
+        draw_chart(plot, &title, fig, x, y, curves, &LOG_AXIS)?;
     } else {
         let hi = curves
             .iter()
@@ -229,11 +338,9 @@ fn draw(
             (true, false) => 1.0,
             (false, _) => hi.max(1.0) * 1.02,
         };
-        draw_chart(&plot, &title, fig, x, 0.0..hi, curves, &LINEAR_AXIS)?;
+        draw_chart(plot, &title, fig, x, 0.0..hi, curves, &LINEAR_AXIS)?;
     }
-    draw_legend(&legend, curves)?;
-    root.present()?;
-    Ok(())
+    draw_legend(legend, curves)
 }
 
 fn x_range(rows: &[SummaryRow]) -> Range<f64> {
@@ -263,7 +370,7 @@ const LINEAR_AXIS: YAxis = YAxis {
 };
 
 fn draw_chart<Y>(
-    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    area: &Area<'_>,
     title: &str,
     fig: &Figure,
     x: Range<f64>,
@@ -275,12 +382,7 @@ where
     Y: AsRangedCoord<Value = f64>,
     Y::CoordDescType: ValueFormatter<f64>,
 {
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, 30))
-        .margin(20)
-        .x_label_area_size(70)
-        .y_label_area_size(110)
-        .build_cartesian_2d(x, y)?;
+    let mut chart = frame(area, title, 30, x, y)?;
     chart
         .configure_mesh()
         .x_desc("Load factor")
@@ -300,12 +402,14 @@ where
             .copied()
             .filter(|p| (axis.shown)(p))
             .collect();
-        let (width, size) = line_and_marker(curves.len());
-        chart.draw_series(LineSeries::new(pts.clone(), c.colour.stroke_width(width)))?;
-        for p in pts {
-            let at = chart.backend_coord(&p);
-            marker(area, at, c.marker, c.colour, size)?;
-        }
+        let (width, radius) = line_and_marker(curves.len());
+        let stroke = Stroke {
+            colour: c.colour,
+            width,
+            marker: c.marker,
+            radius,
+        };
+        draw_curve(&mut chart, area, pts, &[], stroke)?;
     }
     Ok(())
 }
@@ -367,16 +471,12 @@ fn legend(curves: &[Curve]) -> Vec<Entry> {
 }
 
 /// The legend column, rows shrunk to fit the figure's height.
-fn draw_legend(
-    area: &DrawingArea<BitMapBackend<'_>, Shift>,
-    curves: &[Curve],
-) -> anyhow::Result<()> {
+fn draw_legend(area: &Area<'_>, curves: &[Curve]) -> anyhow::Result<()> {
     let entries = legend(curves);
     let (x0, top) = (10, 54);
     let avail = SIZE.1 as i32 - top - 20;
     let row = (avail / entries.len().max(1) as i32).clamp(16, 36);
     let font = (row * 14 / 25).clamp(12, 20);
-    let (ox, oy) = area.get_base_pixel();
     for (i, e) in entries.iter().enumerate() {
         let y = top + row * i as i32;
         match e {
@@ -391,28 +491,15 @@ fn draw_legend(
                 label,
                 line,
                 marker: m,
-            } => {
-                if let Some(colour) = line {
-                    let seg = vec![(x0, y), (x0 + 44, y)];
-                    area.draw(&PathElement::new(seg, colour.stroke_width(3)))?;
-                }
-                if let Some((shape, colour)) = m {
-                    marker(area, (ox + x0 + 22, oy + y), *shape, *colour, 6)?;
-                }
-                area.draw(&Text::new(
-                    label.clone(),
-                    (x0 + 56, y - font / 2),
-                    (FONT, font),
-                ))?;
-            }
+            } => legend_row(area, (x0, y), font, *line, *m, label)?,
         }
     }
     Ok(())
 }
 
-/// Draws a marker centred on an absolute pixel position.
-fn marker(
-    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+/// Draws a marker of radius `r` centred on an absolute pixel position.
+pub(crate) fn marker(
+    area: &Area<'_>,
     at: (i32, i32),
     m: Marker,
     colour: RGBColor,
