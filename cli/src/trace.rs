@@ -316,3 +316,39 @@ pub fn check_parses(path: &Path) -> anyhow::Result<u64> {
     }
     Ok(reader.records())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_labels_spell_out_defaults_and_read_back() {
+        let (spec, seed) = SynthSpec::from_label("synth:uniform").unwrap();
+        let canon = canonical_label(&spec, seed);
+        assert_eq!(
+            canon,
+            "synth:uniform,mesh=32x32,jobs=10000,rate=1,service=1,seed=1"
+        );
+        assert_eq!(SynthSpec::from_label(&canon).unwrap(), (spec, seed));
+        let (t, s) = SynthSpec::from_label("synth:normal,traffic=2,seed=4").unwrap();
+        let back = SynthSpec::from_label(&canonical_label(&t, s)).unwrap();
+        assert_eq!(back, (t, s), "a traffic label becomes its rate");
+    }
+
+    #[test]
+    fn a_synthetic_label_loads_on_its_mesh_unless_overridden() {
+        let label = "synth:uniform,mesh=8x4,jobs=50,seed=2";
+        let t = load(label, None, false).unwrap();
+        assert_eq!(t.name, label);
+        assert_eq!(t.machine.to_string(), "mesh:8x4");
+        assert_eq!(t.workload.jobs.len(), 50);
+        assert!(t.dropped.is_empty());
+        let flat = load(label, Some(MachineSpec::Flat { nodes: 32 }), false).unwrap();
+        assert_eq!(flat.machine.to_string(), "flat:32");
+        assert_eq!(
+            flat.sha256, t.sha256,
+            "the machine is not part of the workload"
+        );
+        assert!(load("synth:uniform,mesh=8", None, false).is_err());
+    }
+}
