@@ -13,7 +13,7 @@ LOADS   ?= auto
 OUT     ?= out/$(TRACE)
 FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 
-.PHONY: setup build replay stats test smoke bench paper clean
+.PHONY: setup build replay stats test smoke smoke-run bench paper clean
 
 ## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
 setup:
@@ -24,9 +24,11 @@ setup:
 	fi
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (https://rustup.rs)"; exit 1; }
 
-## build: the pwa-replay binary in the shared profile.
+## build: the pwa-replay binary in the shared profile. Built through `cargo test --no-run` so that the
+## binary and the test suite resolve one feature set (dev-dependencies enable features of shared
+## crates such as polars' dependencies): a plain `cargo build` would compile polars a second time.
 build:
-	$(CARGO) build --locked --profile $(PROFILE) -p pwa-replay-cli
+	$(CARGO) test --locked --profile $(PROFILE) --workspace --no-run --quiet
 
 ## replay: the paper's trace experiment on TRACE (SCHED × ALLOC × LOADS) → out/TRACE/.
 replay: setup build
@@ -39,10 +41,12 @@ stats: build
 ## test: every unit, property, golden and CLI test, then a smoke sweep on a real log.
 test: setup
 	$(CARGO) test --locked --profile $(PROFILE) --workspace
-	$(MAKE) --no-print-directory smoke
+	$(MAKE) --no-print-directory smoke-run
 
 ## smoke: two load factors of a real log through the optimised binary, validated.
-smoke: build
+smoke: build smoke-run
+
+smoke-run:
 	$(BIN) sweep --trace sdsc-96 --sched fcfs,window:240 --alloc mpl --loads 0.5,1.0 \
 	  --validate --quiet --out target/smoke/sdsc-96
 	@test -s target/smoke/sdsc-96/summary.csv && test -s target/smoke/sdsc-96/summary.parquet
