@@ -222,6 +222,9 @@ fn canvas(
     Ok(())
 }
 
+/// A chart on a figure's plot area, in f64 coordinates.
+pub(crate) type Chart<'a, 'b, X, Y> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<X, Y>>;
+
 /// A chart frame on `area`: `title` in a `caption`-point font, the house margin and label areas.
 pub(crate) fn frame<'a, 'b, X, Y>(
     area: &'a Area<'b>,
@@ -229,9 +232,7 @@ pub(crate) fn frame<'a, 'b, X, Y>(
     caption: u32,
     x: X,
     y: Y,
-) -> anyhow::Result<
-    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<X::CoordDescType, Y::CoordDescType>>,
->
+) -> anyhow::Result<Chart<'a, 'b, X::CoordDescType, Y::CoordDescType>>
 where
     X: AsRangedCoord<Value = f64>,
     Y: AsRangedCoord<Value = f64>,
@@ -260,7 +261,7 @@ pub(crate) struct Stroke {
 /// A line through `pts`, then vertical bars `(x, low, high)` (confidence intervals), then a marker
 /// on every point, on `chart` drawn on `area`.
 pub(crate) fn draw_curve<X, Y>(
-    chart: &mut ChartContext<'_, BitMapBackend<'_>, Cartesian2d<X, Y>>,
+    chart: &mut Chart<'_, '_, X, Y>,
     area: &Area<'_>,
     pts: Vec<(f64, f64)>,
     bars: &[(f64, f64, f64)],
