@@ -3,59 +3,29 @@
 //! turned orientation (`rotated: true`). A square request has one orientation. One call is one
 //! allocation attempt, whether one or two orientations were scanned.
 
-use super::mesh::{Mesh, MeshCore};
-use super::{AllocStats, Allocator, MachineSpec, Placement, Shape};
-use crate::workload::Request;
+use super::mesh::Mesh;
+use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::{Shape, Submesh};
 
 /// Adaptive-scan submesh allocation on a 2D mesh.
-#[derive(Debug, Clone)]
-pub struct AdaptiveScan {
-    core: MeshCore,
-}
+pub type AdaptiveScan = MeshAllocator<AdaptiveScanRule>;
 
-impl AdaptiveScan {
-    /// Adaptive scan on an all-free `size` mesh.
-    pub fn new(size: Shape) -> Self {
-        Self::with_mesh(Mesh::new(size))
-    }
+/// The adaptive-scan rule: first fit as requested, then first fit turned.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AdaptiveScanRule;
 
-    /// Adaptive scan on a mesh whose busy nodes are already marked.
-    pub fn with_mesh(mesh: Mesh) -> Self {
-        AdaptiveScan {
-            core: MeshCore::new(mesh),
+impl PlacementRule for AdaptiveScanRule {
+    #[inline]
+    fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
+        if let Some(at) = mesh.first_fit(shape) {
+            return Some((at, false));
         }
+        let turned = shape.rotated();
+        (turned != shape).then(|| mesh.first_fit(turned).map(|at| (at, true)))?
     }
-
-    /// The current free/busy state.
-    pub fn mesh(&self) -> &Mesh {
-        &self.core.mesh
-    }
-}
-
-impl Allocator for AdaptiveScan {
-    fn machine(&self) -> MachineSpec {
-        self.core.machine()
-    }
-    fn allocate(&mut self, req: &Request) -> Option<Placement> {
-        self.core.attempt(req, |mesh, shape| {
-            if let Some(at) = mesh.first_fit(shape) {
-                return Some((at, false));
-            }
-            let turned = shape.rotated();
-            (turned != shape).then(|| mesh.first_fit(turned).map(|at| (at, true)))?
-        })
-    }
-    fn release(&mut self, p: &Placement) {
-        self.core.release(p)
-    }
-    fn free_nodes(&self) -> u32 {
-        self.core.mesh.free_nodes()
-    }
-    fn fits_empty(&self, req: &Request) -> bool {
-        self.core.fits_empty(req, |s| s) || self.core.fits_empty(req, Shape::rotated)
-    }
-    fn stats(&self) -> AllocStats {
-        self.core.stats
+    #[inline]
+    fn fits_empty(&self, mesh: &Mesh, shape: Shape) -> bool {
+        mesh.can_hold(shape) || mesh.can_hold(shape.rotated())
     }
 }
 
@@ -63,6 +33,8 @@ impl Allocator for AdaptiveScan {
 mod tests {
     use super::*;
     use crate::machine::mesh::tests::drawn;
+    use crate::machine::{AllocStats, Allocator, Placement};
+    use crate::workload::Request;
 
     #[test]
     fn requested_orientation_first_then_turned() {

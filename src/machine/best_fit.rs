@@ -5,39 +5,28 @@
 //!
 //! Cost: one bitmask scan finds all free bases; each is then scored in `O(h + w/64)`.
 
-use super::mesh::{Mesh, MeshCore};
-use super::{AllocStats, Allocator, MachineSpec, Placement, Shape, Submesh};
-use crate::workload::Request;
+use super::mesh::{FreeBases, Mesh};
+use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::{Shape, Submesh};
 
 /// Best-fit submesh allocation on a 2D mesh.
-#[derive(Debug, Clone)]
-pub struct BestFit {
-    core: MeshCore,
-}
+pub type BestFit = MeshAllocator<BestFitRule>;
 
-impl BestFit {
-    /// Best fit on an all-free `size` mesh.
-    pub fn new(size: Shape) -> Self {
-        Self::with_mesh(Mesh::new(size))
-    }
+/// The best-fit rule: the free placement with the most busy or boundary neighbours, requested
+/// orientation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BestFitRule;
 
-    /// Best fit on a mesh whose busy nodes are already marked.
-    pub fn with_mesh(mesh: Mesh) -> Self {
-        BestFit {
-            core: MeshCore::new(mesh),
-        }
-    }
-
-    /// The current free/busy state.
-    pub fn mesh(&self) -> &Mesh {
-        &self.core.mesh
+impl PlacementRule for BestFitRule {
+    #[inline]
+    fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
+        Some((best_fit(&mesh.free_bases(shape)?)?, false))
     }
 }
 
-/// The free placement of `shape` with the largest boundary contact; the first one on ties.
-fn best_fit(mesh: &mut Mesh, shape: Shape) -> Option<Submesh> {
-    let bases = mesh.free_bases(shape)?;
-    let mesh = bases.mesh();
+/// The free placement with the largest boundary contact; the first one on ties.
+fn best_fit(bases: &FreeBases<'_>) -> Option<Submesh> {
+    let (mesh, shape) = (bases.mesh(), bases.shape());
     let enclosed = 2 * (shape.w + shape.h);
     let mut best: Option<(u32, Submesh)> = None;
     for s in bases.iter() {
@@ -52,32 +41,12 @@ fn best_fit(mesh: &mut Mesh, shape: Shape) -> Option<Submesh> {
     best.map(|(_, s)| s)
 }
 
-impl Allocator for BestFit {
-    fn machine(&self) -> MachineSpec {
-        self.core.machine()
-    }
-    fn allocate(&mut self, req: &Request) -> Option<Placement> {
-        self.core
-            .attempt(req, |mesh, shape| Some((best_fit(mesh, shape)?, false)))
-    }
-    fn release(&mut self, p: &Placement) {
-        self.core.release(p)
-    }
-    fn free_nodes(&self) -> u32 {
-        self.core.mesh.free_nodes()
-    }
-    fn fits_empty(&self, req: &Request) -> bool {
-        self.core.fits_empty(req, |s| s)
-    }
-    fn stats(&self) -> AllocStats {
-        self.core.stats
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::machine::mesh::tests::drawn;
+    use crate::machine::{Allocator, Placement};
+    use crate::workload::Request;
 
     fn place(picture: &str, w: u32, h: u32) -> Option<(u32, u32, u32, u32)> {
         let mut bf = BestFit::with_mesh(drawn(picture));

@@ -3,62 +3,30 @@
 //!
 //! Complete recognition: whenever a free submesh of the requested shape exists, first fit finds one.
 
-use super::mesh::{Mesh, MeshCore};
-use super::{AllocStats, Allocator, MachineSpec, Placement, Shape};
-use crate::workload::Request;
+use super::mesh::Mesh;
+use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::{Shape, Submesh};
 
 /// First-fit submesh allocation on a 2D mesh.
-#[derive(Debug, Clone)]
-pub struct FirstFit {
-    core: MeshCore,
-}
+pub type FirstFit = MeshAllocator<FirstFitRule>;
 
-impl FirstFit {
-    /// First fit on an all-free `size` mesh.
-    pub fn new(size: Shape) -> Self {
-        Self::with_mesh(Mesh::new(size))
-    }
+/// The first-fit rule: the first free placement in row-major base order, requested orientation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FirstFitRule;
 
-    /// First fit on a mesh whose busy nodes are already marked (e.g. reserved or faulty nodes).
-    pub fn with_mesh(mesh: Mesh) -> Self {
-        FirstFit {
-            core: MeshCore::new(mesh),
-        }
-    }
-
-    /// The current free/busy state.
-    pub fn mesh(&self) -> &Mesh {
-        &self.core.mesh
-    }
-}
-
-impl Allocator for FirstFit {
-    fn machine(&self) -> MachineSpec {
-        self.core.machine()
-    }
-    fn allocate(&mut self, req: &Request) -> Option<Placement> {
-        self.core
-            .attempt(req, |mesh, shape| Some((mesh.first_fit(shape)?, false)))
-    }
-    fn release(&mut self, p: &Placement) {
-        self.core.release(p)
-    }
-    fn free_nodes(&self) -> u32 {
-        self.core.mesh.free_nodes()
-    }
-    fn fits_empty(&self, req: &Request) -> bool {
-        self.core.fits_empty(req, |s| s)
-    }
-    fn stats(&self) -> AllocStats {
-        self.core.stats
+impl PlacementRule for FirstFitRule {
+    #[inline]
+    fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
+        Some((mesh.first_fit(shape)?, false))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::Submesh;
     use crate::machine::mesh::tests::drawn;
+    use crate::machine::{AllocStats, Allocator, Placement};
+    use crate::workload::Request;
 
     #[test]
     fn fig1_requests_in_row_major_order() {

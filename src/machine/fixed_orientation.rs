@@ -4,32 +4,26 @@
 //! request as `w ≥ h`; a mesh with `W < H` takes `w ≤ h`. A placement that was turned carries
 //! `rotated: true` (the paper's `_rotated` flag); square requests are never turned.
 
-use super::mesh::{Mesh, MeshCore};
-use super::{AllocStats, Allocator, MachineSpec, Placement, Shape};
-use crate::workload::Request;
+use super::mesh::Mesh;
+use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::{Shape, Submesh};
 
 /// Fixed-orientation submesh allocation on a 2D mesh.
-#[derive(Debug, Clone)]
-pub struct FixedOrientation {
-    core: MeshCore,
-}
+pub type FixedOrientation = MeshAllocator<FixedOrientationRule>;
 
-impl FixedOrientation {
-    /// Fixed orientation on an all-free `size` mesh.
-    pub fn new(size: Shape) -> Self {
-        Self::with_mesh(Mesh::new(size))
+/// The fixed-orientation rule: turn to the system's orientation ([`orient_to`]), then first fit.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FixedOrientationRule;
+
+impl PlacementRule for FixedOrientationRule {
+    #[inline]
+    fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
+        let (oriented, rotated) = orient_to(mesh.size(), shape);
+        Some((mesh.first_fit(oriented)?, rotated))
     }
-
-    /// Fixed orientation on a mesh whose busy nodes are already marked.
-    pub fn with_mesh(mesh: Mesh) -> Self {
-        FixedOrientation {
-            core: MeshCore::new(mesh),
-        }
-    }
-
-    /// The current free/busy state.
-    pub fn mesh(&self) -> &Mesh {
-        &self.core.mesh
+    #[inline]
+    fn fits_empty(&self, mesh: &Mesh, shape: Shape) -> bool {
+        mesh.can_hold(orient_to(mesh.size(), shape).0)
     }
 }
 
@@ -47,34 +41,11 @@ pub fn orient_to(system: Shape, shape: Shape) -> (Shape, bool) {
     }
 }
 
-impl Allocator for FixedOrientation {
-    fn machine(&self) -> MachineSpec {
-        self.core.machine()
-    }
-    fn allocate(&mut self, req: &Request) -> Option<Placement> {
-        self.core.attempt(req, |mesh, shape| {
-            let (oriented, rotated) = orient_to(mesh.size(), shape);
-            Some((mesh.first_fit(oriented)?, rotated))
-        })
-    }
-    fn release(&mut self, p: &Placement) {
-        self.core.release(p)
-    }
-    fn free_nodes(&self) -> u32 {
-        self.core.mesh.free_nodes()
-    }
-    fn fits_empty(&self, req: &Request) -> bool {
-        let system = self.core.mesh.size();
-        self.core.fits_empty(req, |s| orient_to(system, s).0)
-    }
-    fn stats(&self) -> AllocStats {
-        self.core.stats
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::{Allocator, Placement};
+    use crate::workload::Request;
 
     #[test]
     fn orientation_of_the_system() {

@@ -19,8 +19,7 @@
 //! [`Mesh::maximal_free_submeshes`] lists the maximal free submeshes (window-k-mesh.md Definition 1)
 //! for MPL by extending row ANDs upwards from each bottom row; it runs only on successful attempts.
 
-use super::{AllocStats, Coord, MachineSpec, Placement, Shape, Submesh};
-use crate::workload::Request;
+use super::{Coord, Shape, Submesh};
 
 /// Shapes known not to fit the current free set: `min_h[w]` is the smallest height of a recorded
 /// failure of width ≤ `w`, so `w × h` fails whenever `h ≥ min_h[w]`. Allocation only removes free
@@ -454,73 +453,6 @@ impl Mesh {
             any |= v.iter().any(|&x| x != 0);
         }
         any
-    }
-}
-
-/// What every submesh allocator shares: the mesh, the counters, and the handling of requests that
-/// are not rectangles. Each allocator supplies only its placement rule.
-#[derive(Debug, Clone)]
-pub(crate) struct MeshCore {
-    pub(crate) mesh: Mesh,
-    pub(crate) stats: AllocStats,
-}
-
-impl MeshCore {
-    pub(crate) fn new(mesh: Mesh) -> Self {
-        MeshCore {
-            mesh,
-            stats: AllocStats::default(),
-        }
-    }
-
-    pub(crate) fn machine(&self) -> MachineSpec {
-        MachineSpec::Mesh {
-            size: self.mesh.size(),
-        }
-    }
-
-    /// Counts one attempt; a rectangle request goes to `rule`, which returns the placement and whether
-    /// it rotated the request; the placement is then marked busy. Other requests fail.
-    pub(crate) fn attempt(
-        &mut self,
-        req: &Request,
-        rule: impl FnOnce(&mut Mesh, Shape) -> Option<(Submesh, bool)>,
-    ) -> Option<Placement> {
-        self.stats.attempts += 1;
-        let found = match *req {
-            Request::Submesh(shape) => rule(&mut self.mesh, shape),
-            Request::Nodes(_) | Request::Subcube(_) => None,
-        };
-        match found {
-            Some((at, rotated)) => {
-                self.mesh.occupy(&at);
-                Some(Placement::Submesh { at, rotated })
-            }
-            None => {
-                self.stats.failures += 1;
-                None
-            }
-        }
-    }
-
-    /// Frees a submesh placement; anything else was not granted by a mesh allocator and is ignored.
-    pub(crate) fn release(&mut self, p: &Placement) {
-        debug_assert!(
-            matches!(p, Placement::Submesh { .. }),
-            "not a submesh: {p:?}"
-        );
-        if let Placement::Submesh { at, .. } = p {
-            self.mesh.vacate(at);
-        }
-    }
-
-    /// Whether a rectangle request fits the empty mesh once `orient` has turned it (or not); other
-    /// requests never fit a mesh.
-    pub(crate) fn fits_empty(&self, req: &Request, orient: impl Fn(Shape) -> Shape) -> bool {
-        match *req {
-            Request::Submesh(shape) => self.mesh.can_hold(orient(shape)),
-            Request::Nodes(_) | Request::Subcube(_) => false,
-        }
     }
 }
 

@@ -3,7 +3,8 @@
 //! A [`MachineSpec`] names a topology (`mesh:22x16`, `flat:128`, later `hypercube:7`, tori); an
 //! [`Allocator`] owns the machine's free/busy state and decides *where* (and whether) a
 //! [`Request`] fits. Allocators are built from an [`AllocKind`] label (`ff`, `bf`, `fo`, `as`,
-//! `mpl`, `flat`), and labels appear unchanged in every table.
+//! `mpl`, `flat`), and labels appear unchanged in every table. The five submesh allocators are one
+//! [`MeshAllocator`] each, differing only in their [`PlacementRule`].
 //!
 //! Coordinates are 0-based internally (`x` in `0..W`, `y` in `0..H`); the papers' 1-based
 //! `(x_b, y_b, x_e, y_e)` notation is available through [`Submesh::paper`].
@@ -19,15 +20,17 @@ mod first_fit;
 mod fixed_orientation;
 mod flat;
 mod mesh;
+mod mesh_allocator;
 mod mpl;
 
-pub use adaptive_scan::AdaptiveScan;
-pub use best_fit::BestFit;
-pub use first_fit::FirstFit;
-pub use fixed_orientation::{FixedOrientation, orient_to};
+pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
+pub use best_fit::{BestFit, BestFitRule};
+pub use first_fit::{FirstFit, FirstFitRule};
+pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
 pub use mesh::{FreeBases, Mesh};
-pub use mpl::Mpl;
+pub use mesh_allocator::{MeshAllocator, PlacementRule};
+pub use mpl::{Mpl, MplRule};
 
 /// Width × height of a rectangular request or submesh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -19,33 +19,41 @@
 //!   order, which is exactly the first-fit base.
 //! * **Orientation**: the requested one only (the paper does not rotate).
 
-use super::mesh::{Mesh, MeshCore};
-use super::{AllocStats, Allocator, Coord, MachineSpec, Placement, Shape, Submesh};
-use crate::workload::Request;
+use std::cmp::Reverse;
+
+use super::mesh::{FreeBases, Mesh};
+use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::{Coord, Shape, Submesh};
 
 /// Maximum-peripheral-length submesh allocation on a 2D mesh.
-#[derive(Debug, Clone)]
-pub struct Mpl {
-    core: MeshCore,
+pub type Mpl = MeshAllocator<MplRule>;
+
+/// The MPL rule: the corner of a border-touching maximal free submesh with the longest peripheral
+/// length, then the smallest such submesh, then row-major base order; the first-fit base when no free
+/// placement touches the border. Requested orientation only.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MplRule;
+
+impl PlacementRule for MplRule {
+    #[inline]
+    fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
+        Some((mpl(&mesh.free_bases(shape)?)?, false))
+    }
 }
 
-impl Mpl {
-    /// MPL on an all-free `size` mesh.
-    pub fn new(size: Shape) -> Self {
-        Self::with_mesh(Mesh::new(size))
-    }
-
-    /// MPL on a mesh whose busy nodes are already marked.
-    pub fn with_mesh(mesh: Mesh) -> Self {
-        Mpl {
-            core: MeshCore::new(mesh),
-        }
-    }
-
-    /// The current free/busy state.
-    pub fn mesh(&self) -> &Mesh {
-        &self.core.mesh
-    }
+/// Among the corners of the border-touching maximal free submeshes, the longest periphery, then the
+/// smallest hole, then row-major base order; the first free base when none touches the border.
+fn mpl(bases: &FreeBases<'_>) -> Option<Submesh> {
+    let first = bases.first()?;
+    let (mesh, shape) = (bases.mesh(), bases.shape());
+    let best = mesh
+        .peripheral_maximal_free_submeshes(shape)
+        .iter()
+        .flat_map(|hole| corners(hole, shape).map(|s| (hole.shape.area(), s)))
+        .map(|(area, s)| (mesh.peripheral_length(&s), area, s))
+        .filter(|&(pl, ..)| pl > 0)
+        .min_by_key(|&(pl, area, s)| (Reverse(pl), area, s.base.y, s.base.x));
+    Some(best.map_or(first, |(.., s)| s))
 }
 
 /// The four corner placements of `shape` inside `hole` (some may coincide).
@@ -59,54 +67,12 @@ fn corners(hole: &Submesh, shape: Shape) -> [Submesh; 4] {
     })
 }
 
-/// The MPL placement of `shape`, or `None` when no free placement exists.
-fn mpl(mesh: &mut Mesh, shape: Shape) -> Option<Submesh> {
-    let bases = mesh.free_bases(shape)?;
-    let first = bases.first()?;
-    let mesh = bases.mesh();
-    // Key: longest periphery, then smallest hole, then row-major base order.
-    let mut best: Option<((u32, u32, u32, u32), Submesh)> = None;
-    for hole in mesh.peripheral_maximal_free_submeshes(shape) {
-        for s in corners(&hole, shape) {
-            let pl = mesh.peripheral_length(&s);
-            let key = (u32::MAX - pl, hole.shape.area(), s.base.y, s.base.x);
-            if best.is_none_or(|(k, _)| key < k) {
-                best = Some((key, s));
-            }
-        }
-    }
-    match best {
-        Some(((inv_pl, ..), s)) if inv_pl < u32::MAX => Some(s),
-        _ => Some(first),
-    }
-}
-
-impl Allocator for Mpl {
-    fn machine(&self) -> MachineSpec {
-        self.core.machine()
-    }
-    fn allocate(&mut self, req: &Request) -> Option<Placement> {
-        self.core
-            .attempt(req, |mesh, shape| Some((mpl(mesh, shape)?, false)))
-    }
-    fn release(&mut self, p: &Placement) {
-        self.core.release(p)
-    }
-    fn free_nodes(&self) -> u32 {
-        self.core.mesh.free_nodes()
-    }
-    fn fits_empty(&self, req: &Request) -> bool {
-        self.core.fits_empty(req, |s| s)
-    }
-    fn stats(&self) -> AllocStats {
-        self.core.stats
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::machine::mesh::tests::drawn;
+    use crate::machine::{Allocator, Placement};
+    use crate::workload::Request;
 
     /// Fig. 1 of window-k-mesh.md, top row first (`#` busy):
     ///   #####
