@@ -3,8 +3,7 @@
 //! turned orientation (`rotated: true`). A square request has one orientation. One call is one
 //! allocation attempt, whether one or two orientations were scanned.
 
-use super::mesh::Mesh;
-use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::mesh::{Mesh, MeshAllocator, PlacementRule};
 use super::{Shape, Submesh};
 
 /// Adaptive-scan submesh allocation on a 2D mesh.

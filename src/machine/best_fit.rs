@@ -5,8 +5,7 @@
 //!
 //! Cost: one bitmask scan finds all free bases; each is then scored in `O(h + w/64)`.
 
-use super::mesh::{FreeBases, Mesh};
-use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
 use super::{Shape, Submesh};
 
 /// Best-fit submesh allocation on a 2D mesh.

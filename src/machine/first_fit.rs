@@ -3,8 +3,7 @@
 //!
 //! Complete recognition: whenever a free submesh of the requested shape exists, first fit finds one.
 
-use super::mesh::Mesh;
-use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::mesh::{Mesh, MeshAllocator, PlacementRule};
 use super::{Shape, Submesh};
 
 /// First-fit submesh allocation on a 2D mesh.

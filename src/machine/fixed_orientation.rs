@@ -4,8 +4,7 @@
 //! request as `w ≥ h`; a mesh with `W < H` takes `w ≤ h`. A placement that was turned carries
 //! `rotated: true` (the paper's `_rotated` flag); square requests are never turned.
 
-use super::mesh::Mesh;
-use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::mesh::{Mesh, MeshAllocator, PlacementRule};
 use super::{Shape, Submesh};
 
 /// Fixed-orientation submesh allocation on a 2D mesh.

@@ -20,7 +20,6 @@ mod first_fit;
 mod fixed_orientation;
 mod flat;
 mod mesh;
-mod mesh_allocator;
 mod mpl;
 
 pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
@@ -28,8 +27,7 @@ pub use best_fit::{BestFit, BestFitRule};
 pub use first_fit::{FirstFit, FirstFitRule};
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
-pub use mesh::{FreeBases, Mesh};
-pub use mesh_allocator::{MeshAllocator, PlacementRule};
+pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
 pub use mpl::{Mpl, MplRule};
 
 /// Width × height of a rectangular request or submesh.

@@ -19,10 +19,7 @@
 //!   order, which is exactly the first-fit base.
 //! * **Orientation**: the requested one only (the paper does not rotate).
 
-use std::cmp::Reverse;
-
-use super::mesh::{FreeBases, Mesh};
-use super::mesh_allocator::{MeshAllocator, PlacementRule};
+use super::mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
 use super::{Coord, Shape, Submesh};
 
 /// Maximum-peripheral-length submesh allocation on a 2D mesh.
@@ -41,19 +38,25 @@ impl PlacementRule for MplRule {
     }
 }
 
-/// Among the corners of the border-touching maximal free submeshes, the longest periphery, then the
-/// smallest hole, then row-major base order; the first free base when none touches the border.
+/// The MPL placement: longest periphery, then smallest hole, then row-major base order; the first
+/// free base when no candidate touches the border.
 fn mpl(bases: &FreeBases<'_>) -> Option<Submesh> {
     let first = bases.first()?;
     let (mesh, shape) = (bases.mesh(), bases.shape());
-    let best = mesh
-        .peripheral_maximal_free_submeshes(shape)
-        .iter()
-        .flat_map(|hole| corners(hole, shape).map(|s| (hole.shape.area(), s)))
-        .map(|(area, s)| (mesh.peripheral_length(&s), area, s))
-        .filter(|&(pl, ..)| pl > 0)
-        .min_by_key(|&(pl, area, s)| (Reverse(pl), area, s.base.y, s.base.x));
-    Some(best.map_or(first, |(.., s)| s))
+    let mut best: Option<((u32, u32, u32, u32), Submesh)> = None;
+    for hole in mesh.peripheral_maximal_free_submeshes(shape) {
+        for s in corners(&hole, shape) {
+            let pl = mesh.peripheral_length(&s);
+            let key = (u32::MAX - pl, hole.shape.area(), s.base.y, s.base.x);
+            if best.is_none_or(|(k, _)| key < k) {
+                best = Some((key, s));
+            }
+        }
+    }
+    match best {
+        Some(((inv_pl, ..), s)) if inv_pl < u32::MAX => Some(s),
+        _ => Some(first),
+    }
 }
 
 /// The four corner placements of `shape` inside `hole` (some may coincide).
