@@ -15,6 +15,7 @@
 //!   Window-K, Delay, bypass queue).
 //! * [`engine`] — the discrete-event simulation, the independent schedule validator and the metrics.
 //! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial.
+//! * [`replicate`] — independent replications of a stochastic cell until the confidence interval is tight.
 //!
 //! The library knows nothing of command lines, progress bars, data frames or plots: those live in the
 //! `pwa-replay` binary.
