@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use pwa_replay::workload::tracepath::sha256_bytes;
 
-use crate::stats::{bin, small_swf, swf_line};
+use crate::support::{bin, bin_with, fails_with, json_ok, ok, small_swf, swf_line};
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -154,18 +154,8 @@ fn good_file_is_verified_and_kept() {
     fetch(&f, "good", &f.base, &dir)
         .success()
         .stdout(predicate::str::contains("already there"));
-    let out = bin()
-        .env("PWA_CATALOG", &f.catalog)
-        .env("PWA_TRACES", &dir)
-        .args(["stats", "--trace", "good", "--format", "json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let v =
+        json_ok(bin_with(&f.catalog, &dir).args(["stats", "--trace", "good", "--format", "json"]));
     assert_eq!(v["jobs"], 4);
 }
 
@@ -215,19 +205,10 @@ fn trace_without_hash_is_parsed_then_recorded() {
 fn loader_downloads_once_when_online() {
     let f = fixture(1);
     let dir = f.root.join("auto");
-    let out = bin()
+    ok(bin_with(&f.catalog, &dir)
         .env_remove("PWA_OFFLINE")
-        .env("PWA_CATALOG", &f.catalog)
-        .env("PWA_TRACES", &dir)
         .env("PWA_ARCHIVE_URL", &f.base)
-        .args(["stats", "--trace", "good", "--format", "json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .args(["stats", "--trace", "good", "--format", "json"]));
     assert_eq!(names_in(&dir), ["GOOD.swf.gz"]);
     // a file whose content does not match the catalog is refused at load time
     std::fs::write(
@@ -235,11 +216,8 @@ fn loader_downloads_once_when_online() {
         gzip(b"1 0 0 1 1 -1 -1 1 -1 -1 1 1 1 1 1 1 -1 -1\n"),
     )
     .expect("overwrite");
-    bin()
-        .env("PWA_CATALOG", &f.catalog)
-        .env("PWA_TRACES", &dir)
-        .args(["stats", "--trace", "good"])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("pwa-replay fetch good"));
+    fails_with(
+        bin_with(&f.catalog, &dir).args(["stats", "--trace", "good"]),
+        &["pwa-replay fetch good"],
+    );
 }

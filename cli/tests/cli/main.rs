@@ -3,4 +3,5 @@ mod fetch;
 mod paper;
 mod run;
 mod stats;
+mod support;
 mod sweep;

@@ -1,0 +1,90 @@
+//! Helpers shared by the CLI tests: the isolated binary, "succeeds and prints JSON", SWF fixture
+//! lines and files, and the shared real traces when this checkout sits next to them.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// The binary, offline, with no trace directory, catalog, archive URL or font of the caller's
+/// environment.
+pub fn bin() -> Command {
+    let mut c = Command::cargo_bin("pwa-replay").expect("binary built");
+    c.env("PWA_OFFLINE", "1")
+        .env_remove("PWA_TRACES")
+        .env_remove("PWA_CATALOG")
+        .env_remove("PWA_ARCHIVE_URL")
+        .env_remove("PWA_REPLAY_FONT");
+    c
+}
+
+/// [`bin`] reading the trace catalog `catalog` and looking for trace files in `traces`.
+pub fn bin_with(catalog: &Path, traces: &Path) -> Command {
+    let mut c = bin();
+    c.env("PWA_CATALOG", catalog).env("PWA_TRACES", traces);
+    c
+}
+
+/// Runs `cmd`, asserts it failed and that its stderr contains every one of `needles`.
+pub fn fails_with(cmd: &mut Command, needles: &[&str]) {
+    let out = cmd.output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "unexpected success: {err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr lacks {n:?}: {err}");
+    }
+}
+
+/// Runs `cmd`, asserts it succeeded (showing its stderr otherwise) and returns its output.
+pub fn ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs `cmd`, asserts success and parses its stdout as one JSON object.
+pub fn json_ok(cmd: &mut Command) -> Value {
+    json_of(&ok(cmd).stdout)
+}
+
+/// Parses bytes (a command's stdout) as one JSON object.
+pub fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).expect("stdout is one JSON object")
+}
+
+/// An SWF line with the given job number, submit, run time, allocated processors, partition.
+pub fn swf_line(job: u64, submit: i64, run: i64, procs: i64, partition: i64) -> String {
+    format!("{job} {submit} 0 {run} {procs} -1 -1 {procs} -1 -1 1 1 1 1 1 {partition} -1 -1\n")
+}
+
+/// A small trace: 5 good jobs (one of them too large for 12×12 nodes of 8), 1 negative run time,
+/// 1 with no processors.
+pub fn small_swf() -> String {
+    let mut s = String::from("; Version: 2.2\n; MaxNodes: 144\n");
+    s += &swf_line(1, 1000, 100, 8, 1); // 1 node → 1×1
+    s += &swf_line(2, 1010, 200, 120, 1); // 15 nodes → 3×5
+    s += &swf_line(3, 1040, 300, 136, 1); // 17 nodes → 18 = 3×6
+    s += &swf_line(4, 1050, -1, 8, 1); // run time -1: missing
+    s += &swf_line(5, 1060, 400, 0, 1); // no processors
+    s += &swf_line(6, 1100, 0, 16, 1); // 2 nodes → 1×2
+    s
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write fixture");
+    p
+}
+
+/// The shared logs, when this checkout sits next to them (`../shared/traces`).
+pub fn shared_traces() -> Option<PathBuf> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
+    d.join("SDSC-Par-1996-3.1-cln.swf.gz")
+        .is_file()
+        .then_some(d)
+}
