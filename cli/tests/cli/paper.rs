@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use assert_cmd::Command;
-use predicates::prelude::*;
 use tempfile::TempDir;
+
+use crate::support::{bin, fails_with, swf_jobs};
 
 /// `(series, x) → (y, ci_low, ci_high)` of one figure.
 type Curves = BTreeMap<String, Vec<(f64, f64, f64, f64)>>;
@@ -43,8 +43,7 @@ fn quick() -> &'static Path {
     static DIR: OnceLock<TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = TempDir::new().unwrap();
-        Command::cargo_bin("pwa-replay")
-            .unwrap()
+        bin()
             .args(["paper", "--quick", "--no-traces", "--quiet", "--out"])
             .arg(dir.path())
             .args([
@@ -175,32 +174,23 @@ fn fixed_orientation_beats_first_fit() {
     }
 }
 
+/// `synth` of 200 uniform-decreasing jobs at rate 4.5, seed 7, with `extra`, up to `--out`.
+fn synth_ud(extra: &[&str]) -> assert_cmd::Command {
+    let mut c = bin();
+    c.args(["synth", "--model", "uniform-decreasing"])
+        .args(extra)
+        .args(["--jobs", "200", "--rate", "4.5", "--seed", "7", "--out"]);
+    c
+}
+
 #[test]
 fn synth_writes_swf_with_the_model_in_the_header() {
     let dir = TempDir::new().unwrap();
     let out = dir.path().join("ud.swf.txt");
-    Command::cargo_bin("pwa-replay")
-        .unwrap()
-        .args([
-            "synth",
-            "--model",
-            "uniform-decreasing",
-            "--mesh",
-            "32x32",
-            "--jobs",
-            "200",
-        ])
-        .args(["--rate", "4.5", "--seed", "7", "--out"])
-        .arg(&out)
-        .assert()
-        .success();
+    synth_ud(&["--mesh", "32x32"]).arg(&out).assert().success();
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("; Note: synthetic model uniform-decreasing"));
-    let jobs: Vec<Vec<i64>> = text
-        .lines()
-        .filter(|l| !l.starts_with(';'))
-        .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
-        .collect();
+    let jobs = swf_jobs(&text);
     assert_eq!(jobs.len(), 200);
     assert!(
         jobs.iter()
@@ -212,50 +202,28 @@ fn synth_writes_swf_with_the_model_in_the_header() {
     );
     // Same seed, same file.
     let again = dir.path().join("again.swf.txt");
-    Command::cargo_bin("pwa-replay")
-        .unwrap()
-        .args([
-            "synth",
-            "--model",
-            "uniform-decreasing",
-            "--jobs",
-            "200",
-            "--rate",
-            "4.5",
-            "--seed",
-            "7",
-            "--out",
-        ])
-        .arg(&again)
-        .assert()
-        .success();
+    synth_ud(&[]).arg(&again).assert().success();
     assert_eq!(text, std::fs::read_to_string(&again).unwrap());
 }
 
 #[test]
 fn synth_rejects_bad_parameters() {
-    Command::cargo_bin("pwa-replay")
-        .unwrap()
-        .args(["synth", "--model", "zipf", "--rate", "1"])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains(
+    // (model and mesh arguments, what stderr must say)
+    for (args, needle) in [
+        (
+            &["--model", "zipf"][..],
             "uniform, uniform-decreasing, normal",
-        ));
-    Command::cargo_bin("pwa-replay")
-        .unwrap()
-        .args([
-            "synth",
-            "--model",
-            "uniform-decreasing",
-            "--mesh",
-            "16x16",
-            "--rate",
-            "1",
-        ])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("l3 < L"));
+        ),
+        (
+            &["--model", "uniform-decreasing", "--mesh", "16x16"][..],
+            "l3 < L",
+        ),
+    ] {
+        fails_with(
+            bin().arg("synth").args(args).args(["--rate", "1"]),
+            &[needle],
+        );
+    }
 }
 
 /// The figures do not depend on the number of worker threads (replications are decided prefix by
@@ -264,8 +232,7 @@ fn synth_rejects_bad_parameters() {
 fn one_thread_and_two_threads_give_identical_csvs() {
     let run = |threads: &str| {
         let dir = TempDir::new().unwrap();
-        Command::cargo_bin("pwa-replay")
-            .unwrap()
+        bin()
             .args([
                 "paper",
                 "--quick",

@@ -74,6 +74,18 @@ pub fn small_swf() -> String {
     s
 }
 
+/// The job lines of an SWF text (comments skipped), each as its numeric fields.
+pub fn swf_jobs(text: &str) -> Vec<Vec<i64>> {
+    text.lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| {
+            l.split_whitespace()
+                .map(|f| f.parse().expect("integer field"))
+                .collect()
+        })
+        .collect()
+}
+
 /// Writes `text` to `dir/name` and returns the path.
 pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);

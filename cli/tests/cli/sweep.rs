@@ -6,80 +6,73 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+use crate::support::{bin, fails_with, ok, swf_jobs, swf_line, write};
+
 /// Columns that measure the host, not the simulation.
 const WALL_CLOCK: [&str; 2] = ["alloc_time_s", "sim_wall_s"];
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("pwa-replay").expect("binary built");
-    c.env("PWA_OFFLINE", "1")
-        .env_remove("PWA_TRACES")
-        .env_remove("PWA_CATALOG")
-        .env_remove("PWA_REPLAY_FONT");
-    c
-}
 
 /// 40 jobs on a 4×4 mesh: submit every 30 s, run times 60…420 s, 1…16 processors, so that
 /// FCFS queues at load factor 2 and the policies differ.
 fn fixture(dir: &Path) -> PathBuf {
     let mut text = String::from("; Version: 2.2\n; MaxNodes: 16\n");
-    for i in 0..40u64 {
+    for i in 0..40i64 {
         let (submit, run, procs) = (30 * i, 60 + (i * 37) % 361, 1 + (i * 7) % 16);
-        text += &format!(
-            "{} {submit} 0 {run} {procs} -1 -1 {procs} -1 -1 1 1 1 1 1 1 -1 -1\n",
-            i + 1
-        );
+        text += &swf_line(i as u64 + 1, submit, run, procs, 1);
     }
-    let p = dir.join("tiny.swf.txt");
-    std::fs::write(&p, text).expect("write fixture");
-    p
+    write(dir, "tiny.swf.txt", &text)
 }
 
+/// `sweep --trace <trace> --machine <machine> --sched <sched> --alloc <alloc> --out <out>`.
+fn sweep_cmd(trace: &Path, machine: &str, sched: &str, alloc: &str, out: &Path) -> Command {
+    let mut c = bin();
+    c.args(["sweep", "--trace"])
+        .arg(trace)
+        .args([
+            "--machine",
+            machine,
+            "--sched",
+            sched,
+            "--alloc",
+            alloc,
+            "--out",
+        ])
+        .arg(out);
+    c
+}
+
+/// The 3 schedulers × 2 allocators × 3 loads sweep on the 4×4 mesh, plus `extra`; must succeed.
 fn sweep(trace: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "sweep",
-        "--trace",
-        trace.to_str().unwrap(),
-        "--machine",
-        "mesh:4x4",
-        "--sched",
-        "fcfs,window:4,oo",
-        "--alloc",
-        "ff,mpl",
-        "--loads",
-        "0.5,1,2",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let o = bin().args(&args).output().expect("runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    o
+    let mut c = sweep_cmd(trace, "mesh:4x4", "fcfs,window:4,oo", "ff,mpl", out);
+    ok(c.args(["--loads", "0.5,1,2"]).args(extra))
 }
 
 /// The CSV as header + rows of fields.
 fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(path).expect("summary.csv");
-    let mut lines = text
-        .lines()
-        .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>());
+    let mut lines = text.lines().map(fields);
     let header = lines.next().expect("header");
     (header, lines.collect())
+}
+
+/// Header and rows without the wall-clock columns.
+fn drop_wall_clock(header: &[String], rows: Vec<Vec<String>>) -> (Vec<String>, Vec<Vec<String>>) {
+    let keep: Vec<usize> = (0..header.len())
+        .filter(|&i| !WALL_CLOCK.contains(&header[i].as_str()))
+        .collect();
+    let pick = |r: &[String]| keep.iter().map(|&i| r[i].clone()).collect::<Vec<_>>();
+    (pick(header), rows.iter().map(|r| pick(r)).collect())
 }
 
 /// The CSV without the wall-clock columns.
 fn deterministic(path: &Path) -> Vec<Vec<String>> {
     let (header, rows) = csv(path);
-    let keep: Vec<usize> = (0..header.len())
-        .filter(|&i| !WALL_CLOCK.contains(&header[i].as_str()))
-        .collect();
+    let (kept, rows) = drop_wall_clock(&header, rows);
     assert_eq!(
-        keep.len(),
+        kept.len(),
         header.len() - WALL_CLOCK.len(),
         "wall-clock columns present"
     );
-    rows.iter()
-        .map(|r| keep.iter().map(|&i| r[i].clone()).collect())
-        .collect()
+    rows
 }
 
 fn config(dir: &Path) -> serde_json::Value {
@@ -200,11 +193,7 @@ fn the_swf_schedule_has_every_job_with_its_wait() {
     let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
     sweep(&trace, &out, &["--swf-out", "--quiet"]);
     let text = std::fs::read_to_string(out.join("swf/fcfs_ff_lf2.swf")).expect("fcfs swf");
-    let jobs: Vec<Vec<i64>> = text
-        .lines()
-        .filter(|l| !l.starts_with(';'))
-        .map(|l| l.split_whitespace().map(|f| f.parse().unwrap()).collect())
-        .collect();
+    let jobs = swf_jobs(&text);
     assert_eq!(jobs.len(), 40);
     assert!(
         jobs.iter().all(|j| j.len() == 18 && j[2] >= 0),
@@ -248,27 +237,14 @@ fn resume_simulates_no_finished_cell() {
         "reused cells are bit-identical, wall-clock columns included"
     );
     // A new load factor simulates only its own cells.
-    let mut args = vec!["--resume", "--quiet", "--loads", "0.5,1,2,1.5"];
-    let o = bin()
-        .args([
-            "sweep",
-            "--trace",
-            trace.to_str().unwrap(),
-            "--machine",
-            "mesh:4x4",
-        ])
-        .args([
-            "--sched",
-            "fcfs,window:4,oo",
-            "--alloc",
-            "ff,mpl",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .args(args.drain(..))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ok(
+        sweep_cmd(&trace, "mesh:4x4", "fcfs,window:4,oo", "ff,mpl", &out).args([
+            "--resume",
+            "--quiet",
+            "--loads",
+            "0.5,1,2,1.5",
+        ]),
+    );
     assert_eq!(config(&out)["simulated"], 6);
     assert_eq!(config(&out)["reused"], 18);
 }
@@ -277,21 +253,7 @@ fn resume_simulates_no_finished_cell() {
 fn auto_loads_climb_past_the_knee() {
     let tmp = tempfile::tempdir().unwrap();
     let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
-    let o = bin()
-        .args([
-            "sweep",
-            "--trace",
-            trace.to_str().unwrap(),
-            "--machine",
-            "mesh:4x4",
-        ])
-        .args([
-            "--sched", "fcfs", "--alloc", "ff", "--loads", "auto", "--quiet",
-        ])
-        .args(["--out", out.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ok(sweep_cmd(&trace, "mesh:4x4", "fcfs", "ff", &out).args(["--loads", "auto", "--quiet"]));
     let (header, rows) = csv(&out.join("summary.csv"));
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let (lf, t) = (col("load_factor"), col("mean_turnaround_s"));
@@ -349,22 +311,12 @@ fn plot_redraws_from_the_parquet_table() {
 fn a_missing_font_names_the_package() {
     let tmp = tempfile::tempdir().unwrap();
     let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
-    bin()
-        .env("PWA_REPLAY_FONT", tmp.path().join("no-such-font.ttf"))
-        .args([
-            "sweep",
-            "--trace",
-            trace.to_str().unwrap(),
-            "--machine",
-            "mesh:4x4",
-        ])
-        .args([
-            "--sched", "fcfs", "--alloc", "ff", "--loads", "1", "--quiet",
-        ])
-        .args(["--out", out.to_str().unwrap()])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("fonts-dejavu-core"));
+    fails_with(
+        sweep_cmd(&trace, "mesh:4x4", "fcfs", "ff", &out)
+            .env("PWA_REPLAY_FONT", tmp.path().join("no-such-font.ttf"))
+            .args(["--loads", "1", "--quiet"]),
+        &["fonts-dejavu-core"],
+    );
     assert!(
         !out.join("cells").exists(),
         "no cell simulated without a font"
@@ -373,27 +325,18 @@ fn a_missing_font_names_the_package() {
 
 #[test]
 fn bad_load_specs_are_rejected_before_any_work() {
-    bin()
-        .args(["sweep", "--trace", "whatever", "--loads", "2:1:0.1"])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("FROM:TO:STEP"));
+    fails_with(
+        bin().args(["sweep", "--trace", "whatever", "--loads", "2:1:0.1"]),
+        &["FROM:TO:STEP"],
+    );
 }
 
 #[test]
 fn an_allocator_that_does_not_suit_the_machine_fails_before_any_cell() {
     let tmp = tempfile::tempdir().unwrap();
     let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
-    bin()
-        .args([
-            "sweep",
-            "--trace",
-            trace.to_str().unwrap(),
-            "--machine",
-            "flat:16",
-        ])
-        .args(["--sched", "fcfs", "--alloc", "mpl", "--loads", "1"])
-        .args(["--out", out.to_str().unwrap()])
+    sweep_cmd(&trace, "flat:16", "fcfs", "mpl", &out)
+        .args(["--loads", "1"])
         .assert()
         .failure()
         .stderr(predicate::str::contains(
@@ -425,15 +368,8 @@ fn synth_sweep(label: &str, out: &Path) -> (Vec<String>, Vec<Vec<String>>) {
         .args(["--out", out.to_str().unwrap()])
         .assert()
         .success();
-    let text = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
-    let mut lines = text.lines().map(fields);
-    let header = lines.next().expect("header");
-    let keep: Vec<usize> = (0..header.len())
-        .filter(|&i| !WALL_CLOCK.contains(&header[i].as_str()))
-        .collect();
-    let pick = |r: Vec<String>| keep.iter().map(|&i| r[i].clone()).collect::<Vec<_>>();
-    let rows = lines.map(pick).collect();
-    (pick(header), rows)
+    let (header, rows) = csv(&out.join("summary.csv"));
+    drop_wall_clock(&header, rows)
 }
 
 #[test]
