@@ -6,7 +6,7 @@
 //! and is not running), asks the allocator where it fits, and records the start. Schedulers never touch
 //! the allocator directly, so any scheduler pairs with any allocator.
 //!
-//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `delay:time`, `bq:<seconds>`) are parsed by
+//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `delay:count`, `bq:<seconds>`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
@@ -80,11 +80,11 @@ pub enum SchedKind {
     Oocb(u32),
     /// `window:K`: Window-K (window-k-mesh.md §4).
     Window(u32),
-    /// `delay`: the head may be overtaken at most ⌈λ·W⌉ times, a load-adaptive bound
-    /// (window-k-mesh.md §2.3; λ·W is a job count by Little's law).
+    /// `delay`: the head may be bypassed while its own wait is below λ·W (window-k-mesh.md §2.3, the
+    /// literal time reading).
     Delay,
-    /// `delay:time`: the head may be bypassed while its own wait is below λ·W (the time reading).
-    DelayTime,
+    /// `delay:count`: the head may be overtaken at most ⌈λ·W⌉ times (λ·W as a job count, Little's law).
+    DelayCount,
     /// `bq:T`: bypass queue with threshold time `T` (bypass-queue paper, Fig. 2); `bq:inf` never blocks.
     BypassQueue(SimTime),
 }
@@ -92,7 +92,7 @@ pub enum SchedKind {
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "scheduler `{0}` is not one of fcfs, oo, oocb:K (K ≥ 0), window:K (K ≥ 1), delay, delay:time, bq:SECONDS, bq:inf"
+    "scheduler `{0}` is not one of fcfs, oo, oocb:K (K ≥ 0), window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf"
 )]
 pub struct SchedParseError(pub String);
 
@@ -104,7 +104,7 @@ impl fmt::Display for SchedKind {
             SchedKind::Oocb(k) => write!(f, "oocb:{k}"),
             SchedKind::Window(k) => write!(f, "window:{k}"),
             SchedKind::Delay => f.write_str("delay"),
-            SchedKind::DelayTime => f.write_str("delay:time"),
+            SchedKind::DelayCount => f.write_str("delay:count"),
             SchedKind::BypassQueue(t) if t.is_infinite() => f.write_str("bq:inf"),
             SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
         }
@@ -124,7 +124,7 @@ impl FromStr for SchedKind {
                 _ => Err(bad()),
             },
             Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
-            Some(("delay", "time")) => Ok(SchedKind::DelayTime),
+            Some(("delay", "count")) => Ok(SchedKind::DelayCount),
             Some(("window", k)) => Ok(SchedKind::Window(count(k)?)),
             Some(("bq", "inf")) => Ok(SchedKind::BypassQueue(SimTime::INFINITY)),
             Some(("bq", t)) => t
@@ -148,8 +148,8 @@ impl SchedKind {
             }
             SchedKind::Oocb(k) => Box::new(oocb::oocb(k)),
             SchedKind::Window(k) => Box::new(window_k::WindowK::new(k)),
-            SchedKind::Delay => Box::new(delay::delay(delay::Reading::Count)),
-            SchedKind::DelayTime => Box::new(delay::delay(delay::Reading::Time)),
+            SchedKind::Delay => Box::new(delay::delay(delay::Reading::Time)),
+            SchedKind::DelayCount => Box::new(delay::delay(delay::Reading::Count)),
             SchedKind::BypassQueue(t) => Box::new(bypass_queue::bypass_queue(t)),
         }
     }

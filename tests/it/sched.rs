@@ -255,9 +255,9 @@ fn delay_threshold_is_lambda_times_w() {
         (6.0, 1.0, Request::Nodes(1)),
         (6.5, 1.0, Request::Nodes(1)),
     ]);
-    let count = run_valid(&w, flat(4), SchedKind::Delay, AllocKind::Flat);
+    let count = run_valid(&w, flat(4), SchedKind::DelayCount, AllocKind::Flat);
     assert_eq!(starts(&count), vec![0.0, 4.0, 4.0, 24.0, 6.0, 25.0]);
-    let time = run_valid(&w, flat(4), SchedKind::DelayTime, AllocKind::Flat);
+    let time = run_valid(&w, flat(4), SchedKind::Delay, AllocKind::Flat);
     assert_eq!(starts(&time), vec![0.0, 4.0, 4.0, 24.0, 25.0, 25.0]);
 }
 
@@ -270,7 +270,7 @@ fn labels_round_trip() {
         "oocb:8",
         "window:240",
         "delay",
-        "delay:time",
+        "delay:count",
         "bq:600",
         "bq:inf",
     ] {
@@ -297,7 +297,7 @@ fn all_scheds() -> Vec<SchedKind> {
         "window:1",
         "window:3",
         "delay",
-        "delay:time",
+        "delay:count",
         "bq:0",
         "bq:5",
         "bq:inf",

@@ -399,8 +399,8 @@ fn utilization_order(f: &FigureData) -> (String, bool) {
     );
     if !parts[3].1 {
         m.push_str(
-            ". Our Delay reads λ·W as a bound on how often the head is overtaken (docs/ALGORITHMS.md); \
-             under heavy load the queue, hence W, grows and the bound loosens towards OO",
+            ". Our Delay compares the head's wait with λ·W (docs/ALGORITHMS.md); `delay:count`, \
+             which bounds the overtakes by ⌈λ·W⌉ instead, loosens towards OO under heavy load",
         );
     }
     (m, parts.iter().all(|p| p.1))
