@@ -1,5 +1,6 @@
 //! Library integration tests, one binary: a module per area.
 mod engine;
+mod golden;
 mod machine;
 mod sched;
 mod sweep;
