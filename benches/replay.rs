@@ -29,7 +29,7 @@ const SCHEDULERS: [&str; 9] = [
     "window:10",
     "window:240",
     "delay",
-    "delay:time",
+    "delay:count",
     "bq:600",
     "bq:inf",
 ];
