@@ -101,7 +101,7 @@ fn alloc_release(a: &mut dyn Allocator, req: Request) -> impl FnMut(&mut criteri
     move |b| {
         b.iter(|| {
             let p = a.allocate(black_box(&req)).expect("fits");
-            a.release(&p);
+            a.vacate(&p);
         })
     }
 }

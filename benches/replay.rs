@@ -99,7 +99,7 @@ fn sdsc(c: &mut Criterion) {
         let w = scaled(&w, lf);
         for s in SCHEDULERS {
             let sched: SchedKind = s.parse().expect("label");
-            for alloc in AllocKind::ALL {
+            for &alloc in AllocKind::ALL {
                 g.bench_function(format!("{s}/{alloc}/lf{lf:.1}"), |b| {
                     b.iter(|| {
                         replay(black_box(&w), m, sched, alloc, &mut NoObserver).expect("replay")

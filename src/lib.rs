@@ -6,6 +6,7 @@
 //!
 //! The modules follow the data flow:
 //!
+//! * [`resource`] — the shared vocabulary: requests, placements, machine labels and node ids.
 //! * [`swf`] — SWF records and header, a streaming nom parser with errors that name file, line, field.
 //! * [`workload`] — jobs as the simulator sees them ([`workload::Job`], [`workload::Request`]), the
 //!   trace catalog, filters, shape conversions, load-factor scaling and synthetic models.
@@ -24,6 +25,7 @@
 pub mod engine;
 pub mod machine;
 pub mod replicate;
+pub mod resource;
 pub mod sched;
 pub mod sweep;
 pub mod swf;

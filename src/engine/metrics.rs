@@ -3,10 +3,12 @@
 //! Definitions (the table columns):
 //! * turnaround = end − submit; wait = start − submit; variance is the population variance;
 //! * percentiles are nearest-rank: the `⌈p·n⌉`-th smallest wait;
-//! * makespan = last end − first submit; utilization = Σ granted nodes × run time / (N × makespan);
+//! * makespan = last end − first submit; utilization = Σ granted nodes × service / (N × makespan),
+//!   service being the run time, or the estimate for a job killed there;
 //!   throughput = jobs / makespan (both 0 when the makespan is 0);
 //! * bounded slowdown = max(1, turnaround / max(run time, τ)) with τ = 10 s, averaged;
 //! * system power = throughput / mean wait (infinite when no job waited);
+//! * killed jobs = jobs ended at their estimate (`--kill-at-estimate`);
 //! * internal fragmentation = mean of granted processors − asked processors, with granted processors =
 //!   granted nodes × processors per node (a workload with 0 processors per node counts 1).
 
@@ -54,9 +56,13 @@ pub fn summarize(workload: &Workload, machine: MachineSpec, outcome: &Outcome) -
         .map(|r| r.end)
         .fold(f64::NEG_INFINITY, f64::max);
     m.makespan_s = (last_end - first_submit).max(0.0);
+    let served = |(j, r): (&crate::workload::Job, &super::JobRecord)| {
+        if r.killed { j.estimate } else { j.runtime }
+    };
     let node_seconds: f64 = pairs()
-        .map(|(j, r)| f64::from(r.placement.nodes()) * j.runtime)
+        .map(|p| f64::from(p.1.placement.nodes()) * served(p))
         .sum();
+    m.killed_jobs = outcome.records.iter().filter(|r| r.killed).count() as u64;
     if m.makespan_s > 0.0 {
         m.utilization = node_seconds / (f64::from(machine.nodes()) * m.makespan_s);
         m.throughput_per_s = nf / m.makespan_s;

@@ -54,12 +54,32 @@ use crate::workload::{JobId, Request, Workload};
 /// What happened to one job.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JobRecord {
-    /// Start time.
+    /// Start time (of its first run segment).
     pub start: SimTime,
-    /// End time (`start + runtime`).
+    /// End time (of its last run segment; `start + runtime` for a job never suspended).
     pub end: SimTime,
-    /// What the allocator granted.
+    /// What the allocator granted (a suspended job resumes on the same nodes).
     pub placement: Placement,
+    /// Ended at its estimate before its run time was served (`--kill-at-estimate`).
+    pub killed: bool,
+}
+
+/// One run segment of a job that was suspended at least once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Segment {
+    /// The job.
+    pub job: JobId,
+    /// Segment start.
+    pub start: SimTime,
+    /// Segment end.
+    pub end: SimTime,
+}
+
+/// Engine options of one replay.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReplayOptions {
+    /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).
+    pub kill_at_estimate: bool,
 }
 
 /// The result of one replay: a record per job (indexed by `JobId`) and the allocator's counters.
@@ -67,6 +87,9 @@ pub struct JobRecord {
 pub struct Outcome {
     /// `records[i]` is job `JobId(i)`.
     pub records: Vec<JobRecord>,
+    /// Every run segment of the jobs that were ever suspended, by job then time (empty when no
+    /// job was; the others ran in one segment `[start, end)`).
+    pub segments: Vec<Segment>,
     /// Allocator calls and failures (real calls only).
     pub alloc: AllocStats,
     /// Start requests answered without calling the allocator (too few free nodes, or the same request
@@ -109,6 +132,8 @@ pub struct RunMetrics {
     pub system_power: f64,
     /// Mean over jobs of processors granted − processors asked.
     pub internal_fragmentation: f64,
+    /// Jobs ended at their estimate (`--kill-at-estimate`).
+    pub killed_jobs: u64,
     /// Allocator calls.
     pub alloc_attempts: u64,
     /// Wall seconds in the allocator (not deterministic).
@@ -127,6 +152,12 @@ pub enum PolicyProblem {
     AlreadyStarted,
     /// Set a timer in the past.
     TimerInPast,
+    /// Asked to start a job on a placement that does not cover exactly its request.
+    WrongPlacement,
+    /// Asked to suspend a job that is not running.
+    NotRunning,
+    /// Asked to resume a job that is not suspended.
+    NotSuspended,
 }
 
 impl std::fmt::Display for PolicyProblem {
@@ -135,6 +166,11 @@ impl std::fmt::Display for PolicyProblem {
             PolicyProblem::NotArrived => "asked to start a job that has not arrived",
             PolicyProblem::AlreadyStarted => "asked to start a job that already started",
             PolicyProblem::TimerInPast => "set a timer in the past",
+            PolicyProblem::WrongPlacement => {
+                "asked to start a job on a placement that does not match its request"
+            }
+            PolicyProblem::NotRunning => "asked to suspend a job that is not running",
+            PolicyProblem::NotSuspended => "asked to resume a job that is not suspended",
         })
     }
 }
@@ -198,6 +234,27 @@ pub fn replay(
     alloc: AllocKind,
     observer: &mut dyn Observer,
 ) -> Result<Outcome, EngineError> {
+    replay_with(
+        workload,
+        machine,
+        sched,
+        alloc,
+        ReplayOptions::default(),
+        observer,
+    )
+}
+
+/// [`replay`] with engine options.
+pub fn replay_with(
+    workload: &Workload,
+    machine: MachineSpec,
+    sched: SchedKind,
+    alloc: AllocKind,
+    options: ReplayOptions,
+    observer: &mut dyn Observer,
+) -> Result<Outcome, EngineError> {
     let allocator = alloc.build(machine)?;
-    Engine::new(workload, sched.build(), allocator).run(observer)
+    Engine::new(workload, sched.build(), allocator)
+        .with_options(options)
+        .run(observer)
 }

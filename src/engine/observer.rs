@@ -10,6 +10,10 @@ pub trait Observer {
     fn on_start(&mut self, _now: SimTime, _job: JobId, _placement: &Placement) {}
     /// `job` ended at `now` (its nodes are free again).
     fn on_end(&mut self, _now: SimTime, _job: JobId) {}
+    /// `job` was suspended at `now` (its nodes are free until it resumes).
+    fn on_suspend(&mut self, _now: SimTime, _job: JobId) {}
+    /// `job` resumed at `now` on `placement` (the nodes it held before).
+    fn on_resume(&mut self, _now: SimTime, _job: JobId, _placement: &Placement) {}
     /// The state once every event at `now` has been handled: jobs waiting and nodes busy.
     fn on_instant(&mut self, _now: SimTime, _waiting: usize, _busy_nodes: u32) {}
 }

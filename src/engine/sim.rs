@@ -6,11 +6,12 @@ use std::collections::{BinaryHeap, HashSet};
 use std::time::{Duration, Instant};
 
 use super::observer::Observer;
-use super::{EngineError, JobRecord, Outcome, PolicyProblem};
+use super::{EngineError, JobRecord, Outcome, PolicyProblem, ReplayOptions, Segment};
 use crate::SimTime;
 use crate::machine::{AllocStats, Allocator};
-use crate::sched::{Scheduler, System};
-use crate::workload::{Job, JobId, Request, Workload};
+use crate::resource::{Placement, Request};
+use crate::sched::{RunningJob, Scheduler, System};
+use crate::workload::{Job, JobId, Workload};
 
 /// Event kinds in the order they are handled at one instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -26,8 +27,13 @@ struct Event {
     at: SimTime,
     kind: Kind,
     seq: u64,
-    /// Job index for a departure, token for a timer.
+    /// For a departure the job index (low 32 bits) and the job's run epoch (high 32 bits: a
+    /// departure scheduled before a suspension is stale); for a timer the token.
     payload: u64,
+}
+
+fn departure_payload(id: JobId, epoch: u32) -> u64 {
+    u64::from(id.0) | u64::from(epoch) << 32
 }
 
 impl Event {
@@ -63,7 +69,21 @@ enum Status {
     NotArrived,
     Waiting,
     Running,
+    Suspended,
     Done,
+}
+
+/// A started job's progress.
+#[derive(Debug, Clone, Copy, Default)]
+struct Progress {
+    /// Service received before the current run segment.
+    served: SimTime,
+    /// Start of the current (or last) run segment.
+    since: SimTime,
+    /// Suspensions so far; a departure event carries the epoch it was scheduled in.
+    epoch: u32,
+    /// Index in the running list while running.
+    slot: u32,
 }
 
 /// Counters of the engine's own work.
@@ -78,22 +98,25 @@ struct Counters {
 ///
 /// ```
 /// use pwa_replay::engine::{Engine, NoObserver};
-/// # use pwa_replay::machine::{Allocator, AllocStats, MachineSpec, Placement};
+/// # use pwa_replay::machine::{Allocator, MachineSpec, Placement};
 /// # use pwa_replay::sched::SchedKind;
 /// # use pwa_replay::workload::{Job, JobId, Request, Workload};
+/// # #[derive(Clone)]
 /// # struct Flat { n: u32, free: u32 }
 /// # impl Allocator for Flat {
 /// #     fn machine(&self) -> MachineSpec { MachineSpec::Flat { nodes: self.n } }
-/// #     fn allocate(&mut self, r: &Request) -> Option<Placement> {
-/// #         let k = r.nodes(); (k <= self.free).then(|| { self.free -= k; Placement::Nodes(k) })
+/// #     fn find(&mut self, r: &Request) -> Option<Placement> {
+/// #         (r.nodes() <= self.free).then(|| Placement::Nodes(r.nodes()))
 /// #     }
-/// #     fn release(&mut self, p: &Placement) { self.free += p.nodes() }
+/// #     fn occupy(&mut self, p: &Placement) { self.free -= p.nodes() }
+/// #     fn vacate(&mut self, p: &Placement) { self.free += p.nodes() }
+/// #     fn is_free(&self, p: &Placement) -> bool { p.nodes() <= self.free }
 /// #     fn free_nodes(&self) -> u32 { self.free }
 /// #     fn fits_empty(&self, r: &Request) -> bool { r.nodes() <= self.n }
-/// #     fn stats(&self) -> AllocStats { AllocStats::default() }
+/// #     fn snapshot(&self) -> Box<dyn Allocator> { Box::new(self.clone()) }
 /// # }
 /// let job = |i: u32, submit: f64, runtime: f64, n: u32| Job {
-///     id: JobId(i), source_id: i as u64 + 1, submit, runtime,
+///     id: JobId(i), source_id: i as u64 + 1, submit, runtime, estimate: runtime, requested: None,
 ///     request: Request::Nodes(n), asked_procs: n,
 /// };
 /// let w = Workload { jobs: vec![job(0, 0.0, 10.0, 3), job(1, 1.0, 5.0, 2)], procs_per_node: 1 };
@@ -110,8 +133,14 @@ pub struct Engine<'w> {
 struct State<'w> {
     jobs: &'w [Job],
     alloc: Box<dyn Allocator>,
+    /// A copy of the allocator on the empty machine, for [`System::empty_allocator`].
+    empty: Box<dyn Allocator>,
+    options: ReplayOptions,
     status: Vec<Status>,
     records: Vec<Option<JobRecord>>,
+    progress: Vec<Progress>,
+    running_list: Vec<RunningJob>,
+    segments: Vec<Segment>,
     events: BinaryHeap<Event>,
     seq: u64,
     now: SimTime,
@@ -144,9 +173,14 @@ impl<'w> Engine<'w> {
             sched,
             state: State {
                 jobs: &workload.jobs,
+                empty: alloc.snapshot(),
                 alloc,
+                options: ReplayOptions::default(),
                 status: vec![Status::NotArrived; n],
                 records: vec![None; n],
+                progress: vec![Progress::default(); n],
+                running_list: Vec::new(),
+                segments: Vec::new(),
                 events: BinaryHeap::new(),
                 seq: 0,
                 now: 0.0,
@@ -159,6 +193,12 @@ impl<'w> Engine<'w> {
                 error: None,
             },
         }
+    }
+
+    /// Sets the engine options (default: [`ReplayOptions::default`]).
+    pub fn with_options(mut self, options: ReplayOptions) -> Self {
+        self.state.options = options;
+        self
     }
 
     /// Runs the replay to the end.
@@ -190,8 +230,11 @@ impl<'w> Engine<'w> {
         let t = self.state.now;
         match kind {
             Kind::Departure => {
-                while let Some(id) = self.state.pop_event(t, Kind::Departure) {
-                    self.state.release(JobId(id as u32), obs);
+                while let Some(payload) = self.state.pop_event(t, Kind::Departure) {
+                    self.state.depart(payload, obs);
+                }
+                if self.state.departed.is_empty() {
+                    return; // only stale departures of suspended jobs
                 }
                 let mut sys = Sys {
                     st: &mut self.state,
@@ -235,9 +278,10 @@ impl State<'_> {
             if job.id != JobId(i as u32) {
                 return Err(bad("job ids are not dense and in order"));
             }
-            if !job.submit.is_finite() || !job.runtime.is_finite() || job.runtime < 0.0 {
+            let finite = |t: SimTime| t.is_finite() && t >= 0.0;
+            if !job.submit.is_finite() || !finite(job.runtime) || !finite(job.estimate) {
                 return Err(bad(
-                    "submit time or run time is not a finite, non-negative number",
+                    "submit time, run time or estimate is not a finite, non-negative number",
                 ));
             }
             if job.submit.total_cmp(&last) == Ordering::Less {
@@ -302,18 +346,105 @@ impl State<'_> {
         Some(job.id)
     }
 
-    /// Frees a departing job's nodes.
-    fn release(&mut self, id: JobId, obs: &mut dyn Observer) {
-        let Some(rec) = self.records[id.index()] else {
+    /// Handles a departure event: a stale one (scheduled before a suspension) is ignored; otherwise
+    /// the job ends now and its nodes are freed.
+    fn depart(&mut self, payload: u64, obs: &mut dyn Observer) {
+        let id = JobId(payload as u32);
+        let epoch = (payload >> 32) as u32;
+        let i = id.index();
+        if self.status[i] != Status::Running || self.progress[i].epoch != epoch {
+            return;
+        }
+        let Some(rec) = self.records[i].as_mut() else {
             return;
         };
-        self.alloc.release(&rec.placement);
-        self.failed.clear();
-        self.status[id.index()] = Status::Done;
-        self.running -= 1;
-        self.busy -= rec.placement.nodes();
+        rec.end = self.now;
+        let placement = rec.placement;
+        if epoch > 0 {
+            self.segments.push(Segment {
+                job: id,
+                start: self.progress[i].since,
+                end: self.now,
+            });
+        }
+        self.stop_running(id, &placement);
+        self.status[i] = Status::Done;
         self.departed.push(id);
         obs.on_end(self.now, id);
+    }
+
+    /// Takes a running job's nodes back and drops it from the running list.
+    fn stop_running(&mut self, id: JobId, placement: &Placement) {
+        self.alloc.vacate(placement);
+        self.failed.clear();
+        self.running -= 1;
+        self.busy -= placement.nodes();
+        let slot = self.progress[id.index()].slot as usize;
+        self.running_list.swap_remove(slot);
+        if let Some(moved) = self.running_list.get(slot) {
+            self.progress[moved.job.index()].slot = slot as u32;
+        }
+    }
+
+    /// Service the job needs: its run time, or its estimate when it is shorter and jobs are killed
+    /// at their estimates.
+    fn service(&self, job: &Job) -> (SimTime, bool) {
+        if self.options.kill_at_estimate && job.runtime > job.estimate {
+            (job.estimate, true)
+        } else {
+            (job.runtime, false)
+        }
+    }
+
+    /// Puts a job on `placement` (free) from now on: a first start or a resume.
+    fn run_on(&mut self, id: JobId, placement: Placement) {
+        let i = id.index();
+        let job = &self.jobs[i];
+        let (service, _) = self.service(job);
+        let p = &mut self.progress[i];
+        p.since = self.now;
+        p.slot = self.running_list.len() as u32;
+        let (served, epoch) = (p.served, p.epoch);
+        self.alloc.occupy(&placement);
+        self.running_list.push(RunningJob {
+            job: id,
+            since: self.now,
+            est_end: self.now + (job.estimate - served).max(0.0),
+            placement,
+        });
+        self.status[i] = Status::Running;
+        self.running += 1;
+        self.busy += placement.nodes();
+        let end = self.now + (service - served).max(0.0);
+        self.push_event(end, Kind::Departure, departure_payload(id, epoch));
+    }
+
+    /// A first start on a placement known to be free.
+    fn begin(&mut self, id: JobId, placement: Placement, obs: &mut dyn Observer) {
+        let (service, killed) = self.service(&self.jobs[id.index()]);
+        self.records[id.index()] = Some(JobRecord {
+            start: self.now,
+            end: self.now + service,
+            placement,
+            killed,
+        });
+        self.run_on(id, placement);
+        obs.on_start(self.now, id, &placement);
+    }
+
+    /// Whether `id` is waiting to start; records the policy error otherwise.
+    fn check_waiting(&mut self, id: JobId) -> bool {
+        match self.status.get(id.index()) {
+            Some(Status::Waiting) => true,
+            Some(Status::NotArrived) | None => {
+                self.policy_error(Some(id), PolicyProblem::NotArrived);
+                false
+            }
+            Some(_) => {
+                self.policy_error(Some(id), PolicyProblem::AlreadyStarted);
+                false
+            }
+        }
     }
 
     /// Records the first policy error.
@@ -327,25 +458,16 @@ impl State<'_> {
 
     /// The engine's side of [`System::try_start`].
     fn try_start(&mut self, id: JobId, obs: &mut dyn Observer) -> bool {
-        match self.status.get(id.index()) {
-            Some(Status::Waiting) => {}
-            Some(Status::NotArrived) | None => {
-                self.policy_error(Some(id), PolicyProblem::NotArrived);
-                return false;
-            }
-            Some(Status::Running | Status::Done) => {
-                self.policy_error(Some(id), PolicyProblem::AlreadyStarted);
-                return false;
-            }
+        if !self.check_waiting(id) {
+            return false;
         }
-        let job = &self.jobs[id.index()];
-        let req = job.request;
+        let req = self.jobs[id.index()].request;
         if req.nodes() > self.alloc.free_nodes() || self.failed.contains(&req) {
             self.counters.skipped += 1;
             return false;
         }
         let t0 = Instant::now();
-        let placement = self.alloc.allocate(&req);
+        let placement = self.alloc.find(&req);
         self.counters.alloc_time += t0.elapsed();
         self.counters.alloc.attempts += 1;
         let Some(placement) = placement else {
@@ -353,17 +475,65 @@ impl State<'_> {
             self.failed.insert(req);
             return false;
         };
-        let end = self.now + job.runtime;
-        self.records[id.index()] = Some(JobRecord {
-            start: self.now,
-            end,
-            placement,
+        self.begin(id, placement, obs);
+        true
+    }
+
+    /// The engine's side of [`System::try_start_on`].
+    fn try_start_on(&mut self, id: JobId, placement: Placement, obs: &mut dyn Observer) -> bool {
+        if !self.check_waiting(id) {
+            return false;
+        }
+        if !covers(&self.jobs[id.index()].request, &placement) {
+            self.policy_error(Some(id), PolicyProblem::WrongPlacement);
+            return false;
+        }
+        if !self.alloc.is_free(&placement) {
+            return false;
+        }
+        self.begin(id, placement, obs);
+        true
+    }
+
+    /// The engine's side of [`System::suspend`].
+    fn suspend(&mut self, id: JobId, obs: &mut dyn Observer) -> bool {
+        if self.status.get(id.index()) != Some(&Status::Running) {
+            self.policy_error(Some(id), PolicyProblem::NotRunning);
+            return false;
+        }
+        let i = id.index();
+        let Some(placement) = self.records[i].map(|r| r.placement) else {
+            return false;
+        };
+        let p = &mut self.progress[i];
+        p.served += self.now - p.since;
+        p.epoch += 1;
+        let since = p.since;
+        self.segments.push(Segment {
+            job: id,
+            start: since,
+            end: self.now,
         });
-        self.status[id.index()] = Status::Running;
-        self.running += 1;
-        self.busy += placement.nodes();
-        self.push_event(end, Kind::Departure, id.0 as u64);
-        obs.on_start(self.now, id, &placement);
+        self.stop_running(id, &placement);
+        self.status[i] = Status::Suspended;
+        obs.on_suspend(self.now, id);
+        true
+    }
+
+    /// The engine's side of [`System::resume`].
+    fn resume(&mut self, id: JobId, obs: &mut dyn Observer) -> bool {
+        if self.status.get(id.index()) != Some(&Status::Suspended) {
+            self.policy_error(Some(id), PolicyProblem::NotSuspended);
+            return false;
+        }
+        let Some(placement) = self.records[id.index()].map(|r| r.placement) else {
+            return false;
+        };
+        if !self.alloc.is_free(&placement) {
+            return false;
+        }
+        self.run_on(id, placement);
+        obs.on_resume(self.now, id, &placement);
         true
     }
 
@@ -377,8 +547,11 @@ impl State<'_> {
                 waiting,
             });
         }
+        let mut segments = self.segments;
+        segments.sort_by(|a, b| a.job.cmp(&b.job).then(a.start.total_cmp(&b.start)));
         Ok(Outcome {
             records: self.records.into_iter().flatten().collect(),
+            segments,
             alloc: self.counters.alloc,
             skipped_checks: self.counters.skipped,
             alloc_time_s: self.counters.alloc_time.as_secs_f64(),
@@ -397,11 +570,29 @@ impl System for Sys<'_, '_> {
     fn try_start(&mut self, id: JobId) -> bool {
         self.st.try_start(id, self.obs)
     }
+    fn try_start_on(&mut self, id: JobId, placement: Placement) -> bool {
+        self.st.try_start_on(id, placement, self.obs)
+    }
+    fn suspend(&mut self, id: JobId) -> bool {
+        self.st.suspend(id, self.obs)
+    }
+    fn resume(&mut self, id: JobId) -> bool {
+        self.st.resume(id, self.obs)
+    }
     fn free_nodes(&self) -> u32 {
         self.st.alloc.free_nodes()
     }
     fn running(&self) -> usize {
         self.st.running
+    }
+    fn running_jobs(&self) -> &[RunningJob] {
+        &self.st.running_list
+    }
+    fn snapshot(&self) -> Box<dyn Allocator> {
+        self.st.alloc.snapshot()
+    }
+    fn empty_allocator(&self) -> Box<dyn Allocator> {
+        self.st.empty.snapshot()
     }
     fn set_timer(&mut self, at: SimTime, token: u64) {
         if at.is_nan() || at < self.st.now {
@@ -415,17 +606,32 @@ impl System for Sys<'_, '_> {
     }
 }
 
+/// Whether `p` covers exactly request `req` (a submesh of its shape or its 90° turn when flagged, a
+/// box of its extents, a subcube of its dimension, or its node count).
+fn covers(req: &Request, p: &Placement) -> bool {
+    match (*req, *p) {
+        (Request::Submesh(want), Placement::Submesh { at, rotated }) => {
+            at.shape == if rotated { want.rotated() } else { want }
+        }
+        (Request::Block(want), Placement::Block(b)) => b.extent == want,
+        (Request::Subcube(d), Placement::Subcube(c)) => c.dim() == d,
+        (req, Placement::Nodes(n)) => req.nodes() == n,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// The memory budget is ≤ 200 bytes per job beyond the job list: per job the engine keeps a
-    /// status byte and an optional record while running, and the outcome's record at the end.
+    /// status byte, an optional record and the job's progress while running, and the outcome's
+    /// record at the end (run segments only for jobs that were suspended).
     #[test]
     fn per_job_state_stays_within_the_memory_budget() {
-        let running = size_of::<Status>() + size_of::<Option<JobRecord>>();
+        let running = size_of::<Status>() + size_of::<Option<JobRecord>>() + size_of::<Progress>();
         let at_the_end = running + size_of::<JobRecord>();
-        assert!(at_the_end <= 100, "{at_the_end} bytes per job");
+        assert!(at_the_end <= 200, "{at_the_end} bytes per job");
     }
 
     #[test]

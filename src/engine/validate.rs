@@ -1,20 +1,25 @@
 //! The schedule validator: checks an [`Outcome`] against its workload and machine using none of the
-//! schedulers' or allocators' code.
+//! schedulers', allocators' or engine's code.
 //!
-//! Checks, per job: a record exists; `start ≥ submit`; `end = start + runtime` exactly; the placement
-//! covers exactly the request (a submesh of the requested shape, or of its 90° rotation when flagged
-//! `rotated`; a node count equal to the request's) and lies inside the machine. Across jobs: no node is
-//! held by two jobs at any instant, and no more nodes than the machine has are busy. Holding intervals
-//! are half-open, `[start, end)`: at equal times ends come before starts, and a job of run time 0
-//! holds nothing. Submesh placements are checked node by node (a per-node owner grid swept over
-//! start/end events); node counts against the machine's size.
+//! Checks, per job: a record exists; `start ≥ submit`; the job received exactly its service — its run
+//! time, or its estimate when it was killed there (and only a job whose run time exceeds its
+//! estimate may be) — in one segment `end = start + service` exactly, or, when it was suspended, in
+//! run segments that begin at `start`, end at `end`, do not overlap and add up to the service (to
+//! within 10⁻⁹ relative: the engine sums floating-point pieces); the placement covers exactly the
+//! request (a submesh of the requested shape, or of its 90° rotation when flagged `rotated`; a box of
+//! the requested extents; a subcube of the requested dimension; a node count equal to the request's)
+//! and lies on the machine. Across jobs: no node is held by two jobs at any instant, and no more
+//! nodes than the machine has are busy. Holding intervals are half-open, `[start, end)`: at equal
+//! times ends come before starts, and a segment of length 0 holds nothing. Placements are checked
+//! node by node through [`MachineSpec::node_ids`] (a per-node owner table swept over start/end
+//! events, any topology); anonymous node counts against the machine's size.
 
 use std::cmp::Ordering;
 
-use super::Outcome;
+use super::{JobRecord, Outcome};
 use crate::SimTime;
-use crate::machine::{MachineSpec, Placement, Shape, Submesh};
-use crate::workload::{Job, JobId, Request, Workload};
+use crate::resource::{MachineSpec, Placement, Request};
+use crate::workload::{Job, JobId, Workload};
 
 /// What is wrong with a schedule.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -38,8 +43,8 @@ pub enum ValidationError {
         /// Its submission.
         submit: SimTime,
     },
-    /// A job's end is not its start plus its run time.
-    #[error("job index {} ends at {end}, not at start {start} + run time {runtime}", job.0)]
+    /// A job's end is not its start plus its service (run time, or estimate when killed).
+    #[error("job index {} ends at {end}, not at start {start} + service {runtime}", job.0)]
     WrongEnd {
         /// The job.
         job: JobId,
@@ -47,8 +52,16 @@ pub enum ValidationError {
         start: SimTime,
         /// Its recorded end.
         end: SimTime,
-        /// Its run time.
+        /// Its service (run time, or estimate when killed).
         runtime: SimTime,
+    },
+    /// A job's run segments are not a valid split of its service.
+    #[error("job index {}: {problem}", job.0)]
+    WrongSegments {
+        /// The job.
+        job: JobId,
+        /// What is wrong.
+        problem: &'static str,
     },
     /// A placement does not match the request or the machine.
     #[error("job index {}: {problem}", job.0)]
@@ -59,16 +72,14 @@ pub enum ValidationError {
         problem: &'static str,
     },
     /// Two jobs hold the same node at once.
-    #[error("jobs index {} and {} both hold node ({x}, {y}) at t = {at}", first.0, second.0)]
+    #[error("jobs index {} and {} both hold node {node} at t = {at}", first.0, second.0)]
     Overlap {
         /// The job holding the node.
         first: JobId,
         /// The job starting on it.
         second: JobId,
-        /// Column, 0-based.
-        x: u32,
-        /// Row, 0-based.
-        y: u32,
+        /// Node id (see [`crate::resource`]; `y·W + x` on a 2D mesh).
+        node: u32,
         /// When.
         at: SimTime,
     },
@@ -99,28 +110,97 @@ pub fn validate(
             records: outcome.records.len(),
         });
     }
+    let holds = holding_intervals(jobs, outcome)?;
     for (job, rec) in jobs.iter().zip(&outcome.records) {
-        check_times(job, rec.start, rec.end)?;
         check_placement(job, &rec.placement, machine)?;
     }
-    check_occupancy(machine, outcome)
+    check_occupancy(machine, outcome, holds)
 }
 
-fn check_times(job: &Job, start: SimTime, end: SimTime) -> Result<(), ValidationError> {
-    if start.is_nan() || start < job.submit {
-        return Err(ValidationError::StartsEarly {
+/// The service a record says the job received.
+fn service(job: &Job, rec: &JobRecord) -> Result<SimTime, ValidationError> {
+    if !rec.killed {
+        return Ok(job.runtime);
+    }
+    if job.runtime > job.estimate {
+        Ok(job.estimate)
+    } else {
+        Err(ValidationError::WrongSegments {
             job: job.id,
-            start,
-            submit: job.submit,
+            problem: "killed at its estimate although its run time is not longer",
+        })
+    }
+}
+
+/// Checks every job's times and returns the intervals `(start, end, job)` during which it holds
+/// its nodes.
+fn holding_intervals(
+    jobs: &[Job],
+    outcome: &Outcome,
+) -> Result<Vec<(SimTime, SimTime, JobId)>, ValidationError> {
+    let mut holds = Vec::with_capacity(jobs.len() + outcome.segments.len());
+    let mut segs = outcome.segments.iter().peekable();
+    for (job, rec) in jobs.iter().zip(&outcome.records) {
+        if rec.start.is_nan() || rec.start < job.submit {
+            return Err(ValidationError::StartsEarly {
+                job: job.id,
+                start: rec.start,
+                submit: job.submit,
+            });
+        }
+        let service = service(job, rec)?;
+        let mut mine = Vec::new();
+        while let Some(s) = segs.next_if(|s| s.job <= job.id) {
+            if s.job < job.id {
+                return Err(ValidationError::WrongSegments {
+                    job: s.job,
+                    problem: "run segments out of job order",
+                });
+            }
+            mine.push((s.start, s.end, job.id));
+        }
+        if mine.is_empty() {
+            if rec.end.total_cmp(&(rec.start + service)) != Ordering::Equal {
+                return Err(ValidationError::WrongEnd {
+                    job: job.id,
+                    start: rec.start,
+                    end: rec.end,
+                    runtime: service,
+                });
+            }
+            holds.push((rec.start, rec.end, job.id));
+        } else {
+            check_segments(job.id, rec, service, &mine)?;
+            holds.extend(mine);
+        }
+    }
+    if let Some(s) = segs.next() {
+        return Err(ValidationError::WrongSegments {
+            job: s.job,
+            problem: "run segments of a job that does not exist",
         });
     }
-    if end.total_cmp(&(start + job.runtime)) != Ordering::Equal {
-        return Err(ValidationError::WrongEnd {
-            job: job.id,
-            start,
-            end,
-            runtime: job.runtime,
-        });
+    Ok(holds)
+}
+
+/// A suspended job's segments: from its start to its end, in order, not overlapping, adding up to
+/// its service.
+fn check_segments(
+    job: JobId,
+    rec: &JobRecord,
+    service: SimTime,
+    segs: &[(SimTime, SimTime, JobId)],
+) -> Result<(), ValidationError> {
+    let bad = |problem| Err(ValidationError::WrongSegments { job, problem });
+    if segs[0].0 != rec.start || segs[segs.len() - 1].1 != rec.end {
+        return bad("run segments do not span the job's start to its end");
+    }
+    if segs.iter().any(|s| !(s.1 >= s.0)) || segs.windows(2).any(|w| w[1].0 < w[0].1) {
+        return bad("run segments are reversed or overlap");
+    }
+    let total: SimTime = segs.iter().map(|s| s.1 - s.0).sum();
+    if (total - service).abs() > 1e-9 * service.abs().max(1.0) {
+        return bad("run segments do not add up to the job's service");
     }
     Ok(())
 }
@@ -132,58 +212,45 @@ fn check_placement(job: &Job, p: &Placement, machine: MachineSpec) -> Result<(),
             problem,
         })
     };
-    match (*p, machine) {
-        (Placement::Nodes(n), _) if n != job.request.nodes() => {
-            bad("granted a node count other than the request's")
+    let shape_ok = match (job.request, *p) {
+        (_, Placement::Nodes(n)) if n != job.request.nodes() => {
+            return bad("granted a node count other than the request's");
         }
-        (Placement::Nodes(n), m) if n > m.nodes() => bad("granted more nodes than the machine has"),
-        (Placement::Nodes(_), _) => Ok(()),
-        (Placement::Submesh { at, rotated }, MachineSpec::Mesh { size }) => {
-            let Request::Submesh(want) = job.request else {
-                return bad("granted a submesh for a request that is not one");
-            };
-            let want = if rotated { want.rotated() } else { want };
-            if at.shape != want {
-                return bad("granted a submesh of another shape than requested");
-            }
-            if !inside(at, size) {
-                return bad("granted a submesh outside the mesh");
-            }
-            Ok(())
+        (_, Placement::Nodes(n)) if n > machine.nodes() => {
+            return bad("granted more nodes than the machine has");
         }
-        (Placement::Submesh { .. }, _) => bad("granted a submesh on a machine that is not a mesh"),
-    }
-}
-
-fn inside(at: Submesh, size: Shape) -> bool {
-    let fits = |base: u32, ext: u32, side: u32| {
-        ext > 0 && base.checked_add(ext).is_some_and(|e| e <= side)
+        (_, Placement::Nodes(_)) => return Ok(()),
+        (Request::Submesh(want), Placement::Submesh { at, rotated }) => {
+            at.shape == if rotated { want.rotated() } else { want }
+        }
+        (Request::Block(want), Placement::Block(b)) => b.extent == want,
+        (Request::Subcube(d), Placement::Subcube(c)) => c.dim() == d,
+        _ => return bad("granted a placement of another kind than the request"),
     };
-    fits(at.base.x, at.shape.w, size.w) && fits(at.base.y, at.shape.h, size.h)
+    if !shape_ok {
+        return bad("granted a placement of another shape than requested");
+    }
+    if machine.node_ids(p).is_none() {
+        return bad("granted a placement that does not lie on the machine");
+    }
+    Ok(())
 }
 
-/// Sweeps start/end events in time order (ends first at equal times) over a node owner grid.
-fn check_occupancy(machine: MachineSpec, outcome: &Outcome) -> Result<(), ValidationError> {
-    let mut events: Vec<(SimTime, bool, JobId)> = Vec::with_capacity(2 * outcome.records.len());
-    for (i, rec) in outcome.records.iter().enumerate() {
-        if rec.end > rec.start {
-            events.push((rec.start, true, JobId(i as u32)));
-            events.push((rec.end, false, JobId(i as u32)));
+/// Sweeps start/end events in time order (ends first at equal times) over a node owner table.
+fn check_occupancy(
+    machine: MachineSpec,
+    outcome: &Outcome,
+    holds: Vec<(SimTime, SimTime, JobId)>,
+) -> Result<(), ValidationError> {
+    let mut events: Vec<(SimTime, bool, JobId)> = Vec::with_capacity(2 * holds.len());
+    for (start, end, job) in holds {
+        if end > start {
+            events.push((start, true, job));
+            events.push((end, false, job));
         }
     }
     events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let width = match machine {
-        MachineSpec::Mesh { size } => size.w as usize,
-        _ => 0,
-    };
-    let mut owner: Vec<u32> = vec![
-        u32::MAX;
-        if width > 0 {
-            machine.nodes() as usize
-        } else {
-            0
-        }
-    ];
+    let mut owner: Vec<u32> = Vec::new();
     let mut busy: u64 = 0;
     for (at, is_start, job) in events {
         let p = outcome.records[job.index()].placement;
@@ -200,38 +267,37 @@ fn check_occupancy(machine: MachineSpec, outcome: &Outcome) -> Result<(), Valida
         } else {
             busy -= u64::from(p.nodes());
         }
-        if let Placement::Submesh { at: sub, .. } = p {
-            mark(&mut owner, width, sub, job, is_start, at)?;
+        if let Some(ids) = machine.node_ids(&p) {
+            if owner.is_empty() {
+                owner = vec![u32::MAX; machine.nodes() as usize];
+            }
+            mark(&mut owner, ids, job, is_start, at)?;
         }
     }
     Ok(())
 }
 
-/// Takes (`is_start`) or frees the nodes of `sub` for `job`.
+/// Takes (`is_start`) or frees the nodes `ids` for `job`.
 fn mark(
     owner: &mut [u32],
-    width: usize,
-    sub: Submesh,
+    ids: impl Iterator<Item = u32>,
     job: JobId,
     is_start: bool,
     at: SimTime,
 ) -> Result<(), ValidationError> {
-    for y in sub.base.y..sub.base.y + sub.shape.h {
-        for x in sub.base.x..sub.base.x + sub.shape.w {
-            let cell = &mut owner[y as usize * width + x as usize];
-            if !is_start {
-                *cell = u32::MAX;
-            } else if *cell != u32::MAX {
-                return Err(ValidationError::Overlap {
-                    first: JobId(*cell),
-                    second: job,
-                    x,
-                    y,
-                    at,
-                });
-            } else {
-                *cell = job.0;
-            }
+    for node in ids {
+        let cell = &mut owner[node as usize];
+        if !is_start {
+            *cell = u32::MAX;
+        } else if *cell != u32::MAX {
+            return Err(ValidationError::Overlap {
+                first: JobId(*cell),
+                second: job,
+                node,
+                at,
+            });
+        } else {
+            *cell = job.0;
         }
     }
     Ok(())

@@ -40,6 +40,11 @@ fn best_fit(bases: &FreeBases<'_>) -> Option<Submesh> {
     best.map(|(_, s)| s)
 }
 
+/// The registry's constructor: BestFit on a 2D mesh.
+pub(super) fn build(machine: super::MachineSpec) -> Result<Box<dyn super::Allocator>, super::SpecError> {
+    super::mesh::build::<BestFitRule>(super::AllocKind::BestFit, machine)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

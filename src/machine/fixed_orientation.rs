@@ -40,6 +40,11 @@ pub fn orient_to(system: Shape, shape: Shape) -> (Shape, bool) {
     }
 }
 
+/// The registry's constructor: FixedOrientation on a 2D mesh.
+pub(super) fn build(machine: super::MachineSpec) -> Result<Box<dyn super::Allocator>, super::SpecError> {
+    super::mesh::build::<FixedOrientationRule>(super::AllocKind::FixedOrientation, machine)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,7 @@
 //! any [`MachineSpec`] (only its node count matters), for comparison with flat simulators. Every kind
 //! of request counts its nodes; an empty request (0 nodes) never fits.
 
-use super::{AllocStats, Allocator, MachineSpec, Placement};
-use crate::workload::Request;
+use super::{Allocator, MachineSpec, Placement, Request, SpecError};
 
 /// Node-counting allocation with no topology.
 #[derive(Debug, Clone)]
@@ -11,7 +10,6 @@ pub struct Flat {
     machine: MachineSpec,
     total: u32,
     free: u32,
-    stats: AllocStats,
 }
 
 impl Flat {
@@ -22,9 +20,13 @@ impl Flat {
             machine,
             total,
             free: total,
-            stats: AllocStats::default(),
         }
     }
+}
+
+/// The registry's constructor: works on every machine.
+pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
+    Ok(Box::new(Flat::new(machine)))
 }
 
 /// Nodes a request covers, `None` when it overflows `u32`.
@@ -32,6 +34,7 @@ fn nodes(req: &Request) -> Option<u32> {
     match *req {
         Request::Nodes(n) => Some(n),
         Request::Submesh(s) => s.w.checked_mul(s.h),
+        Request::Block(d) => u32::try_from(d.volume()).ok(),
         Request::Subcube(d) => 1u32.checked_shl(d.into()),
     }
 }
@@ -40,25 +43,25 @@ impl Allocator for Flat {
     fn machine(&self) -> MachineSpec {
         self.machine
     }
-    fn allocate(&mut self, req: &Request) -> Option<Placement> {
-        self.stats.attempts += 1;
-        match nodes(req) {
-            Some(n) if n > 0 && n <= self.free => {
-                self.free -= n;
-                Some(Placement::Nodes(n))
-            }
-            _ => {
-                self.stats.failures += 1;
-                None
-            }
-        }
+    fn find(&mut self, req: &Request) -> Option<Placement> {
+        nodes(req)
+            .filter(|&n| n > 0 && n <= self.free)
+            .map(Placement::Nodes)
     }
-    fn release(&mut self, p: &Placement) {
+    fn occupy(&mut self, p: &Placement) {
+        debug_assert!(p.nodes() <= self.free, "occupying more than is free");
+        self.free = self.free.saturating_sub(p.nodes());
+    }
+    fn vacate(&mut self, p: &Placement) {
         debug_assert!(
             self.free + p.nodes() <= self.total,
             "releasing more than held"
         );
         self.free = (self.free + p.nodes()).min(self.total);
+    }
+    /// Anonymous nodes: any placement of no more nodes than are free.
+    fn is_free(&self, p: &Placement) -> bool {
+        p.nodes() <= self.free
     }
     fn free_nodes(&self) -> u32 {
         self.free
@@ -66,8 +69,8 @@ impl Allocator for Flat {
     fn fits_empty(&self, req: &Request) -> bool {
         nodes(req).is_some_and(|n| n > 0 && n <= self.total)
     }
-    fn stats(&self) -> AllocStats {
-        self.stats
+    fn snapshot(&self) -> Box<dyn Allocator> {
+        Box::new(self.clone())
     }
 }
 
@@ -87,15 +90,12 @@ mod tests {
         assert_eq!(f.allocate(&Request::Subcube(2)), Some(Placement::Nodes(4)));
         assert_eq!(f.allocate(&Request::Nodes(2)), None, "only 1 node left");
         assert_eq!(f.allocate(&Request::Nodes(1)), Some(Placement::Nodes(1)));
-        f.release(&Placement::Nodes(4));
+        f.vacate(&Placement::Nodes(4));
         assert_eq!(f.free_nodes(), 4);
-        assert_eq!(
-            f.stats(),
-            AllocStats {
-                attempts: 4,
-                failures: 1
-            }
-        );
+        assert!(f.is_free(&Placement::Nodes(4)) && !f.is_free(&Placement::Nodes(5)));
+        let mut copy = f.snapshot();
+        assert_eq!(copy.allocate(&Request::Nodes(4)), Some(Placement::Nodes(4)));
+        assert_eq!((copy.free_nodes(), f.free_nodes()), (0, 4), "a snapshot is independent");
         assert!(!f.fits_empty(&Request::Nodes(9)));
         assert!(!f.fits_empty(&Request::Nodes(0)));
         assert!(!f.fits_empty(&Request::Subcube(40)));

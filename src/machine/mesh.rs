@@ -24,8 +24,10 @@
 //! a [`PlacementRule`]. Each algorithm's file supplies only its rule and names the allocator with a
 //! type alias (`FirstFit = MeshAllocator<FirstFitRule>`, …), so every call is monomorphised.
 
-use super::{AllocStats, Allocator, Coord, MachineSpec, Placement, Shape, Submesh};
-use crate::workload::Request;
+use super::{
+    AllocKind, Allocator, Coord, MachineSpec, Placement, Request, Shape, SpecError, Submesh,
+    mismatch,
+};
 
 /// Shapes known not to fit the current free set: `min_h[w]` is the smallest height of a recorded
 /// failure of width ≤ `w`, so `w × h` fails whenever `h ≥ min_h[w]`. Allocation only removes free
@@ -489,7 +491,6 @@ pub trait PlacementRule: Send {
 #[derive(Debug, Clone)]
 pub struct MeshAllocator<R> {
     mesh: Mesh,
-    stats: AllocStats,
     rule: R,
 }
 
@@ -503,7 +504,6 @@ impl<R: PlacementRule + Default> MeshAllocator<R> {
     pub fn with_mesh(mesh: Mesh) -> Self {
         MeshAllocator {
             mesh,
-            stats: AllocStats::default(),
             rule: R::default(),
         }
     }
@@ -516,42 +516,66 @@ impl<R> MeshAllocator<R> {
     }
 }
 
-impl<R: PlacementRule> Allocator for MeshAllocator<R> {
+/// The registry's `build` for every rule: the allocator on an all-free 2D mesh; other machines (and
+/// meshes of 2³² nodes or more) do not take a submesh allocator.
+pub(super) fn build<R>(
+    kind: AllocKind,
+    machine: MachineSpec,
+) -> Result<Box<dyn Allocator>, SpecError>
+where
+    R: PlacementRule + Default + Clone + 'static,
+{
+    match machine {
+        MachineSpec::Mesh { size } if size.w.checked_mul(size.h).is_some() => {
+            Ok(Box::new(MeshAllocator::<R>::new(size)))
+        }
+        _ => Err(mismatch(kind, machine)),
+    }
+}
+
+/// The submesh of a placement, if it is one.
+fn submesh(p: &Placement) -> Option<&Submesh> {
+    match p {
+        Placement::Submesh { at, .. } => Some(at),
+        _ => None,
+    }
+}
+
+impl<R: PlacementRule + Clone + 'static> Allocator for MeshAllocator<R> {
     fn machine(&self) -> MachineSpec {
         MachineSpec::Mesh {
             size: self.mesh.size(),
         }
     }
 
-    /// Counts one attempt; a rectangle request goes to the rule, and the placement it returns is
-    /// marked busy. Other requests fail.
-    fn allocate(&mut self, req: &Request) -> Option<Placement> {
-        self.stats.attempts += 1;
-        let found = match *req {
-            Request::Submesh(shape) => self.rule.place(&mut self.mesh, shape),
-            Request::Nodes(_) | Request::Subcube(_) => None,
+    /// A rectangle request goes to the rule; other requests never fit a mesh.
+    #[inline]
+    fn find(&mut self, req: &Request) -> Option<Placement> {
+        let Request::Submesh(shape) = *req else {
+            return None;
         };
-        match found {
-            Some((at, rotated)) => {
-                self.mesh.occupy(&at);
-                Some(Placement::Submesh { at, rotated })
-            }
-            None => {
-                self.stats.failures += 1;
-                None
-            }
+        let (at, rotated) = self.rule.place(&mut self.mesh, shape)?;
+        Some(Placement::Submesh { at, rotated })
+    }
+
+    /// Marks a submesh busy; anything else is not a mesh placement and is ignored.
+    fn occupy(&mut self, p: &Placement) {
+        debug_assert!(submesh(p).is_some(), "not a submesh: {p:?}");
+        if let Some(at) = submesh(p) {
+            self.mesh.occupy(at);
         }
     }
 
     /// Frees a submesh placement; anything else was not granted by a mesh allocator and is ignored.
-    fn release(&mut self, p: &Placement) {
-        debug_assert!(
-            matches!(p, Placement::Submesh { .. }),
-            "not a submesh: {p:?}"
-        );
-        if let Placement::Submesh { at, .. } = p {
+    fn vacate(&mut self, p: &Placement) {
+        debug_assert!(submesh(p).is_some(), "not a submesh: {p:?}");
+        if let Some(at) = submesh(p) {
             self.mesh.vacate(at);
         }
+    }
+
+    fn is_free(&self, p: &Placement) -> bool {
+        submesh(p).is_some_and(|at| self.mesh.is_free(at))
     }
 
     fn free_nodes(&self) -> u32 {
@@ -562,12 +586,12 @@ impl<R: PlacementRule> Allocator for MeshAllocator<R> {
     fn fits_empty(&self, req: &Request) -> bool {
         match *req {
             Request::Submesh(shape) => self.rule.fits_empty(&self.mesh, shape),
-            Request::Nodes(_) | Request::Subcube(_) => false,
+            _ => false,
         }
     }
 
-    fn stats(&self) -> AllocStats {
-        self.stats
+    fn snapshot(&self) -> Box<dyn Allocator> {
+        Box::new(self.clone())
     }
 }
 
@@ -813,7 +837,7 @@ pub(crate) mod tests {
     }
 
     /// A toy rule: the lower-left `shape` if it is free; counts its calls.
-    #[derive(Debug, Default)]
+    #[derive(Debug, Default, Clone)]
     struct Corner {
         calls: Cell<u32>,
     }
@@ -847,14 +871,7 @@ pub(crate) mod tests {
         assert_eq!(a.allocate(&Request::Nodes(1)), None);
         assert_eq!(a.allocate(&Request::Subcube(1)), None);
         assert_eq!(a.rule.calls.get(), 2, "only rectangles reach the rule");
-        assert_eq!(
-            a.stats(),
-            AllocStats {
-                attempts: 4,
-                failures: 3
-            }
-        );
-        a.release(&p);
+        a.vacate(&p);
         assert_eq!(a.free_nodes(), 12);
         assert!(a.allocate(&two).is_some(), "free again after release");
         assert!(a.fits_empty(&Request::Submesh(Shape::new(4, 3))));

@@ -70,6 +70,11 @@ fn corners(hole: &Submesh, shape: Shape) -> [Submesh; 4] {
     })
 }
 
+/// The registry's constructor: Mpl on a 2D mesh.
+pub(super) fn build(machine: super::MachineSpec) -> Result<Box<dyn super::Allocator>, super::SpecError> {
+    super::mesh::build::<MplRule>(super::AllocKind::Mpl, machine)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

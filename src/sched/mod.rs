@@ -23,13 +23,25 @@ mod delay;
 mod fcfs;
 mod oocb;
 mod out_of_order;
+pub mod plan;
 mod queue;
 mod window_k;
 
 use crate::SimTime;
+use crate::machine::Allocator;
+use crate::resource::Placement;
 use crate::workload::{Job, JobId};
 
+pub use plan::{Reservation, RunningJob};
+
 /// The engine as a scheduler sees it.
+///
+/// Starting: [`try_start`](System::try_start) lets the allocator choose the place;
+/// [`try_start_on`](System::try_start_on) starts a job on a placement the scheduler planned (it must
+/// be free). Planning: [`running_jobs`](System::running_jobs) with their estimated ends,
+/// [`snapshot`](System::snapshot) of the allocator to ask what-if questions on, and the basic query
+/// [`earliest_start`](System::earliest_start). Time sharing: [`suspend`](System::suspend) and
+/// [`resume`](System::resume) (the engine tracks each job's remaining work).
 pub trait System {
     /// Current simulated time.
     fn now(&self) -> SimTime;
@@ -39,16 +51,43 @@ pub trait System {
     /// `false` when it does not fit now. Starting a job that has not arrived, or twice, is a bug in the
     /// policy: the engine records it as an error and returns `false`.
     fn try_start(&mut self, id: JobId) -> bool;
+    /// Asks to start `id` now on `placement`, which must cover exactly its request and be free:
+    /// `false` (nothing changes) when it is not free; a placement that does not match the request is
+    /// a policy error.
+    fn try_start_on(&mut self, id: JobId, placement: Placement) -> bool;
+    /// Suspends a running job: its nodes are freed and its remaining work kept. `false` (a policy
+    /// error) when it is not running.
+    fn suspend(&mut self, id: JobId) -> bool;
+    /// Resumes a suspended job on the nodes it held: `false` when they are not all free now (nothing
+    /// changes); a policy error when it is not suspended.
+    fn resume(&mut self, id: JobId) -> bool;
     /// Free nodes now (a cheap pre-check; `try_start` is the authority).
     fn free_nodes(&self) -> u32;
     /// Number of jobs running now.
     fn running(&self) -> usize;
+    /// The jobs running now with their placements and estimated ends (in no particular order).
+    fn running_jobs(&self) -> &[RunningJob];
+    /// A private copy of the allocator in its current state, to plan on.
+    fn snapshot(&self) -> Box<dyn Allocator>;
+    /// A private allocator of the same kind on the empty machine (e.g. one per time-slice class).
+    fn empty_allocator(&self) -> Box<dyn Allocator>;
     /// Asks for [`Scheduler::on_timer`] to be called at `at` (≥ now) with `token`.
     fn set_timer(&mut self, at: SimTime, token: u64);
     /// The jobs whose departure is being delivered by the current [`Scheduler::on_departure`] call,
     /// in release order (empty outside it).
     fn departed(&self) -> &[JobId] {
         &[]
+    }
+    /// When and where `id` could start at the earliest if the running jobs end at their estimated
+    /// ends (see [`plan::earliest_start`]); `None` when it never fits.
+    fn earliest_start(&self, id: JobId) -> Option<Reservation> {
+        let mut state = self.snapshot();
+        plan::earliest_start(
+            self.now(),
+            &self.job(id).request,
+            state.as_mut(),
+            self.running_jobs(),
+        )
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::machine::MachineSpec;
+use crate::resource::MachineSpec;
 use crate::workload::transform::{Conversion, ShapeRule, SizeField};
 
 /// The text of `traces/catalog.toml`.
@@ -165,7 +165,7 @@ pub fn is_sha256_hex(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::Shape;
+    use crate::resource::Shape;
 
     #[test]
     fn builtin_catalog_is_valid() {

@@ -1,7 +1,7 @@
 //! Jobs as the simulator sees them: an arrival time, a run time and a topology-specific request.
 
 use crate::SimTime;
-use crate::machine::Shape;
+pub use crate::resource::Request;
 
 /// Dense index of a job in its [`Workload`] (0-based, in arrival order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -14,28 +14,6 @@ impl JobId {
     }
 }
 
-/// What a job asks of the machine, in the machine's units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Request {
-    /// Any `n` nodes (flat machine).
-    Nodes(u32),
-    /// A contiguous `w × h` submesh of a 2D mesh.
-    Submesh(Shape),
-    /// A subcube of dimension `d` (2^d nodes) of a hypercube.
-    Subcube(u8),
-}
-
-impl Request {
-    /// Number of nodes the request covers.
-    pub fn nodes(&self) -> u32 {
-        match *self {
-            Request::Nodes(n) => n,
-            Request::Submesh(s) => s.area(),
-            Request::Subcube(d) => 1u32 << d,
-        }
-    }
-}
-
 /// One job of a workload, after filters and shape conversion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
@@ -45,8 +23,13 @@ pub struct Job {
     pub source_id: u64,
     /// Submission time.
     pub submit: SimTime,
-    /// Run time (> 0 after filtering... zero-length jobs are kept and run for 0).
+    /// Run time (≥ 0; zero-length jobs are kept and run for 0).
     pub runtime: SimTime,
+    /// The run time schedulers are told (backfilling plans with it): the run time itself unless an
+    /// [`EstimateModel`] says otherwise.
+    pub estimate: SimTime,
+    /// The user's requested time (SWF field 9), when the source gives a positive one.
+    pub requested: Option<SimTime>,
     /// The request in machine units.
     pub request: Request,
     /// Processors the job asked for in the source's units (before conversion), for internal
@@ -61,4 +44,80 @@ pub struct Workload {
     pub jobs: Vec<Job>,
     /// Processors per machine node (8 for Blue Horizon, else 1); `granted_procs = nodes × this`.
     pub procs_per_node: u32,
+}
+
+/// Where a job's [`Job::estimate`] comes from (`--estimate`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EstimateModel {
+    /// `exact`: the real run time.
+    Exact,
+    /// `user`: the requested time (SWF field 9); the run time where the log has none.
+    User,
+    /// `xF`: the run time × F (F > 0).
+    Factor(f64),
+}
+
+/// An estimate label that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("estimate `{0}` is not one of exact, user, xF (F a positive number, e.g. x2)")]
+pub struct EstimateParseError(pub String);
+
+impl std::str::FromStr for EstimateModel {
+    type Err = EstimateParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "exact" => Ok(EstimateModel::Exact),
+            "user" => Ok(EstimateModel::User),
+            t => t
+                .strip_prefix('x')
+                .and_then(|f| f.parse::<f64>().ok())
+                .filter(|f| f.is_finite() && *f > 0.0)
+                .map(EstimateModel::Factor)
+                .ok_or_else(|| EstimateParseError(s.to_string())),
+        }
+    }
+}
+
+impl std::fmt::Display for EstimateModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EstimateModel::Exact => f.write_str("exact"),
+            EstimateModel::User => f.write_str("user"),
+            EstimateModel::Factor(x) => write!(f, "x{x}"),
+        }
+    }
+}
+
+/// What applying an [`EstimateModel`] found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EstimateReport {
+    /// Jobs without a requested time (the run time stands in under `user`).
+    pub missing: u64,
+    /// Jobs whose run time exceeds their estimate.
+    pub overrun: u64,
+}
+
+impl EstimateModel {
+    /// The estimate of `job` under this model.
+    pub fn estimate(self, job: &Job) -> SimTime {
+        match self {
+            EstimateModel::Exact => job.runtime,
+            EstimateModel::User => job.requested.unwrap_or(job.runtime),
+            EstimateModel::Factor(f) => job.runtime * f,
+        }
+    }
+}
+
+impl Workload {
+    /// Sets every job's estimate by `model`; reports jobs with no requested time and jobs that
+    /// overrun their estimate.
+    pub fn set_estimates(&mut self, model: EstimateModel) -> EstimateReport {
+        let mut report = EstimateReport::default();
+        for job in &mut self.jobs {
+            job.estimate = model.estimate(job);
+            report.missing += u64::from(job.requested.is_none());
+            report.overrun += u64::from(job.runtime > job.estimate);
+        }
+        report
+    }
 }

@@ -8,6 +8,6 @@ pub mod tracepath;
 pub mod transform;
 
 pub use catalog::{Catalog, TraceEntry};
-pub use job::{Job, JobId, Request, Workload};
+pub use job::{EstimateModel, EstimateParseError, EstimateReport, Job, JobId, Request, Workload};
 pub use stats::WorkloadStats;
 pub use transform::{Conversion, Converted, DropReason, ShapeRule, SizeField};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
-use crate::machine::MachineSpec;
+use crate::resource::MachineSpec;
 use crate::workload::Workload;
 use crate::workload::transform::{DropReason, procs_to_nodes};
 
@@ -161,7 +161,7 @@ pub fn pow2_histogram(values: impl Iterator<Item = u64>) -> Vec<Bucket> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::Shape;
+    use crate::resource::Shape;
     use crate::workload::{Job, JobId, Request};
 
     fn job(i: u32, submit: f64, runtime: f64, asked: u32, req: Request) -> Job {
@@ -170,6 +170,8 @@ mod tests {
             source_id: u64::from(i) + 1,
             submit,
             runtime,
+            estimate: runtime,
+            requested: None,
             request: req,
             asked_procs: asked,
         }

@@ -34,7 +34,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, Normal};
 
 use crate::SimTime;
-use crate::machine::Shape;
+use crate::resource::Shape;
 use crate::workload::{Job, JobId, Request, Workload};
 
 /// How a side length (width or height) is drawn, for a mesh side `L`.
@@ -293,6 +293,8 @@ impl SynthSpec {
                     source_id: i as u64 + 1,
                     submit: now,
                     runtime,
+                    estimate: runtime,
+                    requested: None,
                     request: Request::Submesh(Shape::new(w, h)),
                     asked_procs: w * h,
                 }

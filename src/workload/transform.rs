@@ -21,7 +21,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::SimTime;
-use crate::machine::{MachineSpec, Shape};
+use crate::resource::{MachineSpec, Shape};
 use crate::swf::Record;
 use crate::workload::{Job, JobId, Request, Workload};
 
@@ -141,12 +141,12 @@ impl ShapeRule {
     }
 
     /// The natural rule of a machine: square-tall on a mesh (the §5.4 default), subcube on a
-    /// hypercube, nodes on a flat machine.
+    /// hypercube, nodes on a flat machine (and, until box requests exist, on k-dimensional grids).
     pub fn default_for(machine: MachineSpec) -> ShapeRule {
         match machine {
             MachineSpec::Mesh { .. } => ShapeRule::SquareTall,
             MachineSpec::Hypercube { .. } => ShapeRule::Subcube,
-            MachineSpec::Flat { .. } => ShapeRule::Nodes,
+            MachineSpec::Flat { .. } | MachineSpec::Grid { .. } => ShapeRule::Nodes,
         }
     }
 
@@ -158,7 +158,10 @@ impl ShapeRule {
                 ShapeRule::SquareTall | ShapeRule::SquareWide | ShapeRule::Paragon,
                 MachineSpec::Mesh { .. }
             ) | (ShapeRule::Subcube, MachineSpec::Hypercube { .. })
-                | (ShapeRule::Nodes, MachineSpec::Flat { .. })
+                | (
+                    ShapeRule::Nodes,
+                    MachineSpec::Flat { .. } | MachineSpec::Grid { .. }
+                )
         )
     }
 }
@@ -362,7 +365,9 @@ impl ShapeTable {
             (MachineSpec::Hypercube { dim }, ShapeRule::Subcube) => {
                 subcube_dim(u64::from(n), dim).map(Request::Subcube)
             }
-            (MachineSpec::Flat { .. }, ShapeRule::Nodes) => Some(Request::Nodes(n)),
+            (MachineSpec::Flat { .. } | MachineSpec::Grid { .. }, ShapeRule::Nodes) => {
+                Some(Request::Nodes(n))
+            }
             _ => None,
         }
     }
@@ -492,6 +497,8 @@ impl Converter {
             source_id: rec.job_id,
             submit: v.submit as SimTime,
             runtime: v.runtime as SimTime,
+            estimate: v.runtime as SimTime,
+            requested: rec.requested_time.filter(|&t| t > 0).map(|t| t as SimTime),
             request,
             asked_procs: u32::try_from(v.procs).unwrap_or(u32::MAX),
         })

@@ -18,6 +18,8 @@ pub(crate) fn job(i: usize, submit: f64, runtime: f64, request: Request) -> Job 
         source_id: i as u64 + 1,
         submit,
         runtime,
+        estimate: runtime,
+        requested: None,
         request,
         asked_procs: request.nodes(),
     }

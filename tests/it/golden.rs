@@ -74,6 +74,7 @@ fn label(p: &Placement) -> String {
             format!("({xb},{yb},{xe},{ye}){turned}")
         }
         Placement::Nodes(n) => format!("{n} nodes"),
+        other => other.to_string(),
     }
 }
 
@@ -150,7 +151,10 @@ fn golden_hashes_of_sdsc96_cells() {
         ("delay", "mpl", 1.5),
         ("fcfs", "flat", 1.5),
     ];
-    let entry = Catalog::builtin().get("sdsc-96").expect("catalogued").clone();
+    let entry = Catalog::builtin()
+        .get("sdsc-96")
+        .expect("catalogued")
+        .clone();
     let Some(path) = SearchPath::new(None, &[root()]).find(&entry.file) else {
         eprintln!("sdsc-96 not on the search path: golden hashes not checked");
         return;

@@ -5,8 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 use pwa_replay::engine::{Engine, NoObserver, Outcome, replay, validate};
+use pwa_replay::machine::Allocator;
 use pwa_replay::machine::{AllocKind, MachineSpec, Placement};
-use pwa_replay::sched::{SchedKind, Scheduler, System};
+use pwa_replay::sched::{RunningJob, SchedKind, Scheduler, System};
 use pwa_replay::workload::{Job, JobId, Request, Workload};
 
 use crate::engine::{flat, mesh, rect, run_valid, starts, workload};
@@ -36,11 +37,31 @@ impl System for LogSys<'_> {
         self.log.lock().unwrap().push((self.inner.now(), id, ok));
         ok
     }
+    fn try_start_on(&mut self, id: JobId, p: Placement) -> bool {
+        let ok = self.inner.try_start_on(id, p);
+        self.log.lock().unwrap().push((self.inner.now(), id, ok));
+        ok
+    }
+    fn suspend(&mut self, id: JobId) -> bool {
+        self.inner.suspend(id)
+    }
+    fn resume(&mut self, id: JobId) -> bool {
+        self.inner.resume(id)
+    }
     fn free_nodes(&self) -> u32 {
         self.inner.free_nodes()
     }
     fn running(&self) -> usize {
         self.inner.running()
+    }
+    fn running_jobs(&self) -> &[RunningJob] {
+        self.inner.running_jobs()
+    }
+    fn snapshot(&self) -> Box<dyn Allocator> {
+        self.inner.snapshot()
+    }
+    fn empty_allocator(&self) -> Box<dyn Allocator> {
+        self.inner.empty_allocator()
     }
     fn set_timer(&mut self, at: f64, token: u64) {
         self.inner.set_timer(at, token)
@@ -88,7 +109,7 @@ fn recorded(w: &Workload, m: MachineSpec, s: SchedKind, a: AllocKind) -> (Outcom
 fn submesh(p: &Placement) -> (u32, u32, u32, u32) {
     match p {
         Placement::Submesh { at, .. } => at.paper(),
-        Placement::Nodes(_) => panic!("not a submesh"),
+        other => panic!("not a submesh: {other}"),
     }
 }
 

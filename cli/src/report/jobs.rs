@@ -151,6 +151,8 @@ mod tests {
             source_id,
             submit,
             runtime,
+            estimate: runtime,
+            requested: None,
             request: Request::Submesh(shape),
             asked_procs,
         };
@@ -165,12 +167,14 @@ mod tests {
             start,
             end,
             placement: Placement::Submesh { at, rotated },
+            killed: false,
         };
         let out = Outcome {
             records: vec![
                 rec(0.0, 10.0, Submesh::from_paper(1, 1, 2, 3), false),
                 rec(10.0, 15.5, Submesh::from_paper(3, 1, 3, 3), true),
             ],
+            segments: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,
             alloc_time_s: 0.0,

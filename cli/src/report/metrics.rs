@@ -53,6 +53,7 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         mean_bounded_slowdown,
         system_power,
         internal_fragmentation,
+        killed_jobs,
         alloc_attempts,
         alloc_time_s,
         sim_wall_s,
@@ -72,6 +73,7 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         ("mean_bounded_slowdown", R(mean_bounded_slowdown)),
         ("system_power", R(system_power)),
         ("internal_fragmentation", R(internal_fragmentation)),
+        ("killed_jobs", C(killed_jobs)),
         ("alloc_attempts", C(alloc_attempts)),
         ("alloc_time_s", R(alloc_time_s)),
         ("sim_wall_s", R(sim_wall_s)),
@@ -122,6 +124,7 @@ pub fn from_lookup(
         mean_bounded_slowdown,
         system_power,
         internal_fragmentation,
+        killed_jobs: count("killed_jobs", get("killed_jobs")?)?,
         alloc_attempts: count("alloc_attempts", get("alloc_attempts")?)?,
         alloc_time_s,
         sim_wall_s,
@@ -145,7 +148,9 @@ fn count(name: &str, v: MetricValue) -> anyhow::Result<u64> {
 /// Reads a metric written by [`to_text`]: counts as integers, reals in Rust's shortest round-trip
 /// form (`inf` and `NaN` included, which JSON numbers cannot hold).
 pub fn from_text(name: &'static str, text: &str) -> anyhow::Result<MetricValue> {
-    let is_count = matches!(name, "jobs" | "alloc_attempts");
+    let is_count = values(&RunMetrics::default())
+        .into_iter()
+        .any(|(n, v)| n == name && matches!(v, MetricValue::Count(_)));
     let v = if is_count {
         MetricValue::Count(
             text.parse()
