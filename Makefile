@@ -7,13 +7,18 @@ CARGO   ?= cargo
 PROFILE ?= ci
 BIN     := target/$(PROFILE)/pwa-replay
 TRACE   ?= sdsc-96
-SCHED   ?= fcfs,oo,oocb:8,window:10,window:120,window:240
-ALLOC   ?= mpl
+# SCHED / ALLOC empty: the trace's default grid (`pwa-replay catalog` lists it).
+SCHED   ?=
+ALLOC   ?=
 LOADS   ?= auto
 OUT     ?= out/$(TRACE)
 FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 
-.PHONY: setup build replay stats test smoke smoke-run bench paper clean
+# The sweep of `make replay`, also run as is by the CLI tests (`replay-run`, with a built BIN).
+REPLAY = $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
+	  --loads $(LOADS) --out $(OUT)
+
+.PHONY: setup build replay replay-run stats test smoke smoke-run bench paper clean
 
 ## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
 setup:
@@ -30,9 +35,12 @@ setup:
 build:
 	$(CARGO) test --locked --profile $(PROFILE) --workspace --no-run --quiet
 
-## replay: the paper's trace experiment on TRACE (SCHED × ALLOC × LOADS) → out/TRACE/.
+## replay: sweep TRACE over its default grid (or SCHED × ALLOC) × LOADS → out/TRACE/.
 replay: setup build
-	$(BIN) sweep --trace $(TRACE) --sched $(SCHED) --alloc $(ALLOC) --loads $(LOADS) --out $(OUT)
+	$(REPLAY)
+
+replay-run:
+	$(REPLAY)
 
 ## stats: describe TRACE after filters and shape conversion.
 stats: build

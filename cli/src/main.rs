@@ -21,6 +21,8 @@ struct Cli {
 enum Command {
     /// Describe a trace after filters and shape conversion.
     Stats(cmd::stats::Args),
+    /// List the catalogued traces: machine, conversion, default grid, where the log is, its size.
+    Catalog(cmd::catalog::Args),
     /// Download a catalogued trace from the Parallel Workloads Archive and verify it.
     Fetch(cmd::fetch::Args),
     /// Replay a trace under one scheduler and one allocator.
@@ -39,6 +41,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Stats(a) => cmd::stats::run(a),
+        Command::Catalog(a) => cmd::catalog::run(a),
         Command::Fetch(a) => cmd::fetch::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),

@@ -1,5 +1,6 @@
 //! One module per subcommand: its clap `Args` and its `run`.
 
+pub mod catalog;
 pub mod fetch;
 pub mod paper;
 pub mod plot;

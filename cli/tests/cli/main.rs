@@ -1,4 +1,5 @@
 //! CLI integration tests, one binary: a module per subcommand.
+mod catalog;
 mod fetch;
 mod paper;
 mod run;
