@@ -12,13 +12,16 @@ SCHED   ?=
 ALLOC   ?=
 LOADS   ?= auto
 OUT     ?= out/$(TRACE)
+PREFIX  ?= $(HOME)/.local
 FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+# Measured: a cold build of the binary and the tests on 2 cores.
+FIRST_BUILD := about 12 min on 2 cores, polars is most of it
 
 # The sweep of `make replay`, also run as is by the CLI tests (`replay-run`, with a built BIN).
 REPLAY = $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
 	  --loads $(LOADS) --out $(OUT)
 
-.PHONY: setup build replay replay-run stats test smoke smoke-run bench paper clean
+.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run bench paper install install-files clean
 
 ## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
 setup:
@@ -32,8 +35,12 @@ setup:
 ## build: the pwa-replay binary in the shared profile. Built through `cargo test --no-run` so that the
 ## binary and the test suite resolve one feature set (dev-dependencies enable features of shared
 ## crates such as polars' dependencies): a plain `cargo build` would compile polars a second time.
-build:
+build: first-build-notice
 	$(CARGO) test --locked --profile $(PROFILE) --workspace --no-run --quiet
+
+## first-build-notice: one line up front when the binary is missing, so a cold build is expected.
+first-build-notice:
+	@test -x $(BIN) || echo "first build: compiling pwa-replay and its dependencies ($(FIRST_BUILD)); later builds take seconds"
 
 ## replay: sweep TRACE over its default grid (or SCHED × ALLOC) × LOADS → out/TRACE/.
 replay: setup build
@@ -67,6 +74,20 @@ bench:
 ## paper: regenerate the figures of the mesh papers → out/paper/ (PAPER_QUICK=1 for a short run).
 paper: setup build
 	$(BIN) paper $(if $(PAPER_QUICK),--quick) --out out/paper
+
+## install: the binary, its manual pages and bash/zsh/fish completions under PREFIX (~/.local).
+install: build install-files
+
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pwa-replay
+	$(BIN) man --out $(DESTDIR)$(PREFIX)/share/man/man1
+	$(BIN) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pwa-replay
+	$(BIN) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_pwa-replay
+	$(BIN) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/pwa-replay.fish
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/pwa-replay, its manual pages and completions"
 
 clean:
 	rm -rf out target/smoke

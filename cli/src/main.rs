@@ -7,7 +7,7 @@ mod paper;
 mod report;
 mod trace;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Trace-replay analyzer for Parallel Workloads Archive logs.
 #[derive(Debug, Parser)]
@@ -35,6 +35,10 @@ enum Command {
     Synth(cmd::synth::Args),
     /// Regenerate the figures of the mesh papers (window-k, bypass queue) under out/paper.
     Paper(cmd::paper::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::Args),
+    /// Print the manual page, or write one per command into a directory.
+    Man(cmd::man::Args),
 }
 
 fn main() {
@@ -48,6 +52,8 @@ fn main() {
         Command::Plot(a) => cmd::plot::run(a),
         Command::Synth(a) => cmd::synth::run(a),
         Command::Paper(a) => cmd::paper::run(a),
+        Command::Completions(a) => cmd::completions::run(a, Cli::command()),
+        Command::Man(a) => cmd::man::run(a, Cli::command()),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {
@@ -69,7 +75,6 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_definition_is_consistent() {

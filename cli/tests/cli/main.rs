@@ -1,6 +1,7 @@
 //! CLI integration tests, one binary: a module per subcommand.
 mod catalog;
 mod fetch;
+mod install;
 mod paper;
 mod run;
 mod stats;
