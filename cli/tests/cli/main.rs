@@ -3,6 +3,7 @@ mod catalog;
 mod fetch;
 mod install;
 mod paper;
+mod readme;
 mod run;
 mod stats;
 mod support;
