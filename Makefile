@@ -18,8 +18,8 @@ FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 FIRST_BUILD := about 12 min on 2 cores, polars is most of it
 
 # The sweep of `make replay`, also run as is by the CLI tests (`replay-run`, with a built BIN).
-REPLAY = $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
-	  --loads $(LOADS) --out $(OUT)
+REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
+	  --loads $(LOADS) --out $(OUT))
 
 .PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run bench paper install install-files clean
 
