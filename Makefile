@@ -7,13 +7,21 @@ CARGO   ?= cargo
 PROFILE ?= ci
 BIN     := target/$(PROFILE)/pwa-replay
 TRACE   ?= sdsc-96
-SCHED   ?= fcfs,oo,oocb:8,window:10,window:120,window:240
-ALLOC   ?= mpl
+# SCHED / ALLOC empty: the trace's default grid (`pwa-replay catalog` lists it).
+SCHED   ?=
+ALLOC   ?=
 LOADS   ?= auto
 OUT     ?= out/$(TRACE)
+PREFIX  ?= $(HOME)/.local
 FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+# Measured: a cold build of the binary and the tests on 2 cores.
+FIRST_BUILD := about 12 min on 2 cores, polars is most of it
 
-.PHONY: setup build replay stats test smoke smoke-run bench paper clean
+# The sweep of `make replay`, also run as is by the CLI tests (`replay-run`, with a built BIN).
+REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
+	  --loads $(LOADS) --out $(OUT))
+
+.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run bench paper install install-files clean
 
 ## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
 setup:
@@ -27,12 +35,19 @@ setup:
 ## build: the pwa-replay binary in the shared profile. Built through `cargo test --no-run` so that the
 ## binary and the test suite resolve one feature set (dev-dependencies enable features of shared
 ## crates such as polars' dependencies): a plain `cargo build` would compile polars a second time.
-build:
+build: first-build-notice
 	$(CARGO) test --locked --profile $(PROFILE) --workspace --no-run --quiet
 
-## replay: the paper's trace experiment on TRACE (SCHED × ALLOC × LOADS) → out/TRACE/.
+## first-build-notice: one line up front when the binary is missing, so a cold build is expected.
+first-build-notice:
+	@test -x $(BIN) || echo "first build: compiling pwa-replay and its dependencies ($(FIRST_BUILD)); later builds take seconds"
+
+## replay: sweep TRACE over its default grid (or SCHED × ALLOC) × LOADS → out/TRACE/.
 replay: setup build
-	$(BIN) sweep --trace $(TRACE) --sched $(SCHED) --alloc $(ALLOC) --loads $(LOADS) --out $(OUT)
+	$(REPLAY)
+
+replay-run:
+	$(REPLAY)
 
 ## stats: describe TRACE after filters and shape conversion.
 stats: build
@@ -59,6 +74,20 @@ bench:
 ## paper: regenerate the figures of the mesh papers → out/paper/ (PAPER_QUICK=1 for a short run).
 paper: setup build
 	$(BIN) paper $(if $(PAPER_QUICK),--quick) --out out/paper
+
+## install: the binary, its manual pages and bash/zsh/fish completions under PREFIX (~/.local).
+install: build install-files
+
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pwa-replay
+	$(BIN) man --out $(DESTDIR)$(PREFIX)/share/man/man1
+	$(BIN) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pwa-replay
+	$(BIN) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_pwa-replay
+	$(BIN) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/pwa-replay.fish
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/pwa-replay, its manual pages and completions"
 
 clean:
 	rm -rf out target/smoke

@@ -7,7 +7,7 @@ mod paper;
 mod report;
 mod trace;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Trace-replay analyzer for Parallel Workloads Archive logs.
 #[derive(Debug, Parser)]
@@ -21,6 +21,8 @@ struct Cli {
 enum Command {
     /// Describe a trace after filters and shape conversion.
     Stats(cmd::stats::Args),
+    /// List the catalogued traces: machine, conversion, default grid, where the log is, its size.
+    Catalog(cmd::catalog::Args),
     /// Download a catalogued trace from the Parallel Workloads Archive and verify it.
     Fetch(cmd::fetch::Args),
     /// Replay a trace under one scheduler and one allocator.
@@ -33,18 +35,25 @@ enum Command {
     Synth(cmd::synth::Args),
     /// Regenerate the figures of the mesh papers (window-k, bypass queue) under out/paper.
     Paper(cmd::paper::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::Args),
+    /// Print the manual page, or write one per command into a directory.
+    Man(cmd::man::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Stats(a) => cmd::stats::run(a),
+        Command::Catalog(a) => cmd::catalog::run(a),
         Command::Fetch(a) => cmd::fetch::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Synth(a) => cmd::synth::run(a),
         Command::Paper(a) => cmd::paper::run(a),
+        Command::Completions(a) => cmd::completions::run(a, Cli::command()),
+        Command::Man(a) => cmd::man::run(a, Cli::command()),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {
@@ -66,7 +75,6 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_definition_is_consistent() {

@@ -6,7 +6,9 @@
 //!   verified by the sha256 of its uncompressed bytes before it is parsed. When it is not found and
 //!   `$PWA_OFFLINE` is not `1`, it is downloaded once (see `cmd::fetch`) into the first directory of
 //!   the search path.
-//! * A **raw path** needs a machine (`--machine`); its sha256 is computed and reported.
+//! * A **raw path** needs a machine: `--machine`, or (where the caller allows it, [`NoMachine`]) a
+//!   flat machine sized from the file's header (`MaxProcs`, else `MaxNodes`), said on stderr; its
+//!   sha256 is computed and reported.
 //! * A **synthetic label** `synth:MODEL,mesh=WxH,jobs=N,rate=R|traffic=T,service=S,seed=N` (see
 //!   [`SynthSpec::from_label`]) is generated, not read: the machine is the label's mesh unless
 //!   `--machine` overrides it, the trace name is the label as given, there are no filters, and the
@@ -26,19 +28,22 @@ use pwa_replay::machine::MachineSpec;
 use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
 use pwa_replay::workload::synth::SynthSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
-use pwa_replay::workload::{Catalog, Conversion, DropReason, ShapeRule, TraceEntry, Workload};
+use pwa_replay::workload::{
+    Catalog, Conversion, DefaultGrid, DropReason, ShapeRule, TraceEntry, Workload,
+};
 
 /// The options naming the workload, shared by `stats`, `run` and `sweep` (`#[command(flatten)]`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct TraceArgs {
-    /// Catalogued trace name (`sdsc-96`), path of an SWF file (plain or gzip; then --machine is
-    /// required), or a synthetic workload `synth:MODEL,mesh=WxH,jobs=N,rate=R,seed=N` (MODEL:
+    /// Catalogued trace name (`sdsc-96`, see `pwa-replay catalog`), path of an SWF file (plain or
+    /// gzip; without --machine, a flat machine sized from its header where the allocator allows
+    /// it), or a synthetic workload `synth:MODEL,mesh=WxH,jobs=N,rate=R,seed=N` (MODEL:
     /// uniform, uniform-decreasing, normal). With `rate=1` the load factor is the window-k paper's
     /// load in jobs per time unit.
     #[arg(long, value_name = "NAME|PATH|synth:…")]
     pub trace: String,
-    /// Machine (`mesh:22x16`, `flat:128`, `hypercube:7`); required for a file, overrides the
-    /// catalog's (or the synthetic label's mesh).
+    /// Machine (`mesh:22x16`, `flat:128`, `hypercube:7`); overrides the catalog's (or the
+    /// synthetic label's mesh). For a file without it: flat, sized from the header.
     #[arg(long, value_name = "M")]
     pub machine: Option<MachineSpec>,
     /// Skip malformed lines and drop jobs that can never fit (counted) instead of failing.
@@ -48,9 +53,18 @@ pub struct TraceArgs {
 
 impl TraceArgs {
     /// Loads the workload these options name (see [`load`]).
-    pub fn load(&self) -> anyhow::Result<LoadedTrace> {
-        load(&self.trace, self.machine, self.lenient)
+    pub fn load(&self, no_machine: NoMachine) -> anyhow::Result<LoadedTrace> {
+        load(&self.trace, self.machine, self.lenient, no_machine)
     }
+}
+
+/// What to do with a raw SWF file given without `--machine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoMachine {
+    /// Fail, asking for `--machine` (the allocators asked for need a shaped machine).
+    Refuse,
+    /// A flat machine sized from the header (`MaxProcs`, else `MaxNodes`), said on stderr.
+    FlatFromHeader,
 }
 
 /// A trace ready to simulate.
@@ -76,6 +90,10 @@ pub struct LoadedTrace {
     pub header: Header,
     /// Lines skipped as malformed (lenient mode only), by reason.
     pub skipped: SkipReport,
+    /// The schedulers × allocators a sweep replays when none are named.
+    pub grid: DefaultGrid,
+    /// Where [`LoadedTrace::grid`] comes from, for humans (`catalog entry sdsc-96`).
+    pub grid_source: String,
 }
 
 /// The catalog: `$PWA_CATALOG` when set, else the built-in `traces/catalog.toml`.
@@ -107,12 +125,14 @@ pub fn search_path() -> SearchPath {
 /// Loads a catalogued trace by name, a raw SWF file by path, or generates a `synth:` workload.
 ///
 /// `machine` overrides the catalog's machine (the shape rule becomes the machine's natural one when
-/// the catalog's does not suit it); a raw path needs it. `lenient` skips malformed lines and drops
-/// jobs that can never fit (counted as `too_large`) instead of failing.
+/// the catalog's does not suit it); a raw path without it is refused or read on a flat machine
+/// sized from its header, as `no_machine` says. `lenient` skips malformed lines and drops jobs that
+/// can never fit (counted as `too_large`) instead of failing.
 pub fn load(
     trace: &str,
     machine: Option<MachineSpec>,
     lenient: bool,
+    no_machine: NoMachine,
 ) -> anyhow::Result<LoadedTrace> {
     if trace.trim_start().starts_with("synth:") {
         return load_synth(trace, machine, lenient);
@@ -128,20 +148,55 @@ pub fn load(
             cat.names().join(", ")
         );
     }
-    let Some(machine) = machine else {
-        bail!(
-            "`{trace}` is a file, not a catalogued trace: say which machine with --machine (e.g. mesh:22x16, flat:128, hypercube:7)"
-        );
+    let name = path
+        .file_name()
+        .map_or_else(|| trace.to_string(), |n| n.to_string_lossy().into_owned());
+    let reader = SwfReader::open(&path, read_options(lenient))?;
+    let machine = match (machine, no_machine) {
+        (Some(m), _) => m,
+        (None, NoMachine::FlatFromHeader) => flat_from_header(&name, reader.header())?,
+        (None, NoMachine::Refuse) => bail!(
+            "`{trace}` is a file, not a catalogued trace: say which machine with --machine (e.g. mesh:22x16, flat:128, hypercube:7); with --alloc flat, a flat machine sized from its header is used"
+        ),
     };
     let sha256 = tracepath::sha256_uncompressed(&path)?;
     let conversion = Conversion {
         lenient,
         ..Conversion::for_machine(machine)
     };
-    let name = path
-        .file_name()
-        .map_or_else(|| trace.to_string(), |n| n.to_string_lossy().into_owned());
-    read_and_convert(name, path, sha256, conversion)
+    convert(name, path, sha256, reader, conversion, family_grid(machine))
+}
+
+/// The flat machine a raw file's header describes: `MaxProcs` nodes (sizes are read as processors,
+/// one per node), else `MaxNodes`; said on stderr.
+fn flat_from_header(name: &str, header: &Header) -> anyhow::Result<MachineSpec> {
+    let sized = |key: &'static str, n: Option<u64>| {
+        n.and_then(|n| u32::try_from(n).ok())
+            .filter(|&n| n > 0)
+            .map(|n| (key, n))
+    };
+    let Some((key, nodes)) =
+        sized("MaxProcs", header.max_procs()).or_else(|| sized("MaxNodes", header.max_nodes()))
+    else {
+        bail!(
+            "`{name}` has no positive MaxProcs or MaxNodes in its header to size a flat machine from: say which machine with --machine (e.g. flat:128, mesh:22x16)"
+        );
+    };
+    let machine = MachineSpec::Flat { nodes };
+    eprintln!(
+        "{name}: no --machine given, so a flat machine of {nodes} nodes ({machine}), sized from the header's {key}; say --machine to choose another"
+    );
+    Ok(machine)
+}
+
+/// The machine family's default grid, with its source.
+fn family_grid(machine: MachineSpec) -> (DefaultGrid, String) {
+    let family = machine.to_string();
+    let family = family.split(':').next().unwrap_or("this");
+    (
+        DefaultGrid::for_machine(machine),
+        format!("default for {family} machines"),
+    )
 }
 
 /// Every parameter of a synthetic workload spelled out in a fixed order, so that labels that differ
@@ -169,6 +224,7 @@ fn load_synth(
         .generate(seed)
         .with_context(|| format!("generating {label}"))?;
     let machine = machine.unwrap_or(MachineSpec::Mesh { size: spec.mesh });
+    let (grid, grid_source) = family_grid(machine);
     let mut header = Header::new();
     header.push("Computer", &format!("synthetic {}", spec.mesh));
     for line in spec.describe() {
@@ -188,6 +244,8 @@ fn load_synth(
         dropped: BTreeMap::new(),
         header,
         skipped: SkipReport::default(),
+        grid,
+        grid_source,
     })
 }
 
@@ -202,13 +260,16 @@ fn load_entry(
         lenient,
         ..entry.conversion.clone()
     };
-    if let Some(m) = machine {
+    let mut grid = (entry.grid.clone(), format!("catalog entry {}", entry.name));
+    if let Some(m) = machine.filter(|&m| m != entry.conversion.machine) {
         conversion.machine = m;
         if !conversion.shape.suits(m) {
             conversion.shape = ShapeRule::default_for(m);
         }
+        grid = family_grid(m);
     }
-    let loaded = read_and_convert(entry.name.clone(), path, sha256, conversion)?;
+    let reader = SwfReader::open(&path, read_options(lenient))?;
+    let loaded = convert(entry.name.clone(), path, sha256, reader, conversion, grid)?;
     if entry.sha256.is_none() && !lenient {
         record_hash(&loaded.path, &loaded.sha256);
     }
@@ -272,13 +333,15 @@ fn record_hash(path: &Path, sha256: &str) {
     }
 }
 
-fn read_and_convert(
+/// Reads every record of an opened file and converts it.
+fn convert(
     name: String,
     path: PathBuf,
     sha256: String,
+    mut reader: SwfReader,
     conversion: Conversion,
+    (grid, grid_source): (DefaultGrid, String),
 ) -> anyhow::Result<LoadedTrace> {
-    let mut reader = SwfReader::open(&path, read_options(conversion.lenient))?;
     let mut converter = conversion.converter()?;
     for record in reader.by_ref() {
         converter
@@ -297,6 +360,8 @@ fn read_and_convert(
         dropped: converted.dropped,
         header,
         skipped,
+        grid,
+        grid_source,
     })
 }
 
@@ -338,17 +403,23 @@ mod tests {
     #[test]
     fn a_synthetic_label_loads_on_its_mesh_unless_overridden() {
         let label = "synth:uniform,mesh=8x4,jobs=50,seed=2";
-        let t = load(label, None, false).unwrap();
+        let t = load(label, None, false, NoMachine::Refuse).unwrap();
         assert_eq!(t.name, label);
         assert_eq!(t.machine.to_string(), "mesh:8x4");
         assert_eq!(t.workload.jobs.len(), 50);
         assert!(t.dropped.is_empty());
-        let flat = load(label, Some(MachineSpec::Flat { nodes: 32 }), false).unwrap();
+        let flat = load(
+            label,
+            Some(MachineSpec::Flat { nodes: 32 }),
+            false,
+            NoMachine::Refuse,
+        )
+        .unwrap();
         assert_eq!(flat.machine.to_string(), "flat:32");
         assert_eq!(
             flat.sha256, t.sha256,
             "the machine is not part of the workload"
         );
-        assert!(load("synth:uniform,mesh=8", None, false).is_err());
+        assert!(load("synth:uniform,mesh=8", None, false, NoMachine::Refuse).is_err());
     }
 }

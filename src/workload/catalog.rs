@@ -3,12 +3,18 @@
 //!
 //! The built-in catalog is `traces/catalog.toml`, compiled in ([`Catalog::builtin`]); another file of
 //! the same form can be read with [`Catalog::from_toml`] (the CLI honours `$PWA_CATALOG`).
+//!
+//! Each entry also names its **default grid** ([`DefaultGrid`]: the schedulers × allocators a sweep
+//! replays when none are given); an entry without one gets its machine family's
+//! ([`DefaultGrid::for_machine`]).
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::machine::AllocKind;
 use crate::resource::MachineSpec;
+use crate::sched::SchedKind;
 use crate::workload::transform::{Conversion, ShapeRule, SizeField};
 
 /// The text of `traces/catalog.toml`.
@@ -46,6 +52,46 @@ pub struct TraceEntry {
     pub sha256: Option<String>,
     /// How the trace is converted to jobs (machine, rule, filters); `lenient` is `false` here.
     pub conversion: Conversion,
+    /// The schedulers × allocators replayed when none are named: the entry's `sched` / `alloc`,
+    /// else its machine family's.
+    pub grid: DefaultGrid,
+}
+
+/// The schedulers × allocators a sweep replays when none are named.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DefaultGrid {
+    /// Scheduler labels, in order.
+    pub schedulers: Vec<SchedKind>,
+    /// Allocator labels, in order.
+    pub allocators: Vec<AllocKind>,
+}
+
+impl DefaultGrid {
+    /// The machine family's grid: on a mesh, the six schedulers of window-k-mesh.md §5.5 × MPL;
+    /// on a hypercube, a k-dimensional mesh or torus and a flat machine, FCFS and aggressive
+    /// out-of-order × node counting (until subcube, torus allocators and backfilling exist).
+    pub fn for_machine(machine: MachineSpec) -> DefaultGrid {
+        use SchedKind::{Fcfs, Oocb, OutOfOrder, Window};
+        match machine {
+            MachineSpec::Mesh { .. } => DefaultGrid {
+                schedulers: vec![
+                    Fcfs,
+                    OutOfOrder,
+                    Oocb(8),
+                    Window(10),
+                    Window(120),
+                    Window(240),
+                ],
+                allocators: vec![AllocKind::Mpl],
+            },
+            MachineSpec::Hypercube { .. } | MachineSpec::Flat { .. } | MachineSpec::Grid { .. } => {
+                DefaultGrid {
+                    schedulers: vec![Fcfs, OutOfOrder],
+                    allocators: vec![AllocKind::Flat],
+                }
+            }
+        }
+    }
 }
 
 /// All catalogued traces, by short name.
@@ -76,6 +122,8 @@ struct RawEntry {
     queues: Option<Vec<i64>>,
     #[serde(default)]
     size_field: SizeField,
+    sched: Option<Vec<String>>,
+    alloc: Option<Vec<String>>,
 }
 
 fn one() -> u32 {
@@ -139,6 +187,18 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
     if e.file.is_empty() || e.file.contains(['/', '\\']) || e.folder.contains(['/', '\\']) {
         return Err(bad("file and folder must be plain names".into()));
     }
+    let fallback = DefaultGrid::for_machine(machine);
+    let schedulers = match e.sched {
+        Some(v) => labels::<SchedKind>(&v, "sched").map_err(bad)?,
+        None => fallback.schedulers,
+    };
+    let allocators = match e.alloc {
+        Some(v) => labels::<AllocKind>(&v, "alloc").map_err(bad)?,
+        None => fallback.allocators,
+    };
+    if let Some(a) = allocators.iter().find(|a| a.build(machine).is_err()) {
+        return Err(bad(format!("alloc `{a}` does not work on `{machine}`")));
+    }
     Ok(TraceEntry {
         name: name.clone(),
         description: e.description,
@@ -154,7 +214,27 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
             queues: e.queues,
             lenient: false,
         },
+        grid: DefaultGrid {
+            schedulers,
+            allocators,
+        },
     })
+}
+
+/// Parses a non-empty list of policy labels; the error names the field.
+fn labels<T>(raw: &[String], field: &str) -> Result<Vec<T>, String>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    if raw.is_empty() {
+        return Err(format!(
+            "`{field}` is empty: name at least one label or leave it out"
+        ));
+    }
+    raw.iter()
+        .map(|l| l.parse::<T>().map_err(|e| format!("`{field}`: {e}")))
+        .collect()
 }
 
 /// Whether `s` is 64 lowercase hex digits.
@@ -213,6 +293,63 @@ mod tests {
         assert_eq!(par.shape, ShapeRule::Paragon);
         let ipsc = &c.get("nasa-ipsc").expect("ipsc").conversion;
         assert_eq!(ipsc.machine, MachineSpec::Hypercube { dim: 7 });
+    }
+
+    #[test]
+    fn every_entry_has_a_grid_that_suits_its_machine() {
+        let c = Catalog::builtin();
+        let grid = |n: &str| {
+            let g = &c.get(n).expect(n).grid;
+            let s: Vec<String> = g.schedulers.iter().map(ToString::to_string).collect();
+            let a: Vec<String> = g.allocators.iter().map(ToString::to_string).collect();
+            (s.join(","), a.join(","))
+        };
+        let mesh = (
+            "fcfs,oo,oocb:8,window:10,window:120,window:240".into(),
+            "mpl".into(),
+        );
+        assert_eq!(grid("sdsc-96"), mesh);
+        assert_eq!(grid("sdsc-blue"), mesh);
+        assert_eq!(grid("nasa-ipsc"), ("fcfs,oo".into(), "flat".into()));
+        assert_eq!(grid("lanl-cm5"), ("fcfs,oo".into(), "flat".into()));
+        for e in c.entries() {
+            for a in &e.grid.allocators {
+                assert!(a.build(e.conversion.machine).is_ok(), "{}: {a}", e.name);
+            }
+        }
+    }
+
+    #[test]
+    fn an_entry_without_a_grid_gets_its_machine_family_one() {
+        let t = "[traces.x]\nfile = \"X.swf.gz\"\nfolder = \"l_x\"\nmachine = \"mesh:4x4\"\n";
+        let c = Catalog::from_toml(t).expect("valid");
+        let mesh = MachineSpec::Mesh {
+            size: Shape::new(4, 4),
+        };
+        assert_eq!(c.get("x").expect("x").grid, DefaultGrid::for_machine(mesh));
+        let half = format!("{t}sched = [\"window:4\"]\n");
+        let c = Catalog::from_toml(&half).expect("valid");
+        let g = &c.get("x").expect("x").grid;
+        assert_eq!(g.schedulers, vec![SchedKind::Window(4)]);
+        assert_eq!(g.allocators, vec![AllocKind::Mpl]);
+    }
+
+    #[test]
+    fn bad_grids_are_named() {
+        let t = "[traces.x]\nfile = \"X.swf.gz\"\nfolder = \"l_x\"\nmachine = \"flat:8\"\n";
+        for (extra, needle) in [
+            ("sched = [\"nope\"]", "`sched`: scheduler `nope`"),
+            ("sched = []", "`sched` is empty"),
+            ("alloc = [\"mpl\"]", "alloc `mpl` does not work on `flat:8`"),
+            ("alloc = [\"zz\"]", "`alloc`: allocator `zz`"),
+        ] {
+            let e = Catalog::from_toml(&format!("{t}{extra}\n")).expect_err(extra);
+            let msg = e.to_string();
+            assert!(
+                msg.contains("`x`") && msg.contains(needle),
+                "{extra}: {msg}"
+            );
+        }
     }
 
     #[test]

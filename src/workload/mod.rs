@@ -7,7 +7,7 @@ pub mod synth;
 pub mod tracepath;
 pub mod transform;
 
-pub use catalog::{Catalog, TraceEntry};
+pub use catalog::{Catalog, DefaultGrid, TraceEntry};
 pub use job::{EstimateModel, EstimateParseError, EstimateReport, Job, JobId, Request, Workload};
 pub use stats::WorkloadStats;
 pub use transform::{Conversion, Converted, DropReason, ShapeRule, SizeField};

@@ -1,6 +1,9 @@
 //! One module per subcommand: its clap `Args` and its `run`.
 
+pub mod catalog;
+pub mod completions;
 pub mod fetch;
+pub mod man;
 pub mod paper;
 pub mod plot;
 pub mod run;

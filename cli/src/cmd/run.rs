@@ -1,6 +1,6 @@
 //! `pwa-replay run`: replays one trace under one scheduler and one allocator and prints the run's
-//! metrics (aligned text or one JSON object), optionally validating the schedule and writing the
-//! per-job table.
+//! metrics (aligned text for people — durations with units, grouped digits — or one JSON object
+//! with exact values), optionally validating the schedule and writing the per-job table.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,16 +13,17 @@ use pwa_replay::sched::SchedKind;
 use serde_json::{Map, Value};
 
 use crate::report::atomic::write_atomic;
+use crate::report::human;
 use crate::report::jobs::per_job_frame;
 use crate::report::metrics::{self, MetricValue};
-use crate::trace::TraceArgs;
+use crate::trace::{NoMachine, TraceArgs};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// One `name value` line per field.
+    /// One `name value` line per field, rounded for people (`23.6 d`, `18,441`).
     Table,
-    /// One JSON object.
+    /// One JSON object, exact values.
     Json,
 }
 
@@ -55,7 +56,12 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let jobs_format = args.jobs_out.as_deref().map(table_format).transpose()?;
-    let t = args.input.load()?;
+    let no_machine = if args.alloc == AllocKind::Flat {
+        NoMachine::FlatFromHeader
+    } else {
+        NoMachine::Refuse
+    };
+    let t = args.input.load(no_machine)?;
     let workload = t
         .workload
         .scaled(args.load_factor)
@@ -80,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write_jobs(path, fmt, &workload, &outcome)?;
     }
     let m = summarize(&workload, t.machine, &outcome);
-    let mut fields = vec![
+    let labels = vec![
         ("trace", Value::from(t.name.clone())),
         ("sha256", Value::from(t.sha256.clone())),
         ("machine", Value::from(t.machine.to_string())),
@@ -90,20 +96,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("validated", Value::from(args.validate)),
         ("skipped_checks", Value::from(outcome.skipped_checks)),
     ];
-    fields.extend(
-        metrics::values(&m)
-            .into_iter()
-            .map(|(k, v)| (k, json_value(v))),
-    );
+    let values = metrics::values(&m);
     let text = match args.format {
         Format::Json => {
-            let obj: Map<String, Value> = fields
+            let obj: Map<String, Value> = labels
                 .into_iter()
+                .chain(values.into_iter().map(|(k, v)| (k, json_value(v))))
                 .map(|(k, v)| (k.to_string(), v))
                 .collect();
             serde_json::to_string_pretty(&Value::Object(obj))? + "\n"
         }
-        Format::Table => table(&fields),
+        Format::Table => table(&labels, &values),
     };
     std::io::stdout()
         .lock()
@@ -154,17 +157,21 @@ fn json_value(v: MetricValue) -> Value {
     }
 }
 
-fn table(fields: &[(&str, Value)]) -> String {
-    let width = fields.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    fields
+/// The labels as given, then every metric for people ([`human::metric`]).
+fn table(labels: &[(&str, Value)], values: &[(&str, MetricValue)]) -> String {
+    let shown = labels
         .iter()
         .map(|(k, v)| {
-            let shown = match v {
+            let v = match v {
                 Value::String(s) => s.clone(),
-                Value::Null => "inf".to_string(),
                 other => other.to_string(),
             };
-            format!("{k:<width$}  {shown}\n")
+            (*k, v)
         })
+        .chain(values.iter().map(|&(k, v)| (k, human::metric(k, v))));
+    let rows: Vec<(&str, String)> = shown.collect();
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{k:<width$}  {v}\n"))
         .collect()
 }

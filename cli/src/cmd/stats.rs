@@ -1,5 +1,7 @@
 //! `pwa-replay stats`: describes a trace after filters and shape conversion (window-k-mesh.md §5.4
-//! characteristics `T_e`, `J_size`, `T_i`, job count, and more), as a table, JSON or CSV.
+//! characteristics `T_e`, `J_size`, `T_i`, job count, and more), as a table for people (durations
+//! with units, grouped digits), or JSON / CSV with exact values. A raw SWF file without `--machine`
+//! is described on a flat machine sized from its header.
 
 use std::io::Write;
 
@@ -9,16 +11,17 @@ use pwa_replay::workload::WorkloadStats;
 use pwa_replay::workload::stats::Bucket;
 use serde::Serialize;
 
-use crate::trace::TraceArgs;
+use crate::report::human;
+use crate::trace::{NoMachine, TraceArgs};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// Aligned text with histogram bars.
+    /// Aligned text with histogram bars, rounded for people (`23.6 d`, `18,441`).
     Table,
-    /// One JSON object.
+    /// One JSON object, exact values.
     Json,
-    /// A header line and one row (histograms left out).
+    /// A header line and one row of exact values (histograms left out).
     Csv,
 }
 
@@ -53,7 +56,7 @@ struct Report {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let t = args.input.load()?;
+    let t = args.input.load(NoMachine::FlatFromHeader)?;
     let workload = match args.load_factor {
         Some(lf) => t.workload.scaled(lf)?,
         None => t.workload,
@@ -89,51 +92,79 @@ fn computer(h: &Header) -> String {
         .join(", ")
 }
 
+/// One scalar figure, typed so that the table can round it for people and CSV keep it exact.
+enum Scalar {
+    Text(String),
+    Count(u64),
+    Real(f64),
+    Seconds(f64),
+}
+
+impl Scalar {
+    /// Exact: counts as integers, reals in Rust's shortest round-trip form.
+    fn exact(&self) -> String {
+        match self {
+            Scalar::Text(t) => t.clone(),
+            Scalar::Count(n) => n.to_string(),
+            Scalar::Real(x) | Scalar::Seconds(x) => x.to_string(),
+        }
+    }
+
+    /// For people: durations with units, grouped digits, four significant digits.
+    fn human(&self) -> String {
+        match self {
+            Scalar::Text(t) => t.clone(),
+            Scalar::Count(n) => human::count(*n),
+            Scalar::Real(x) => human::real(*x),
+            Scalar::Seconds(x) => human::duration(*x),
+        }
+    }
+}
+
 /// Scalar figures in a fixed order: (column, value).
-fn scalars(r: &Report) -> Vec<(String, String)> {
+fn scalars(r: &Report) -> Vec<(String, Scalar)> {
+    use Scalar::{Count, Real, Seconds, Text};
     let s = &r.stats;
-    let mut v: Vec<(String, String)> = vec![
-        ("trace".into(), r.trace.clone()),
-        ("computer".into(), r.computer.clone()),
-        ("machine".into(), s.machine.to_string()),
-        ("shape".into(), r.shape.clone()),
-        ("procs_per_node".into(), s.procs_per_node.to_string()),
+    let mut v: Vec<(String, Scalar)> = vec![
+        ("trace".into(), Text(r.trace.clone())),
+        ("computer".into(), Text(r.computer.clone())),
+        ("machine".into(), Text(s.machine.to_string())),
+        ("shape".into(), Text(r.shape.clone())),
+        ("procs_per_node".into(), Count(s.procs_per_node.into())),
         (
             "load_factor".into(),
-            r.load_factor
-                .map_or_else(|| "none".into(), |f| f.to_string()),
+            r.load_factor.map_or_else(|| Text("none".into()), Real),
         ),
-        ("jobs".into(), s.jobs.to_string()),
-        ("dropped_total".into(), s.dropped_total.to_string()),
-        ("skipped_lines".into(), r.skipped_lines.to_string()),
-        ("mean_runtime_s".into(), fmt(s.mean_runtime_s)),
-        ("mean_size".into(), fmt(s.mean_size)),
-        ("mean_request_nodes".into(), fmt(s.mean_request_nodes)),
-        ("mean_asked_procs".into(), fmt(s.mean_asked_procs)),
-        ("mean_interarrival_s".into(), fmt(s.mean_interarrival_s)),
-        ("span_s".into(), fmt(s.span_s)),
-        ("offered_load".into(), fmt(s.offered_load)),
-        ("pow2_share".into(), fmt(s.pow2_share)),
+        ("jobs".into(), Count(s.jobs)),
+        ("dropped_total".into(), Count(s.dropped_total)),
+        ("skipped_lines".into(), Count(r.skipped_lines)),
+        ("mean_runtime_s".into(), Seconds(s.mean_runtime_s)),
+        ("mean_size".into(), Real(s.mean_size)),
+        ("mean_request_nodes".into(), Real(s.mean_request_nodes)),
+        ("mean_asked_procs".into(), Real(s.mean_asked_procs)),
+        ("mean_interarrival_s".into(), Seconds(s.mean_interarrival_s)),
+        ("span_s".into(), Seconds(s.span_s)),
+        ("offered_load".into(), Real(s.offered_load)),
+        ("pow2_share".into(), Real(s.pow2_share)),
         (
             "mean_internal_fragmentation".into(),
-            fmt(s.mean_internal_fragmentation),
+            Real(s.mean_internal_fragmentation),
         ),
     ];
     v.extend(
         s.dropped
             .iter()
-            .map(|(k, c)| (format!("dropped_{k}"), c.to_string())),
+            .map(|(k, c)| (format!("dropped_{k}"), Count(*c))),
     );
-    v.push(("sha256".into(), r.sha256.clone()));
+    v.push(("sha256".into(), Text(r.sha256.clone())));
     v
 }
 
-fn fmt(x: f64) -> String {
-    format!("{x:.4}")
-}
-
 fn csv(r: &Report) -> String {
-    let cols = scalars(r);
+    let cols: Vec<(String, String)> = scalars(r)
+        .into_iter()
+        .map(|(k, v)| (k, v.exact()))
+        .collect();
     let quote = |s: &str| {
         if s.contains([',', '"', '\n']) {
             format!("\"{}\"", s.replace('"', "\"\""))
@@ -147,7 +178,10 @@ fn csv(r: &Report) -> String {
 }
 
 fn table(r: &Report) -> String {
-    let cols = scalars(r);
+    let cols: Vec<(String, String)> = scalars(r)
+        .into_iter()
+        .map(|(k, v)| (k, v.human()))
+        .collect();
     let width = cols.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = format!("path{}  {}\n", " ".repeat(width.saturating_sub(4)), r.path);
     for (k, v) in &cols {
@@ -167,29 +201,21 @@ fn bars(h: &[Bucket]) -> String {
         .iter()
         .map(|b| {
             if b.lo == b.hi {
-                b.lo.to_string()
+                human::count(b.lo)
             } else {
-                format!("{}–{}", b.lo, b.hi)
+                format!("{}–{}", human::count(b.lo), human::count(b.hi))
             }
         })
         .collect();
     let lw = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-    let cw = h
-        .iter()
-        .map(|b| b.count.to_string().len())
-        .max()
-        .unwrap_or(0);
+    let counts: Vec<String> = h.iter().map(|b| human::count(b.count)).collect();
+    let cw = counts.iter().map(String::len).max().unwrap_or(0);
     h.iter()
-        .zip(&labels)
-        .map(|(b, l)| {
+        .zip(labels.iter().zip(&counts))
+        .map(|(b, (l, c))| {
             let n = (b.count * 40).div_ceil(max) as usize;
             let pad = lw - l.chars().count();
-            format!(
-                "  {}{l}  {:>cw$}  {}\n",
-                " ".repeat(pad),
-                b.count,
-                "#".repeat(n)
-            )
+            format!("  {}{l}  {c:>cw$}  {}\n", " ".repeat(pad), "#".repeat(n))
         })
         .collect()
 }

@@ -1,5 +1,7 @@
 //! `pwa-replay sweep`: a trace under a grid of schedulers × allocators × load factors, in parallel,
 //! behind a progress bar; writes the summary table, figures and report (see docs/OUTPUTS.md).
+//! Without `--sched` / `--alloc`, the trace's default grid (its catalog entry's, else its machine
+//! family's) fills in what is missing, said on stderr.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,12 +14,13 @@ use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, Cell, CellError, CellResult, Grid, LoadSpec};
 use pwa_replay::swf::Header;
+use pwa_replay::workload::DefaultGrid;
 
 use crate::report::cache::CellCache;
 use crate::report::progress::Progress;
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
-use crate::trace::{LoadedTrace, TraceArgs};
+use crate::trace::{LoadedTrace, NoMachine, TraceArgs};
 
 /// Options of `pwa-replay sweep`.
 #[derive(Debug, clap::Args)]
@@ -25,15 +28,13 @@ pub struct Args {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
-    /// Schedulers, comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "fcfs,oo,oocb:8,window:10,window:120,window:240"
-    )]
+    /// Schedulers, comma-separated (default: the trace's default grid, see `pwa-replay catalog`;
+    /// on a mesh fcfs,oo,oocb:8,window:10,window:120,window:240).
+    #[arg(long, value_delimiter = ',', value_name = "S,…")]
     pub sched: Vec<SchedKind>,
-    /// Allocators, comma-separated (ff, bf, fo, as, mpl, flat).
-    #[arg(long, value_delimiter = ',', default_value = "mpl")]
+    /// Allocators, comma-separated: ff, bf, fo, as, mpl, flat (default: the trace's default
+    /// grid; mpl on a mesh, flat elsewhere).
+    #[arg(long, value_delimiter = ',', value_name = "A,…")]
     pub alloc: Vec<AllocKind>,
     /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
     /// policy is past the knee of its turnaround curve; capped at 3.0).
@@ -66,14 +67,28 @@ pub struct Args {
 }
 
 /// Runs the subcommand.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(mut args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
     // A missing plot font is an error before any simulation, not after it.
     report::plots::register_font()?;
-    let loaded = args.input.load()?;
+    let no_machine = if args.alloc.iter().all(|&a| a == AllocKind::Flat) {
+        NoMachine::FlatFromHeader
+    } else {
+        NoMachine::Refuse
+    };
+    let loaded = args.input.load(no_machine)?;
+    fill_in_default_grid(&mut args, &loaded.grid, &loaded.grid_source);
     for a in &args.alloc {
         // Fail before any work when an allocator does not suit the machine.
-        a.build(loaded.machine)?;
+        a.build(loaded.machine).with_context(|| {
+            format!(
+                "--alloc {a} on {} ({}); leave --alloc out for its default: {} ({})",
+                loaded.name,
+                loaded.machine,
+                labels(&loaded.grid.allocators),
+                loaded.grid_source
+            )
+        })?;
     }
     let out = args
         .out
@@ -123,6 +138,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Puts the default grid's schedulers / allocators where none were named, and says so on stderr.
+fn fill_in_default_grid(args: &mut Args, grid: &DefaultGrid, source: &str) {
+    let mut filled = Vec::new();
+    if args.sched.is_empty() {
+        args.sched = grid.schedulers.clone();
+        filled.push(format!("--sched {}", labels(&args.sched)));
+    }
+    if args.alloc.is_empty() {
+        args.alloc = grid.allocators.clone();
+        filled.push(format!("--alloc {}", labels(&args.alloc)));
+    }
+    if !filled.is_empty() {
+        eprintln!("default grid ({source}): {}", filled.join(" "));
+    }
+}
+
+/// Labels joined by commas, as on the command line.
+fn labels<T: ToString>(v: &[T]) -> String {
+    v.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Cells simulated and reused by this run (speculative `auto` cells included).

@@ -74,7 +74,7 @@ pub fn run_pair(
     replay: &Replay,
     progress: &(dyn Fn(&str) + Sync),
 ) -> anyhow::Result<[FigureData; 2]> {
-    let loaded = crate::trace::load(pair.trace, None, false)
+    let loaded = crate::trace::load(pair.trace, None, false, crate::trace::NoMachine::Refuse)
         .with_context(|| format!("loading {}", pair.trace))?;
     let mut workload = loaded.workload;
     if let Some(n) = budget.jobs {

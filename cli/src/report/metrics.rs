@@ -80,6 +80,24 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
     ]
 }
 
+/// The metrics that are durations in seconds (shown with units in tables for humans).
+pub const DURATIONS: [&str; 9] = [
+    "mean_turnaround_s",
+    "mean_wait_s",
+    "max_wait_s",
+    "p50_wait_s",
+    "p95_wait_s",
+    "p99_wait_s",
+    "makespan_s",
+    "alloc_time_s",
+    "sim_wall_s",
+];
+
+/// Whether the metric `name` is a duration in seconds.
+pub fn is_duration(name: &str) -> bool {
+    DURATIONS.contains(&name)
+}
+
 /// The metric names, in column order.
 #[cfg(test)]
 pub fn names() -> Vec<&'static str> {
@@ -220,6 +238,15 @@ mod tests {
         ] {
             assert!(n.contains(&key), "{key}");
         }
+    }
+
+    #[test]
+    fn the_durations_are_the_seconds_columns() {
+        let seconds: Vec<&str> = names()
+            .into_iter()
+            .filter(|n| n.ends_with("_s") && !n.ends_with("_per_s"))
+            .collect();
+        assert_eq!(seconds, DURATIONS);
     }
 
     #[test]

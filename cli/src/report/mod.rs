@@ -5,6 +5,7 @@
 
 pub mod atomic;
 pub mod cache;
+pub mod human;
 pub mod jobs;
 pub mod markdown;
 pub mod metrics;

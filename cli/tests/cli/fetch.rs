@@ -13,7 +13,7 @@ use pwa_replay::workload::tracepath::sha256_bytes;
 
 use crate::support::{bin, bin_with, fails_with, json_ok, ok, small_swf, swf_line};
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(bytes).expect("gzip in memory");
     e.finish().expect("gzip in memory")
@@ -21,7 +21,7 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 
 /// Serves `routes` (path → body) on 127.0.0.1 until `requests` have been answered or 30 s passed;
 /// any other path is a 404. Returns the base URL.
-fn serve(routes: Vec<(String, Vec<u8>)>, requests: usize) -> String {
+pub fn serve(routes: Vec<(String, Vec<u8>)>, requests: usize) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.set_nonblocking(true).expect("nonblocking");
     let base = format!("http://{}", listener.local_addr().expect("addr"));

@@ -1,6 +1,9 @@
 //! CLI integration tests, one binary: a module per subcommand.
+mod catalog;
 mod fetch;
+mod install;
 mod paper;
+mod readme;
 mod run;
 mod stats;
 mod support;

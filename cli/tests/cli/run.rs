@@ -6,7 +6,14 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-use crate::support::{bin, fails_with, json_ok, shared_traces, swf_line, write};
+use crate::support::{bin, fails_with, json_of, json_ok, ok, shared_traces, swf_line, write};
+
+/// Whether a line of `text` matches `re`.
+fn regex_line(text: &str, re: &str) -> bool {
+    predicates::str::is_match(format!("(?m){re}"))
+        .expect("regex")
+        .eval(text)
+}
 
 /// On flat:4: job 1 holds 4 nodes for 0..10; job 2 (2 nodes, 20 s) arrives at 2 and job 3
 /// (2 nodes, 5 s) at 3; both start at 10. Waits 0, 8, 7; turnarounds 10, 28, 12; makespan 30.
@@ -88,7 +95,11 @@ fn table_format_and_per_job_tables() {
             .assert()
             .success()
             .stdout(predicate::str::contains("scheduler").and(predicate::str::contains("window:2")))
-            .stdout(predicate::str::is_match(r"(?m)^jobs\s+3$").unwrap());
+            .stdout(predicate::str::is_match(r"(?m)^jobs\s+3$").unwrap())
+            .stdout(
+                predicate::str::is_match(r"(?m)^mean_turnaround_s\s+\d+(\.\d+)? (s|ms|min)")
+                    .unwrap(),
+            );
     }
     let text = std::fs::read_to_string(&csv).expect("csv written");
     let lines: Vec<&str> = text.lines().collect();
@@ -174,4 +185,45 @@ fn a_synthetic_label_runs_on_its_mesh_or_the_machine_given() {
         ]),
         &["zipf"],
     );
+}
+
+#[test]
+fn the_table_shows_units_and_json_exact_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // two jobs of 4 nodes on 4 nodes, 3 days each: the second waits 3 days
+    let mut text = String::from("; MaxNodes: 4\n");
+    text += &swf_line(1, 0, 259_200, 4, 1);
+    text += &swf_line(2, 1, 259_200, 4, 1);
+    let path = write(dir.path(), "long.swf", &text);
+    let s = path.to_str().unwrap();
+    let table = String::from_utf8(ok(&mut run(s, "flat:4", "fcfs", "flat", &[])).stdout).unwrap();
+    // mean turnaround (3 d + 6 d − 1 s) / 2 = 4.5 d
+    let line = |re: &str| regex_line(&table, re);
+    assert!(line(r"^mean_turnaround_s\s+4.5 d$"), "{table}");
+    assert!(line(r"^max_wait_s\s+3 d$"), "{table}");
+    assert!(line(r"^jobs\s+2$"), "{table}");
+    let v = json_ok(&mut run(s, "flat:4", "fcfs", "flat", &["--format", "json"]));
+    assert_eq!(
+        v["mean_turnaround_s"],
+        (259_200.0 + 2.0 * 259_200.0 - 1.0) / 2.0
+    );
+}
+
+#[test]
+fn a_raw_file_runs_flat_without_machine_only_with_the_flat_allocator() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(small(dir.path())).expect("small");
+    let swf = write(dir.path(), "sized.swf", &format!("; MaxProcs: 4\n{text}"));
+    let mut c = bin();
+    c.args(["run", "--trace"])
+        .arg(&swf)
+        .args(["--sched", "fcfs", "--alloc", "flat", "--format", "json"]);
+    let out = ok(&mut c);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sized from the header"));
+    assert_eq!(json_of(&out.stdout)["machine"], "flat:4");
+    let mut c = bin();
+    c.args(["run", "--trace"])
+        .arg(&swf)
+        .args(["--sched", "fcfs", "--alloc", "mpl"]);
+    fails_with(&mut c, &["--machine", "with --alloc flat"]);
 }

@@ -6,7 +6,9 @@ use std::path::Path;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-use crate::support::{bin, bin_with, fails_with, json_ok, ok, shared_traces, small_swf, write};
+use crate::support::{
+    bin, bin_with, fails_with, json_of, json_ok, ok, shared_traces, small_swf, write,
+};
 
 /// `stats --trace <path>` followed by `extra`.
 fn stats(path: &Path, extra: &[&str]) -> Command {
@@ -78,10 +80,12 @@ fn load_factor_scales_interarrival_only() {
 fn table_and_csv_formats() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(dir.path(), "small.swf.txt", &small_swf());
+    // for people: durations with units, four significant digits
     stats(&path, &["--machine", "mesh:12x12"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("mean_runtime_s"))
+        .stdout(predicate::str::is_match(r"(?m)^mean_runtime_s\s+2 min 30 s$").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^mean_interarrival_s\s+33.33 s$").unwrap())
         .stdout(predicate::str::contains("run time (s)"))
         .stdout(predicate::str::contains("#"));
     let out = ok(&mut stats(
@@ -94,8 +98,38 @@ fn table_and_csv_formats() {
     let head: Vec<&str> = lines[0].split(',').collect();
     let row: Vec<&str> = lines[1].split(',').collect();
     assert_eq!(head.len(), row.len());
-    let jobs = head.iter().position(|h| *h == "jobs").expect("jobs column");
-    assert_eq!(row[jobs], "4");
+    let col = |name: &str| row[head.iter().position(|h| *h == name).expect(name)];
+    assert_eq!(col("jobs"), "4");
+    // exact values
+    assert_eq!(col("mean_runtime_s"), "150");
+    assert_eq!(col("mean_interarrival_s"), (100.0f64 / 3.0).to_string());
+}
+
+#[test]
+fn a_raw_file_without_machine_is_a_flat_machine_sized_from_its_header() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // small_swf's header says MaxNodes: 144 only
+    let path = write(dir.path(), "small.swf.txt", &small_swf());
+    let out = ok(&mut stats(&path, &["--format", "json"]));
+    assert_eq!(json_of(&out.stdout)["machine"], "flat:144");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("flat:144") && err.contains("MaxNodes"),
+        "{err}"
+    );
+    // MaxProcs wins: sizes are read as processors
+    let procs = small_swf().replace("; MaxNodes: 144\n", "; MaxNodes: 18\n; MaxProcs: 144\n");
+    let path = write(dir.path(), "procs.swf.txt", &procs);
+    let out = ok(&mut stats(&path, &["--format", "json"]));
+    assert_eq!(json_of(&out.stdout)["machine"], "flat:144");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("MaxProcs"));
+    // no size in the header: say --machine
+    let bare = small_swf().replace("; MaxNodes: 144\n", "");
+    let path = write(dir.path(), "bare.swf.txt", &bare);
+    fails_with(
+        &mut stats(&path, &[]),
+        &["bare.swf.txt", "MaxProcs", "--machine"],
+    );
 }
 
 #[test]
@@ -114,8 +148,6 @@ fn too_large_fails_strict_and_counts_lenient() {
 #[test]
 fn helpful_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = write(dir.path(), "small.swf.txt", &small_swf());
-    fails_with(&mut stats(&path, &[]), &["--machine"]);
     fails_with(
         bin().args(["stats", "--trace", "no-such-trace"]),
         &["sdsc-blue"],

@@ -1,6 +1,7 @@
 //! Helpers shared by the CLI tests: the isolated binary, "succeeds and prints JSON", SWF fixture
 //! lines and files, and the shared real traces when this checkout sits next to them.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -99,4 +100,28 @@ pub fn shared_traces() -> Option<PathBuf> {
     d.join("SDSC-Par-1996-3.1-cln.swf.gz")
         .is_file()
         .then_some(d)
+}
+
+/// Splits one CSV line into fields, honouring double quotes (a `synth:` label holds commas).
+pub fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// The rows of a CSV file with a header line, each as column → field.
+pub fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).expect("CSV file");
+    let mut lines = text.lines().map(fields);
+    let header = lines.next().expect("header line");
+    lines
+        .map(|row| header.iter().cloned().zip(row).collect())
+        .collect()
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-use crate::support::{bin, fails_with, ok, swf_jobs, swf_line, write};
+use crate::support::{bin, fails_with, fields, ok, swf_jobs, swf_line, write};
 
 /// Columns that measure the host, not the simulation.
 const WALL_CLOCK: [&str; 2] = ["alloc_time_s", "sim_wall_s"];
@@ -344,20 +344,6 @@ fn an_allocator_that_does_not_suit_the_machine_fails_before_any_cell() {
         ))
         .stderr(predicate::str::contains("[1/1]").not());
     assert!(!out.join("cells").exists());
-}
-
-/// Splits one CSV line into fields, honouring double quotes (a `synth:` label holds commas).
-fn fields(line: &str) -> Vec<String> {
-    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
-    for c in line.chars() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
 }
 
 /// A `synth:` sweep's summary: header and rows (wall-clock columns dropped).

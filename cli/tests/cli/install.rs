@@ -1,0 +1,85 @@
+//! Shell completions and manual pages generated from the clap definitions, `make install` putting
+//! the binary, the pages and the completions under a prefix, and the first-build notice of
+//! `make build` / `make replay`.
+
+use predicates::prelude::*;
+
+use crate::catalog::make;
+use crate::support::{bin, fails_with, ok};
+
+#[test]
+fn completions_cover_every_subcommand_for_each_shell() {
+    for (shell, marker) in [
+        ("bash", "COMPREPLY"),
+        ("zsh", "#compdef pwa-replay"),
+        ("fish", "complete -c pwa-replay"),
+    ] {
+        let out = ok(bin().args(["completions", shell]));
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        assert!(text.contains(marker), "{shell}: {marker}");
+        for sub in ["catalog", "stats", "run", "sweep", "completions", "man"] {
+            assert!(text.contains(sub), "{shell} completion lacks {sub}");
+        }
+    }
+    fails_with(bin().args(["completions", "tcsh"]), &["tcsh", "bash"]);
+}
+
+#[test]
+fn the_manual_page_is_roff_and_one_page_per_command_is_written() {
+    bin()
+        .arg("man")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(".ie \\n(.g .ds Aq"))
+        .stdout(predicate::str::contains(".TH pwa-replay 1"))
+        .stdout(predicate::str::contains("catalog"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    ok(bin().args(["man", "--out"]).arg(dir.path().join("man1")));
+    for page in ["pwa-replay.1", "pwa-replay-sweep.1", "pwa-replay-catalog.1"] {
+        let text = std::fs::read_to_string(dir.path().join("man1").join(page)).expect(page);
+        assert!(text.contains(".TH"), "{page}");
+    }
+}
+
+#[test]
+fn make_install_puts_binary_pages_and_completions_under_the_prefix() {
+    let prefix = tempfile::tempdir().expect("tempdir");
+    let p = prefix.path();
+    let o = make("install-files", &[&format!("PREFIX={}", p.display())], None)
+        .output()
+        .expect("make runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [
+        "bin/pwa-replay",
+        "share/man/man1/pwa-replay.1",
+        "share/man/man1/pwa-replay-sweep.1",
+        "share/bash-completion/completions/pwa-replay",
+        "share/zsh/site-functions/_pwa-replay",
+        "share/fish/vendor_completions.d/pwa-replay.fish",
+    ] {
+        let meta = std::fs::metadata(p.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(meta.len() > 0, "{f} is empty");
+    }
+    let installed = std::process::Command::new(p.join("bin/pwa-replay"))
+        .arg("--version")
+        .output()
+        .expect("installed binary runs");
+    assert!(String::from_utf8_lossy(&installed.stdout).starts_with("pwa-replay "));
+}
+
+#[test]
+fn a_first_build_is_announced_with_its_measured_time_and_only_then() {
+    let notice = |bin: &str| {
+        let o = make("first-build-notice", &[&format!("BIN={bin}")], None)
+            .output()
+            .expect("make runs");
+        assert!(o.status.success());
+        String::from_utf8(o.stdout).expect("utf-8")
+    };
+    let cold = notice("/nonexistent/pwa-replay");
+    assert!(
+        cold.starts_with("first build:") && cold.contains("12 min on 2 cores"),
+        "{cold}"
+    );
+    assert_eq!(notice(env!("CARGO_BIN_EXE_pwa-replay")), "");
+}

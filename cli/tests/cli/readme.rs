@@ -1,0 +1,269 @@
+//! The README's commands, run as a new user would: every `pwa-replay …` and `make …` it shows
+//! (inline or in a code block) is extracted and exercised here, so that a command added to the
+//! README without a way to run it fails this test.
+//!
+//! * `pwa-replay …` runs as written, in README order, in one scratch directory (so that `plot
+//!   --from out/sdsc-96/…` finds the sweep before it), with each `[optional]` group and each
+//!   `a|b|c` alternative tried once. Only the sizes shrink: `--loads` becomes `0.5,1` and 10,000
+//!   synthetic jobs become 1,000. `fetch` downloads from a local stand-in of the archive.
+//! * `make replay` runs its own command line (`make replay-run`, the built binary, two loads);
+//!   `make install` installs into a scratch prefix; `make test`, `build`, `paper`, `setup` and
+//!   `bench` cannot run inside the test suite (they are it, or take minutes or root), so their
+//!   dry run (`make -n`) must show the command they stand for.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::catalog::make;
+use crate::fetch::{gzip, serve};
+use crate::support::{bin, shared_traces, small_swf};
+
+const README: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
+
+/// Every command the README shows: inline code and `sh` code-block lines that start with
+/// `pwa-replay`, `make` or `VAR=value make`, de-duplicated, in order; markdown's `\|` unescaped.
+fn readme_commands() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_block = false;
+    for line in README.lines() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        let candidates: Vec<String> = if in_block {
+            vec![line.split(" #").next().unwrap_or("").trim().to_string()]
+        } else {
+            line.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect()
+        };
+        for c in candidates {
+            let c = c.replace("\\|", "|");
+            let words: Vec<&str> = c.split_whitespace().collect();
+            let program = words.iter().find(|w| !is_assignment(w));
+            let is_command = matches!(program, Some(&"pwa-replay" | &"make")) && words.len() > 1;
+            if is_command && !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(k, _)| {
+        !k.is_empty() && k.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+    })
+}
+
+/// The runs a command line stands for: the base (first alternatives, no optional groups), then
+/// each other alternative, then each optional group's alternatives, one at a time.
+fn variants(cmd: &str) -> Vec<Vec<String>> {
+    let (mut base, mut groups): (Vec<String>, Vec<Vec<String>>) = (Vec::new(), Vec::new());
+    let mut group: Option<Vec<String>> = None;
+    for w in cmd.split_whitespace() {
+        match (&mut group, w.strip_prefix('[')) {
+            (None, Some(rest)) => group = Some(vec![rest.to_string()]),
+            (Some(g), _) => g.push(w.to_string()),
+            (None, None) => base.push(w.to_string()),
+        }
+        if let Some(g) = &mut group
+            && let Some(last) = g.last_mut()
+            && let Some(w) = last.strip_suffix(']')
+        {
+            *last = w.to_string();
+            groups.push(group.take().unwrap_or_default());
+        }
+    }
+    let first = |words: &[String]| -> Vec<String> {
+        words
+            .iter()
+            .map(|w| w.split('|').next().unwrap_or(w).to_string())
+            .collect()
+    };
+    let mut runs = vec![first(&base)];
+    for (i, w) in base.iter().enumerate() {
+        for alt in w.split('|').skip(1) {
+            let mut r = first(&base);
+            r[i] = alt.to_string();
+            runs.push(r);
+        }
+    }
+    for g in &groups {
+        for (i, w) in g.iter().enumerate() {
+            for alt in w.split('|') {
+                let mut extra = first(g);
+                extra[i] = alt.to_string();
+                runs.push([first(&base), extra].concat());
+            }
+        }
+    }
+    runs.dedup();
+    runs
+}
+
+/// Smaller sizes, same command: two load factors, 1,000 synthetic jobs.
+fn quick(mut args: Vec<String>) -> Vec<String> {
+    for i in 1..args.len() {
+        match args[i - 1].as_str() {
+            "--loads" => args[i] = "0.5,1".into(),
+            "--jobs" => args[i] = "1000".into(),
+            _ => {}
+        }
+        args[i] = args[i].replace("jobs=10000", "jobs=1000");
+    }
+    args
+}
+
+#[test]
+fn the_readme_shows_the_front_doors() {
+    let cmds = readme_commands();
+    for must in [
+        "make replay TRACE=sdsc-96",
+        "make test",
+        "pwa-replay catalog [--format json]",
+        "pwa-replay stats --trace w.swf",
+        "pwa-replay completions bash|zsh|fish",
+        "pwa-replay man",
+        "make install",
+    ] {
+        assert!(
+            cmds.iter().any(|c| c == must),
+            "README lacks `{must}`: {cmds:#?}"
+        );
+    }
+}
+
+#[test]
+fn optional_groups_and_alternatives_expand_one_at_a_time() {
+    let runs = variants("pwa-replay stats --trace x [--format table|json] [--log-y]");
+    let shown: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+    assert_eq!(
+        shown,
+        [
+            "pwa-replay stats --trace x",
+            "pwa-replay stats --trace x --format table",
+            "pwa-replay stats --trace x --format json",
+            "pwa-replay stats --trace x --log-y",
+        ]
+    );
+    let shells = variants("pwa-replay completions bash|zsh");
+    assert_eq!(shells.len(), 2);
+    assert_eq!(shells[1], ["pwa-replay", "completions", "zsh"]);
+}
+
+#[test]
+fn every_readme_command_runs() {
+    let Some(shared) = shared_traces() else {
+        eprintln!("shared traces absent: the README's commands (on sdsc-96) skipped");
+        return;
+    };
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cwd = scratch.path();
+    let archive = serve(
+        vec![(
+            "/l_sdsc_par/SDSC-Par-1995-3.1-cln.swf.gz".to_string(),
+            gzip(small_swf().as_bytes()),
+        )],
+        1,
+    );
+    let mut replayed = BTreeSet::new();
+    for cmd in readme_commands() {
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        if words[0] == "pwa-replay" {
+            for run in variants(&cmd) {
+                let args = quick(run)[1..].to_vec();
+                eprintln!("README: pwa-replay {}", args.join(" "));
+                let out = bin()
+                    .current_dir(cwd)
+                    .env("PWA_TRACES", &shared)
+                    .env("PWA_ARCHIVE_URL", &archive)
+                    .env_remove("PWA_OFFLINE")
+                    .args(&args)
+                    .output()
+                    .expect("runs");
+                assert!(
+                    out.status.success(),
+                    "README command `pwa-replay {}` failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+        } else {
+            exercise_make(&cmd, cwd, &shared, &mut replayed);
+        }
+    }
+    // `fetch` stores into ./traces by default
+    assert!(cwd.join("traces/SDSC-Par-1995-3.1-cln.swf.gz").is_file());
+}
+
+/// Runs (or dry-runs) a `make` command of the README; see the module docs. `replayed` holds the
+/// traces `make replay` already swept (`make replay` alone is `TRACE=sdsc-96`).
+fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<String>) {
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    let vars: Vec<&str> = words.iter().copied().filter(|w| is_assignment(w)).collect();
+    let target = words
+        .iter()
+        .skip_while(|w| **w != "make")
+        .nth(1)
+        .copied()
+        .unwrap_or_else(|| panic!("`{cmd}`: no target"));
+    let dry = |expect: &str| {
+        let out = make(target, &[&["-n"][..], &vars].concat(), Some(traces))
+            .output()
+            .expect("make runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains(expect),
+            "`make -n {target}`: {text}"
+        );
+    };
+    match target {
+        "replay" if vars.iter().any(|v| *v == "TRACE=NAME") => {
+            // every catalogued log: catalog::make_replay_works_for_every_catalogued_log_…
+        }
+        "replay" => {
+            let trace = vars
+                .iter()
+                .find_map(|v| v.strip_prefix("TRACE="))
+                .unwrap_or("sdsc-96");
+            if !replayed.insert(trace.to_string()) {
+                return;
+            }
+            let out_dir = cwd.join("make-replay").join(trace);
+            let out = format!("OUT={}", out_dir.display());
+            let args = [&vars[..], &["LOADS=0.5,1.0", &out][..]].concat();
+            let o = make("replay-run", &args, Some(traces))
+                .output()
+                .expect("make runs");
+            assert!(
+                o.status.success(),
+                "`{cmd}`: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(out_dir.join("report.md").is_file(), "`{cmd}`");
+            dry("sweep --trace");
+        }
+        "install" => {
+            let prefix = format!("PREFIX={}", cwd.join("prefix").display());
+            let o = make("install-files", &[&prefix[..]], None)
+                .output()
+                .expect("make runs");
+            assert!(
+                o.status.success(),
+                "`{cmd}`: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            dry("install -m 755");
+        }
+        "test" => dry("cargo test --locked"),
+        "build" => dry("--no-run"),
+        "paper" if vars.contains(&"PAPER_QUICK=1") => dry("paper --quick"),
+        "paper" => dry("--out out/paper"),
+        "setup" => dry("fonts-dejavu-core"),
+        "bench" => dry("cargo bench"),
+        other => panic!("the README shows `{cmd}`, but readme.rs does not exercise `make {other}`"),
+    }
+}
