@@ -26,6 +26,27 @@
 //! stage that started it (so it never frees its nodes under the scheduler's feet). Nothing depends on
 //! hash order or wall time: the same input gives the same records.
 //!
+//! # Job progress (time sharing, walltimes)
+//!
+//! The engine owns each job's progress. A job needs its *service*: its run time, or its estimate when
+//! that is shorter and [`ReplayOptions::kill_at_estimate`] is on (the record says `killed`).
+//! [`System::suspend`](crate::sched::System::suspend) frees a running job's nodes and adds the time
+//! since its last (re)start to its served work; its pending departure becomes *stale*: departures carry
+//! the job's run epoch, which every suspension bumps, and a stale one is dropped when popped (a batch
+//! of only stale departures makes no [`Scheduler::on_departure`](crate::sched::Scheduler::on_departure)
+//! call). [`System::resume`](crate::sched::System::resume) puts the job back on the same nodes, if free,
+//! with a departure at `now + remaining`. A job suspended at least once reports its run segments in
+//! [`Outcome::segments`]; the validator checks that they span its start to its end, do not overlap,
+//! and add up to its service.
+//!
+//! # Planning
+//!
+//! Schedulers see [`System::running_jobs`](crate::sched::System::running_jobs) with their estimated
+//! ends (`since + estimate − served`), plan on
+//! [`System::snapshot`](crate::sched::System::snapshot)s of the allocator, and may start a job on a
+//! placement they chose with [`System::try_start_on`](crate::sched::System::try_start_on) (the engine
+//! checks it covers the request and is free).
+//!
 //! # Allocation attempts
 //!
 //! [`System::try_start`](crate::sched::System::try_start) calls the allocator unless the answer is

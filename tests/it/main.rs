@@ -3,6 +3,7 @@ mod engine;
 mod golden;
 mod machine;
 mod sched;
+mod seam;
 mod sweep;
 mod swf;
 mod synth;
