@@ -1,0 +1,110 @@
+//! Maximal free submeshes (window-k-mesh.md Definition 1), for MPL: row ANDs extended upwards from
+//! each bottom row.
+
+use super::Mesh;
+use super::bits::{Runs, and_into, edge_runs, range_all_set};
+use crate::resource::{Coord, Shape, Submesh};
+
+impl Mesh {
+    /// Every maximal free submesh (window-k-mesh.md Definition 1: a free submesh that is not a proper
+    /// subset of another free submesh) at least `min.w` wide and `min.h` tall, ordered by base row,
+    /// then top row, then base column.
+    ///
+    /// For each bottom row `y0`, the AND of rows `y0..=y1` is extended upwards until it is empty (or
+    /// holds no run of `min.w`); each horizontal run of it is a rectangle that is maximal sideways, and
+    /// it is maximal when the rows just below `y0` and above `y1` do not cover it.
+    pub fn maximal_free_submeshes(&self, min: Shape) -> Vec<Submesh> {
+        self.maximal(min, false)
+    }
+
+    /// The maximal free submeshes of [`Mesh::maximal_free_submeshes`] that touch the mesh border —
+    /// the only ones with a corner of non-zero peripheral length. Cheaper: away from the bottom and
+    /// top rows only the runs at the left and right edges are examined.
+    pub fn peripheral_maximal_free_submeshes(&self, min: Shape) -> Vec<Submesh> {
+        self.maximal(min, true)
+    }
+
+    fn maximal(&self, min: Shape, border_only: bool) -> Vec<Submesh> {
+        let (min_w, min_h, height) = (min.w.max(1), min.h.max(1), self.size.h);
+        let to_top = if border_only {
+            self.ands_to_top()
+        } else {
+            Vec::new()
+        };
+        let mut found = Vec::new();
+        let mut acc = vec![0u64; self.nw];
+        for y0 in 0..height {
+            acc.copy_from_slice(self.row(y0));
+            let mut y1 = y0;
+            loop {
+                and_into(&mut acc, self.row(y1));
+                if acc.iter().all(|&v| v == 0) {
+                    break;
+                }
+                let tall = y1 + 1 - y0 >= min_h;
+                if !border_only || y0 == 0 || y1 + 1 == height {
+                    if tall && !self.push_maximal(Runs::new(&acc), y0, y1, min_w, &mut found) {
+                        break;
+                    }
+                } else {
+                    // Away from the bottom and top rows only the side runs can touch the border,
+                    // and only while the row below y0 does not cover them (they only shrink).
+                    let below = self.row(y0 - 1);
+                    let alive = |&(x, w): &(u32, u32)| w >= min_w && !range_all_set(below, x, w);
+                    if !edge_runs(&acc, self.size.w).any(|r| alive(&r)) {
+                        // Only a submesh reaching the top row can still touch the border.
+                        y1 = height - 1;
+                        let start = y0 as usize * self.nw;
+                        acc.copy_from_slice(&to_top[start..start + self.nw]);
+                        continue;
+                    }
+                    if tall {
+                        let runs = edge_runs(&acc, self.size.w).filter(alive);
+                        self.push_maximal(runs, y0, y1, min_w, &mut found);
+                    }
+                }
+                if y1 + 1 == height {
+                    break;
+                }
+                y1 += 1;
+            }
+        }
+        found
+    }
+
+    /// Per row `y`, the AND of rows `y..H` (a free column from `y` to the top row).
+    fn ands_to_top(&self) -> Vec<u64> {
+        let mut out = self.rows.clone();
+        let nw = self.nw;
+        for i in (0..out.len().saturating_sub(nw)).rev() {
+            out[i] &= out[i + nw];
+        }
+        out
+    }
+
+    /// Pushes the maximal submeshes with rows `y0..=y1` whose columns are one of `runs` (maximal runs
+    /// of the rows' AND) at least `min_w` long; returns whether any run was that long (else taller
+    /// ones cannot be either).
+    fn push_maximal(
+        &self,
+        runs: impl Iterator<Item = (u32, u32)>,
+        y0: u32,
+        y1: u32,
+        min_w: u32,
+        found: &mut Vec<Submesh>,
+    ) -> bool {
+        let mut any = false;
+        for (x, w) in runs.filter(|&(_, w)| w >= min_w) {
+            any = true;
+            let blocked_below = y0 == 0 || !range_all_set(self.row(y0 - 1), x, w);
+            let blocked_above = y1 + 1 == self.size.h || !range_all_set(self.row(y1 + 1), x, w);
+            if blocked_below && blocked_above {
+                found.push(Submesh {
+                    base: Coord { x, y: y0 },
+                    shape: Shape::new(w, y1 + 1 - y0),
+                });
+            }
+        }
+        any
+    }
+}
