@@ -137,9 +137,11 @@ struct State<'w> {
     empty: Box<dyn Allocator>,
     options: ReplayOptions,
     status: Vec<Status>,
-    records: Vec<Option<JobRecord>>,
+    /// One record per job; `start` is NaN until the job starts.
+    records: Vec<JobRecord>,
     progress: Vec<Progress>,
-    running_list: Vec<RunningJob>,
+    /// The jobs running now (order: starts and swap-removals; see [`System::running_jobs`]).
+    running_ids: Vec<JobId>,
     segments: Vec<Segment>,
     events: BinaryHeap<Event>,
     seq: u64,
@@ -177,9 +179,9 @@ impl<'w> Engine<'w> {
                 alloc,
                 options: ReplayOptions::default(),
                 status: vec![Status::NotArrived; n],
-                records: vec![None; n],
+                records: vec![NOT_STARTED; n],
                 progress: vec![Progress::default(); n],
-                running_list: Vec::new(),
+                running_ids: Vec::new(),
                 segments: Vec::new(),
                 events: BinaryHeap::new(),
                 seq: 0,
@@ -355,9 +357,7 @@ impl State<'_> {
         if self.status[i] != Status::Running || self.progress[i].epoch != epoch {
             return;
         }
-        let Some(rec) = self.records[i].as_mut() else {
-            return;
-        };
+        let rec = &mut self.records[i];
         rec.end = self.now;
         let placement = rec.placement;
         if epoch > 0 {
@@ -380,9 +380,9 @@ impl State<'_> {
         self.running -= 1;
         self.busy -= placement.nodes();
         let slot = self.progress[id.index()].slot as usize;
-        self.running_list.swap_remove(slot);
-        if let Some(moved) = self.running_list.get(slot) {
-            self.progress[moved.job.index()].slot = slot as u32;
+        self.running_ids.swap_remove(slot);
+        if let Some(moved) = self.running_ids.get(slot) {
+            self.progress[moved.index()].slot = slot as u32;
         }
     }
 
@@ -396,40 +396,49 @@ impl State<'_> {
         }
     }
 
-    /// Puts a job on `placement` (free) from now on: a first start or a resume.
-    fn run_on(&mut self, id: JobId, placement: Placement) {
+    /// Runs a job on `placement` (already occupied) from now on: a first start or a resume.
+    fn run_on(&mut self, id: JobId, placement: Placement, service: SimTime) {
         let i = id.index();
-        let job = &self.jobs[i];
-        let (service, _) = self.service(job);
         let p = &mut self.progress[i];
         p.since = self.now;
-        p.slot = self.running_list.len() as u32;
-        let (served, epoch) = (p.served, p.epoch);
-        self.alloc.occupy(&placement);
-        self.running_list.push(RunningJob {
-            job: id,
-            since: self.now,
-            est_end: self.now + (job.estimate - served).max(0.0),
-            placement,
-        });
+        p.slot = self.running_ids.len() as u32;
+        let end = self.now + (service - p.served).max(0.0);
+        let epoch = p.epoch;
+        self.running_ids.push(id);
         self.status[i] = Status::Running;
         self.running += 1;
         self.busy += placement.nodes();
-        let end = self.now + (service - served).max(0.0);
         self.push_event(end, Kind::Departure, departure_payload(id, epoch));
     }
 
-    /// A first start on a placement known to be free.
+    /// A first start on a placement already occupied.
     fn begin(&mut self, id: JobId, placement: Placement, obs: &mut dyn Observer) {
         let (service, killed) = self.service(&self.jobs[id.index()]);
-        self.records[id.index()] = Some(JobRecord {
+        self.records[id.index()] = JobRecord {
             start: self.now,
             end: self.now + service,
             placement,
             killed,
-        });
-        self.run_on(id, placement);
+        };
+        self.run_on(id, placement, service);
         obs.on_start(self.now, id, &placement);
+    }
+
+    /// The jobs running now, with their estimated ends.
+    fn running_jobs(&self) -> Vec<RunningJob> {
+        self.running_ids
+            .iter()
+            .map(|&id| {
+                let (p, rec) = (&self.progress[id.index()], &self.records[id.index()]);
+                let estimate = self.jobs[id.index()].estimate;
+                RunningJob {
+                    job: id,
+                    since: p.since,
+                    est_end: p.since + (estimate - p.served).max(0.0),
+                    placement: rec.placement,
+                }
+            })
+            .collect()
     }
 
     /// Whether `id` is waiting to start; records the policy error otherwise.
@@ -467,7 +476,7 @@ impl State<'_> {
             return false;
         }
         let t0 = Instant::now();
-        let placement = self.alloc.find(&req);
+        let placement = self.alloc.allocate(&req);
         self.counters.alloc_time += t0.elapsed();
         self.counters.alloc.attempts += 1;
         let Some(placement) = placement else {
@@ -491,6 +500,7 @@ impl State<'_> {
         if !self.alloc.is_free(&placement) {
             return false;
         }
+        self.alloc.occupy(&placement);
         self.begin(id, placement, obs);
         true
     }
@@ -502,9 +512,7 @@ impl State<'_> {
             return false;
         }
         let i = id.index();
-        let Some(placement) = self.records[i].map(|r| r.placement) else {
-            return false;
-        };
+        let placement = self.records[i].placement;
         let p = &mut self.progress[i];
         p.served += self.now - p.since;
         p.epoch += 1;
@@ -526,21 +534,22 @@ impl State<'_> {
             self.policy_error(Some(id), PolicyProblem::NotSuspended);
             return false;
         }
-        let Some(placement) = self.records[id.index()].map(|r| r.placement) else {
-            return false;
-        };
+        let placement = self.records[id.index()].placement;
         if !self.alloc.is_free(&placement) {
             return false;
         }
-        self.run_on(id, placement);
+        self.alloc.occupy(&placement);
+        let (service, _) = self.service(&self.jobs[id.index()]);
+        self.run_on(id, placement, service);
         obs.on_resume(self.now, id, &placement);
         true
     }
 
     /// The outcome, or the error that no job may be left behind.
     fn finish(self, wall_s: f64) -> Result<Outcome, EngineError> {
-        let waiting = self.records.iter().filter(|r| r.is_none()).count();
-        if let Some(first) = self.records.iter().position(Option::is_none) {
+        let unstarted = |r: &JobRecord| r.start.is_nan();
+        let waiting = self.records.iter().filter(|r| unstarted(r)).count();
+        if let Some(first) = self.records.iter().position(unstarted) {
             return Err(EngineError::Stranded {
                 job: JobId(first as u32),
                 source_id: self.jobs[first].source_id,
@@ -550,7 +559,7 @@ impl State<'_> {
         let mut segments = self.segments;
         segments.sort_by(|a, b| a.job.cmp(&b.job).then(a.start.total_cmp(&b.start)));
         Ok(Outcome {
-            records: self.records.into_iter().flatten().collect(),
+            records: self.records,
             segments,
             alloc: self.counters.alloc,
             skipped_checks: self.counters.skipped,
@@ -585,8 +594,8 @@ impl System for Sys<'_, '_> {
     fn running(&self) -> usize {
         self.st.running
     }
-    fn running_jobs(&self) -> &[RunningJob] {
-        &self.st.running_list
+    fn running_jobs(&self) -> Vec<RunningJob> {
+        self.st.running_jobs()
     }
     fn snapshot(&self) -> Box<dyn Allocator> {
         self.st.alloc.snapshot()
@@ -605,6 +614,14 @@ impl System for Sys<'_, '_> {
         &self.st.departed
     }
 }
+
+/// The record of a job that has not started.
+const NOT_STARTED: JobRecord = JobRecord {
+    start: SimTime::NAN,
+    end: SimTime::NAN,
+    placement: Placement::Nodes(0),
+    killed: false,
+};
 
 /// Whether `p` covers exactly request `req` (a submesh of its shape or its 90° turn when flagged, a
 /// box of its extents, a subcube of its dimension, or its node count).
@@ -625,13 +642,15 @@ mod tests {
     use super::*;
 
     /// The memory budget is ≤ 200 bytes per job beyond the job list: per job the engine keeps a
-    /// status byte, an optional record and the job's progress while running, and the outcome's
-    /// record at the end (run segments only for jobs that were suspended).
+    /// status byte, its record (which becomes the outcome's) and its progress, plus a running-list
+    /// slot while it runs (run segments only for jobs that were suspended).
     #[test]
     fn per_job_state_stays_within_the_memory_budget() {
-        let running = size_of::<Status>() + size_of::<Option<JobRecord>>() + size_of::<Progress>();
-        let at_the_end = running + size_of::<JobRecord>();
-        assert!(at_the_end <= 200, "{at_the_end} bytes per job");
+        let per_job = size_of::<Status>()
+            + size_of::<JobRecord>()
+            + size_of::<Progress>()
+            + size_of::<JobId>();
+        assert!(per_job <= 100, "{per_job} bytes per job");
     }
 
     #[test]

@@ -65,8 +65,9 @@ pub trait System {
     fn free_nodes(&self) -> u32;
     /// Number of jobs running now.
     fn running(&self) -> usize;
-    /// The jobs running now with their placements and estimated ends (in no particular order).
-    fn running_jobs(&self) -> &[RunningJob];
+    /// The jobs running now with their placements and estimated ends (in no particular order; built
+    /// on each call, O(running)).
+    fn running_jobs(&self) -> Vec<RunningJob>;
     /// A private copy of the allocator in its current state, to plan on.
     fn snapshot(&self) -> Box<dyn Allocator>;
     /// A private allocator of the same kind on the empty machine (e.g. one per time-slice class).
@@ -86,7 +87,7 @@ pub trait System {
             self.now(),
             &self.job(id).request,
             state.as_mut(),
-            self.running_jobs(),
+            &self.running_jobs(),
         )
     }
 }

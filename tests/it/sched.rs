@@ -54,7 +54,7 @@ impl System for LogSys<'_> {
     fn running(&self) -> usize {
         self.inner.running()
     }
-    fn running_jobs(&self) -> &[RunningJob] {
+    fn running_jobs(&self) -> Vec<RunningJob> {
         self.inner.running_jobs()
     }
     fn snapshot(&self) -> Box<dyn Allocator> {
