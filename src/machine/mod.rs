@@ -3,7 +3,7 @@
 //! A [`MachineSpec`] names a topology (`mesh:22x16`, `flat:128`, later `hypercube:7`, tori); an
 //! [`Allocator`] owns the machine's free/busy state and decides *where* (and whether) a
 //! [`Request`] fits. Allocators are built from an [`AllocKind`] label (`ff`, `bf`, `fo`, `as`,
-//! `mpl`, `flat`), and labels appear unchanged in every table. The five submesh allocators are one
+//! `mpl`, `mpl-fixed`, `flat`), and labels appear unchanged in every table. The six submesh allocators are one
 //! [`MeshAllocator`] each, differing only in their [`PlacementRule`].
 //!
 //! Coordinates are 0-based internally (`x` in `0..W`, `y` in `0..H`); the papers' 1-based
@@ -28,7 +28,7 @@ pub use first_fit::{FirstFit, FirstFitRule};
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
 pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
-pub use mpl::{Mpl, MplRule};
+pub use mpl::{Mpl, MplFixed, MplFixedRule, MplRule};
 
 /// Width × height of a rectangular request or submesh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -172,7 +172,7 @@ pub enum SpecError {
     #[error("machine `{0}` is not one of mesh:WxH, flat:N, hypercube:D (all > 0)")]
     Machine(String),
     /// Unknown allocator label.
-    #[error("allocator `{0}` is not one of ff, bf, fo, as, mpl, flat")]
+    #[error("allocator `{0}` is not one of ff, bf, fo, as, mpl, mpl-fixed, flat")]
     Alloc(String),
     /// The allocator does not work on this machine.
     #[error("allocator `{alloc}` does not work on machine `{machine}`")]
@@ -246,7 +246,7 @@ pub trait Allocator: Send {
     fn stats(&self) -> AllocStats;
 }
 
-/// An allocator label: `ff`, `bf`, `fo`, `as`, `mpl`, `flat`.
+/// An allocator label: `ff`, `bf`, `fo`, `as`, `mpl`, `mpl-fixed`, `flat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AllocKind {
     /// First fit (Zhu), requested orientation, row-major base scan.
@@ -257,20 +257,24 @@ pub enum AllocKind {
     FixedOrientation,
     /// Adaptive scan (Ding & Bhuyan): requested orientation, then rotated.
     AdaptiveScan,
-    /// Maximum peripheral length (Ababneh, window-k-mesh.md §3.2).
+    /// Maximum peripheral length (Ababneh, window-k-mesh.md §3.2), turning a request that does not
+    /// fit as asked.
     Mpl,
+    /// Maximum peripheral length in the requested orientation only.
+    MplFixed,
     /// Node counting, no shape.
     Flat,
 }
 
 impl AllocKind {
     /// Every kind, in table order.
-    pub const ALL: [AllocKind; 6] = [
+    pub const ALL: [AllocKind; 7] = [
         AllocKind::FirstFit,
         AllocKind::BestFit,
         AllocKind::FixedOrientation,
         AllocKind::AdaptiveScan,
         AllocKind::Mpl,
+        AllocKind::MplFixed,
         AllocKind::Flat,
     ];
     /// The label used on the command line and in tables.
@@ -281,6 +285,7 @@ impl AllocKind {
             AllocKind::FixedOrientation => "fo",
             AllocKind::AdaptiveScan => "as",
             AllocKind::Mpl => "mpl",
+            AllocKind::MplFixed => "mpl-fixed",
             AllocKind::Flat => "flat",
         }
     }
@@ -308,6 +313,7 @@ impl AllocKind {
             AllocKind::FixedOrientation => Box::new(FixedOrientation::new(size)),
             AllocKind::AdaptiveScan => Box::new(AdaptiveScan::new(size)),
             AllocKind::Mpl => Box::new(Mpl::new(size)),
+            AllocKind::MplFixed => Box::new(MplFixed::new(size)),
             AllocKind::Flat => Box::new(Flat::new(machine)),
         })
     }

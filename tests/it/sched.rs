@@ -148,6 +148,11 @@ fn window_k_example_2_mpl() {
     example_2(AllocKind::Mpl, 3);
 }
 
+#[test]
+fn window_k_example_2_mpl_fixed() {
+    example_2(AllocKind::MplFixed, 3);
+}
+
 /// flat:4. Job 0 holds 3 nodes 0..10; job 1 (4 nodes) arrives at 1; job 2 (1 node, 1 s) at 2.
 fn blocked_head() -> Workload {
     workload(&[
@@ -356,12 +361,12 @@ fn fits(grid: &[bool], w: u32, h: u32) -> bool {
 }
 
 /// Whether a `w × h` request could be placed on `grid` by allocator `a` (brute force): first fit,
-/// best fit and MPL use the requested orientation, fixed orientation turns it to `w ≥ h` (the 6×4
-/// mesh is wider than tall), adaptive scan tries both.
+/// best fit and MPL-fixed use the requested orientation, fixed orientation turns it to `w ≥ h` (the
+/// 6×4 mesh is wider than tall), adaptive scan and MPL (turning) try both.
 fn placeable(grid: &[bool], w: u32, h: u32, a: AllocKind) -> bool {
     match a {
         AllocKind::FixedOrientation => fits(grid, w.max(h), w.min(h)),
-        AllocKind::AdaptiveScan => fits(grid, w, h) || fits(grid, h, w),
+        AllocKind::AdaptiveScan | AllocKind::Mpl => fits(grid, w, h) || fits(grid, h, w),
         _ => fits(grid, w, h),
     }
 }
@@ -427,13 +432,14 @@ fn reference_fcfs(w: &Workload, nodes: u32) -> Vec<f64> {
     done.iter().map(|d| d.0).collect()
 }
 
-fn mesh_allocs() -> [AllocKind; 5] {
+fn mesh_allocs() -> [AllocKind; 6] {
     [
         AllocKind::FirstFit,
         AllocKind::BestFit,
         AllocKind::FixedOrientation,
         AllocKind::AdaptiveScan,
         AllocKind::Mpl,
+        AllocKind::MplFixed,
     ]
 }
 

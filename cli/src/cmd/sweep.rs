@@ -32,7 +32,7 @@ pub struct Args {
         default_value = "fcfs,oo,oocb:8,window:10,window:120,window:240"
     )]
     pub sched: Vec<SchedKind>,
-    /// Allocators, comma-separated (ff, bf, fo, as, mpl, flat).
+    /// Allocators, comma-separated (ff, bf, fo, as, mpl, mpl-fixed, flat).
     #[arg(long, value_delimiter = ',', default_value = "mpl")]
     pub alloc: Vec<AllocKind>,
     /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
