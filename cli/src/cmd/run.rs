@@ -32,7 +32,7 @@ pub struct Args {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
-    /// Scheduler: fcfs, oo, oocb:K, window:K, delay, delay:count, bq:SECONDS, bq:inf.
+    /// Scheduler: fcfs, oo, oocb:K, oocb-incl:K, oocb-head:K, window:K, delay, delay:count, bq:SECONDS, bq:inf.
     #[arg(long)]
     pub sched: SchedKind,
     /// Allocator: ff, bf, fo, as, mpl, mpl-fixed, flat.
