@@ -3,7 +3,7 @@
 //! The topology itself is named by a [`MachineSpec`] (in [`crate::resource`], with the requests and
 //! placements); an [`Allocator`] owns a machine's free/busy state and decides *where* (and whether) a
 //! [`Request`] fits. Allocators are built from an [`AllocKind`] label (`ff`, `bf`, `fo`, `as`, `mpl`,
-//! `flat`), and labels appear unchanged in every table. The five submesh allocators are one
+//! `mpl-fixed`, `flat`), and labels appear unchanged in every table. The six submesh allocators are one
 //! [`MeshAllocator`] each, differing only in their [`PlacementRule`].
 //!
 //! **Adding an allocator** takes its own file (with a `build` function) and one line in the
@@ -28,7 +28,8 @@ pub use first_fit::{FirstFit, FirstFitRule};
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
 pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
-pub use mpl::{Mpl, MplRule};
+pub use mpl::{Mpl, MplFixedRule, MplRule};
+pub use mpl_fixed::MplFixed;
 
 /// The allocator registry: one line per allocator — `Variant = module, "label", "description"` —
 /// declares the module (whose `build(machine)` makes the allocator) and the [`AllocKind`] variant.
@@ -73,6 +74,8 @@ allocators! {
     AdaptiveScan = adaptive_scan, "as";
     /// Maximum peripheral length (Ababneh, window-k-mesh.md §3.2).
     Mpl = mpl, "mpl";
+    /// MPL in the requested orientation only (never turns).
+    MplFixed = mpl_fixed, "mpl-fixed";
     /// Node counting, no shape; any machine.
     Flat = flat, "flat";
 }

@@ -17,21 +17,49 @@
 //!   a corner of the 2×3 maximal free submesh (4,1,5,3) rather than of the 5×2 one (1,1,5,2).
 //! * **No peripheral candidate**: the base of the first suitable maximal free submesh in row-major
 //!   order, which is exactly the first-fit base.
-//! * **Orientation**: the requested one only (the paper does not rotate).
+//! * **Orientation** (*turning*): the requested orientation first; only when it has no free
+//!   placement at all is the request turned by 90° and placed by the same rule (`rotated: true`).
+//!   This is how the authors' allocation work turns requests ("the orientation of the allocation
+//!   request is changed when no sub-mesh is available in the requested orientation"); §3.2 is
+//!   silent, docs/ALGORITHMS.md gives the argument. [`MplFixed`](super::MplFixed) (`mpl-fixed`) never
+//!   turns.
 
 use super::mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
 use super::{Coord, Shape, Submesh};
 
-/// Maximum-peripheral-length submesh allocation on a 2D mesh.
+/// Maximum-peripheral-length submesh allocation on a 2D mesh, turning a request that does not fit
+/// in its requested orientation.
 pub type Mpl = MeshAllocator<MplRule>;
 
-/// The MPL rule: the corner of a border-touching maximal free submesh with the longest peripheral
-/// length, then the smallest such submesh, then row-major base order; the first-fit base when no free
-/// placement touches the border. Requested orientation only.
+/// The MPL rule with turning: [`MplFixedRule`] on the requested shape; if that shape has no free
+/// placement, [`MplFixedRule`] on the shape turned by 90°.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MplRule;
 
 impl PlacementRule for MplRule {
+    #[inline]
+    fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
+        if let Some(s) = MplFixedRule.place(mesh, shape) {
+            return Some(s);
+        }
+        if shape.w == shape.h {
+            return None;
+        }
+        Some((mpl(&mesh.free_bases(shape.rotated())?)?, true))
+    }
+
+    fn fits_empty(&self, mesh: &Mesh, shape: Shape) -> bool {
+        mesh.can_hold(shape) || mesh.can_hold(shape.rotated())
+    }
+}
+
+/// The MPL rule in the requested orientation: the corner of a border-touching maximal free submesh
+/// with the longest peripheral length, then the smallest such submesh, then row-major base order;
+/// the first-fit base when no free placement touches the border.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MplFixedRule;
+
+impl PlacementRule for MplFixedRule {
     #[inline]
     fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
         Some((mpl(&mesh.free_bases(shape)?)?, false))
@@ -79,7 +107,7 @@ pub(super) fn build(machine: super::MachineSpec) -> Result<Box<dyn super::Alloca
 mod tests {
     use super::*;
     use crate::machine::mesh::tests::drawn;
-    use crate::machine::{Allocator, Placement};
+    use crate::machine::{Allocator, MplFixed, Placement};
     use crate::workload::Request;
 
     /// Fig. 1 of window-k-mesh.md, top row first (`#` busy):
@@ -92,6 +120,18 @@ mod tests {
     fn grant(m: &mut Mpl, w: u32, h: u32) -> Option<(u32, u32, u32, u32)> {
         match m.allocate(&Request::Submesh(Shape::new(w, h)))? {
             Placement::Submesh { at, rotated: false } => Some(at.paper()),
+            _ => None,
+        }
+    }
+
+    /// The granted submesh and whether it was turned.
+    fn placed<R: PlacementRule + Clone + 'static>(
+        m: &mut MeshAllocator<R>,
+        w: u32,
+        h: u32,
+    ) -> Option<((u32, u32, u32, u32), bool)> {
+        match m.allocate(&Request::Submesh(Shape::new(w, h)))? {
+            Placement::Submesh { at, rotated } => Some((at.paper(), rotated)),
             _ => None,
         }
     }
@@ -139,5 +179,58 @@ mod tests {
         assert_eq!(grant(&mut m, 1, 1), Some((1, 3, 1, 3)));
         // 3×2 only fits at (2,2)–(4,3), touching the top: PL 3.
         assert_eq!(grant(&mut m, 3, 2), Some((2, 2, 4, 3)));
+    }
+
+    #[test]
+    fn examples_hold_without_turning_too() {
+        // Fig. 1 and Example 2 never need a turn: mpl-fixed grants the same submeshes.
+        let mut m = MplFixed::with_mesh(drawn(FIG1));
+        assert_eq!(placed(&mut m, 2, 1), Some(((4, 1, 5, 1), false)));
+        let mut m = MplFixed::with_mesh(drawn(FIG1));
+        assert_eq!(placed(&mut m, 5, 3), None);
+        assert_eq!(placed(&mut m, 5, 2), Some(((1, 1, 5, 2), false)));
+        assert_eq!(placed(&mut m, 2, 1), Some(((4, 3, 5, 3), false)));
+        assert_eq!(placed(&mut m, 4, 3), None);
+    }
+
+    #[test]
+    fn turns_only_when_the_requested_orientation_has_no_room() {
+        // M(5,4), a free 2-wide column on the right and the bottom row free:
+        //   ###..
+        //   ###..
+        //   ###..
+        //   .....
+        let mesh = || drawn("###.. ###.. ###.. .....");
+        // 4×1 fits as asked (bottom row, PL 4 + 1 = 5): not turned, although 1×4 at (5,1,5,4)
+        // would touch three borders (PL 1 + 4 + 1 = 6).
+        assert_eq!(
+            placed(&mut Mpl::with_mesh(mesh()), 4, 1),
+            Some(((1, 1, 4, 1), false))
+        );
+        // 2×3 fits as asked in the right-hand column (PL 3 + 2 = 5, lower base first).
+        assert_eq!(
+            placed(&mut Mpl::with_mesh(mesh()), 2, 3),
+            Some(((4, 1, 5, 3), false))
+        );
+        // 3×2 has no free placement as asked: it is turned and placed as that 2×3.
+        assert_eq!(
+            placed(&mut Mpl::with_mesh(mesh()), 3, 2),
+            Some(((4, 1, 5, 3), true))
+        );
+        assert_eq!(placed(&mut MplFixed::with_mesh(mesh()), 3, 2), None);
+        // 4×3 fits neither way.
+        assert_eq!(placed(&mut Mpl::with_mesh(mesh()), 4, 3), None);
+        // A square request is never turned.
+        assert_eq!(placed(&mut Mpl::with_mesh(mesh()), 3, 3), None);
+    }
+
+    #[test]
+    fn fits_empty_accepts_either_orientation() {
+        let m = Mpl::new(Shape::new(5, 4));
+        let f = MplFixed::new(Shape::new(5, 4));
+        let tall = Request::Submesh(Shape::new(4, 5));
+        assert!(m.fits_empty(&tall));
+        assert!(!f.fits_empty(&tall));
+        assert!(!m.fits_empty(&Request::Submesh(Shape::new(6, 1))));
     }
 }

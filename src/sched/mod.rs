@@ -6,7 +6,7 @@
 //! and is not running), asks the allocator where it fits, and records the start. Schedulers never touch
 //! the allocator directly, so any scheduler pairs with any allocator.
 //!
-//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `delay:count`, `bq:<seconds>`) are parsed by
+//! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`, `delay:count`, `bq:<seconds>`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
@@ -115,9 +115,16 @@ pub enum SchedKind {
     Fcfs,
     /// `oo`: aggressive out-of-order; any waiting job that fits starts, in arrival order.
     OutOfOrder,
-    /// `oocb:k`: out-of-order with constant bound; the head may be overtaken at most `k` times
-    /// (`oocb:0` is FCFS).
+    /// `oocb:k`: out-of-order with constant bound (window-k-mesh.md §2.2, §5): every waiting job
+    /// counts the later jobs that overtook it since its arrival, and the head blocks every later job
+    /// once it has been overtaken `k` times (`oocb:0` is FCFS).
     Oocb(u32),
+    /// `oocb-incl:k`: per-job counters as `oocb`, but Max-Bound `k` counts the head's own
+    /// allocation: `k − 1` overtakes (`oocb-incl:1` is FCFS, as §5's aside has it).
+    OocbIncl(u32),
+    /// `oocb-head:k`: one counter owned by the head and reset for each new head; `k` overtakes
+    /// (`oocb-head:0` is FCFS).
+    OocbHead(u32),
     /// `window:K`: Window-K (window-k-mesh.md §4).
     Window(u32),
     /// `delay`: the head may be bypassed while its own wait is below λ·W (window-k-mesh.md §2.3, the
@@ -132,7 +139,7 @@ pub enum SchedKind {
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "scheduler `{0}` is not one of fcfs, oo, oocb:K (K ≥ 0), window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf"
+    "scheduler `{0}` is not one of fcfs, oo, oocb:K, oocb-head:K (K ≥ 0), oocb-incl:K, window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf"
 )]
 pub struct SchedParseError(pub String);
 
@@ -142,6 +149,8 @@ impl fmt::Display for SchedKind {
             SchedKind::Fcfs => f.write_str("fcfs"),
             SchedKind::OutOfOrder => f.write_str("oo"),
             SchedKind::Oocb(k) => write!(f, "oocb:{k}"),
+            SchedKind::OocbIncl(k) => write!(f, "oocb-incl:{k}"),
+            SchedKind::OocbHead(k) => write!(f, "oocb-head:{k}"),
             SchedKind::Window(k) => write!(f, "window:{k}"),
             SchedKind::Delay => f.write_str("delay"),
             SchedKind::DelayCount => f.write_str("delay:count"),
@@ -164,6 +173,8 @@ impl FromStr for SchedKind {
                 _ => Err(bad()),
             },
             Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
+            Some(("oocb-incl", k)) => Ok(SchedKind::OocbIncl(count(k)?)),
+            Some(("oocb-head", k)) => k.parse::<u32>().map(SchedKind::OocbHead).map_err(|_| bad()),
             Some(("delay", "count")) => Ok(SchedKind::DelayCount),
             Some(("window", k)) => Ok(SchedKind::Window(count(k)?)),
             Some(("bq", "inf")) => Ok(SchedKind::BypassQueue(SimTime::INFINITY)),
@@ -186,7 +197,9 @@ impl SchedKind {
             SchedKind::OutOfOrder => {
                 Box::new(out_of_order::OutOfOrder::new(out_of_order::OutOfOrderRule))
             }
-            SchedKind::Oocb(k) => Box::new(oocb::oocb(k)),
+            SchedKind::Oocb(k) => Box::new(oocb::oocb(oocb::Counter::Job, k)),
+            SchedKind::OocbIncl(k) => Box::new(oocb::oocb(oocb::Counter::Job, k.saturating_sub(1))),
+            SchedKind::OocbHead(k) => Box::new(oocb::oocb(oocb::Counter::Head, k)),
             SchedKind::Window(k) => Box::new(window_k::WindowK::new(k)),
             SchedKind::Delay => Box::new(delay::delay(delay::Reading::Time)),
             SchedKind::DelayCount => Box::new(delay::delay(delay::Reading::Count)),

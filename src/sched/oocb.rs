@@ -1,47 +1,97 @@
-//! Out-of-order with constant bound, OOCB-k (window-k-mesh.md §2.2 and §5: the reservation-free
-//! variant of Das Sharma & Pradhan's policy with Max-Bound = k).
+//! Out-of-order with constant bound, OOCB (window-k-mesh.md §2.2 and §5: the reservation-free
+//! variant of Das Sharma & Pradhan's policy, with a bound called MAX_PRI in §2.2 and Max-Bound in
+//! §5).
 //!
-//! The head of the FIFO queue carries a counter of the jobs that overtook it. A later job (a newcomer
-//! on arrival, or a waiting job in a departure pass, in arrival order) may be tried only while the
-//! counter is below `k`; each such start increments it. Once it reaches `k`, scheduling is strict FCFS
-//! until the head starts; a new head starts at 0.
+//! A later job (a newcomer on arrival, or a waiting job in a departure pass, in arrival order) may
+//! be tried only while the FIFO head has been overtaken fewer times than the bound allows; once the
+//! bound is reached, scheduling is strict FCFS until the head starts. The readings differ in *whose*
+//! overtakes are counted and in what the bound counts:
 //!
-//! Convention: `k` counts overtakes, as §5 defines it ("up to that many subsequent jobs can be
-//! allocated … before having to serve the current waiting queue head"). So `oocb:0` is FCFS and a
-//! `k` larger than the number of jobs is OO. The paper's aside "FCFS corresponds to Max-Bound = 1"
-//! counts the head itself and is off by one against that definition; we follow the definition.
+//! * [`Counter::Job`] — §2.2: "a waiting allocation request has a counter that contains the number
+//!   of times that it has been overtaken by subsequent requests … appended to the waiting queue and
+//!   its counter is set to zero". Every waiting job counts, from its own arrival, the later jobs that
+//!   started before it. A job that becomes head keeps the overtakes it suffered behind the old head.
+//!   An older waiting job has been overtaken at least as often as any younger one (whatever overtook
+//!   the younger also overtook the older), so the head's counter is the largest and "a job at the
+//!   bound blocks every later job" is the same as "the head at the bound blocks". The head's counter
+//!   is the number of started jobs that arrived after it.
+//! * [`Counter::Head`] — one counter owned by the head, reset to 0 for every new head: the head may be
+//!   overtaken `k` times *after it became head* (a job's overtakes behind an older head are
+//!   forgotten).
+//!
+//! The bound is the number of overtakes allowed. §5 says both "up to that many [Max-Bound]
+//! subsequent jobs can be allocated … before having to serve the current waiting queue head" (`k`
+//! overtakes) and "FCFS corresponds to Max-Bound = 1" (`k − 1` overtakes: the count includes the
+//! head's own allocation). [`super::SchedKind`] maps each label to a counter and a number of
+//! overtakes; docs/ALGORITHMS.md gives the argument for the default.
+
+use std::collections::BTreeSet;
 
 use super::System;
 use super::queue::{BypassRule, Bypassing};
 use crate::workload::JobId;
 
-/// The OOCB-k rule.
+/// Whose overtakes the bound limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Counter {
+    /// Every waiting job counts its own overtakes from its arrival (§2.2).
+    Job,
+    /// One counter, owned by the head and reset when a new job becomes head.
+    Head,
+}
+
+/// The OOCB rule.
 #[derive(Debug)]
 pub(crate) struct OocbRule {
-    bound: u32,
+    counter: Counter,
+    /// Overtakes allowed.
+    allowed: u32,
+    /// [`Counter::Head`]: overtakes of the current head since it became head.
     overtaken: u32,
+    /// [`Counter::Job`]: jobs that started while an older job waited, pruned below the head (each
+    /// remaining one overtook the head).
+    overtakers: BTreeSet<JobId>,
 }
 
 impl OocbRule {
-    /// A head may be overtaken at most `bound` times.
-    pub(crate) fn new(bound: u32) -> Self {
+    /// The head may be overtaken at most `allowed` times, counted by `counter`.
+    pub(crate) fn new(counter: Counter, allowed: u32) -> Self {
         OocbRule {
-            bound,
+            counter,
+            allowed,
             overtaken: 0,
+            overtakers: BTreeSet::new(),
+        }
+    }
+
+    /// Overtakes counted against `head`.
+    fn count(&mut self, head: JobId) -> u32 {
+        match self.counter {
+            Counter::Head => self.overtaken,
+            Counter::Job => {
+                // Overtakers older than the head overtook an older head, not this one.
+                if self.overtakers.first().is_some_and(|&j| j < head) {
+                    self.overtakers = self.overtakers.split_off(&head);
+                }
+                u32::try_from(self.overtakers.len()).unwrap_or(u32::MAX)
+            }
         }
     }
 }
 
 impl BypassRule for OocbRule {
     const TRY_ON_ARRIVAL: bool = true;
-    fn may_bypass(&mut self, _head: JobId, _sys: &dyn System) -> bool {
-        self.overtaken < self.bound
+    fn may_bypass(&mut self, head: JobId, _sys: &dyn System) -> bool {
+        self.count(head) < self.allowed
     }
-    fn started(&mut self, _job: JobId, overtook: bool, _sys: &dyn System) {
-        if overtook {
-            self.overtaken += 1;
-        } else {
-            self.overtaken = 0;
+    fn started(&mut self, job: JobId, overtook: bool, _sys: &dyn System) {
+        match (self.counter, overtook) {
+            (Counter::Head, true) => self.overtaken += 1,
+            (Counter::Head, false) => self.overtaken = 0,
+            (Counter::Job, true) => {
+                self.overtakers.insert(job);
+            }
+            (Counter::Job, false) => {}
         }
     }
 }
@@ -49,7 +99,7 @@ impl BypassRule for OocbRule {
 /// Out-of-order with constant bound.
 pub(crate) type Oocb = Bypassing<OocbRule>;
 
-/// Builds OOCB-k.
-pub(crate) fn oocb(k: u32) -> Oocb {
-    Bypassing::new(OocbRule::new(k))
+/// Builds OOCB whose head may be overtaken `allowed` times, counted by `counter`.
+pub(crate) fn oocb(counter: Counter, allowed: u32) -> Oocb {
+    Bypassing::new(OocbRule::new(counter, allowed))
 }

@@ -24,6 +24,8 @@ const SCHEDULERS: &[&str] = &[
     "oo",
     "oocb:0",
     "oocb:2",
+    "oocb-incl:3",
+    "oocb-head:2",
     "window:1",
     "window:3",
     "delay",
@@ -33,7 +35,7 @@ const SCHEDULERS: &[&str] = &[
     "bq:inf",
 ];
 
-const MESH_ALLOCATORS: &[&str] = &["ff", "bf", "fo", "as", "mpl", "flat"];
+const MESH_ALLOCATORS: &[&str] = &["ff", "bf", "fo", "as", "mpl", "mpl-fixed", "flat"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -148,6 +150,8 @@ fn golden_hashes_of_sdsc96_cells() {
         ("window:10", "as", 2.0),
         ("bq:3600", "fo", 0.8),
         ("oocb:8", "bf", 1.2),
+        ("oocb-head:8", "bf", 1.2),
+        ("fcfs", "mpl-fixed", 1.0),
         ("delay", "mpl", 1.5),
         ("fcfs", "flat", 1.5),
     ];

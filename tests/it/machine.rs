@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use pwa_replay::machine::{
     AdaptiveScan, AllocKind, Allocator, BestFit, FirstFit, FixedOrientation, Flat, MachineSpec,
-    Mesh, Mpl, Placement, Shape, Submesh, orient_to,
+    Mesh, Mpl, MplFixed, Placement, Shape, Submesh, orient_to,
 };
 use pwa_replay::workload::Request;
 
@@ -127,6 +127,7 @@ fn build(kind: AllocKind, size: Shape) -> Box<dyn Probe> {
         AllocKind::FixedOrientation => Box::new(FixedOrientation::new(size)),
         AllocKind::AdaptiveScan => Box::new(AdaptiveScan::new(size)),
         AllocKind::Mpl => Box::new(Mpl::new(size)),
+        AllocKind::MplFixed => Box::new(MplFixed::new(size)),
         AllocKind::Flat => panic!("flat has no mesh"),
     }
 }
@@ -138,21 +139,29 @@ trait Probe: Allocator {
 macro_rules! probe {
     ($($t:ty),*) => {$(impl Probe for $t { fn state(&self) -> &Mesh { self.mesh() } })*};
 }
-probe!(FirstFit, BestFit, FixedOrientation, AdaptiveScan, Mpl);
+probe!(
+    FirstFit,
+    BestFit,
+    FixedOrientation,
+    AdaptiveScan,
+    Mpl,
+    MplFixed
+);
 
-const MESH_KINDS: [AllocKind; 5] = [
+const MESH_KINDS: [AllocKind; 6] = [
     AllocKind::FirstFit,
     AllocKind::BestFit,
     AllocKind::FixedOrientation,
     AllocKind::AdaptiveScan,
     AllocKind::Mpl,
+    AllocKind::MplFixed,
 ];
 
 /// Checks one granted placement (or failure) of `req` against the model before it is applied.
 fn check_choice(kind: AllocKind, model: &Model, req: Shape, got: Option<Placement>) {
     let (orientations, may_turn): (Vec<Shape>, bool) = match kind {
         AllocKind::FixedOrientation => (vec![orient_to(model.size, req).0], true),
-        AllocKind::AdaptiveScan => (vec![req, req.rotated()], true),
+        AllocKind::AdaptiveScan | AllocKind::Mpl => (vec![req, req.rotated()], true),
         _ => (vec![req], false),
     };
     let Some(p) = got else {
@@ -190,7 +199,7 @@ fn check_choice(kind: AllocKind, model: &Model, req: Shape, got: Option<Placemen
             let first = all.iter().find(|s| Some(model.contact(s)) == best);
             assert_eq!(Some(&at), first, "best fit tie → scan order");
         }
-        AllocKind::Mpl => {
+        AllocKind::Mpl | AllocKind::MplFixed => {
             let best = all.iter().map(|s| model.peripheral(s)).max();
             assert_eq!(
                 Some(model.peripheral(&at)),

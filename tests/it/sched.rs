@@ -169,6 +169,11 @@ fn window_k_example_2_mpl() {
     example_2(AllocKind::Mpl, 3);
 }
 
+#[test]
+fn window_k_example_2_mpl_fixed() {
+    example_2(AllocKind::MplFixed, 3);
+}
+
 /// flat:4. Job 0 holds 3 nodes 0..10; job 1 (4 nodes) arrives at 1; job 2 (1 node, 1 s) at 2.
 fn blocked_head() -> Workload {
     workload(&[
@@ -198,21 +203,71 @@ fn oo_starts_every_job_that_fits() {
 
 #[test]
 fn oocb_bounds_the_overtakes_of_the_head() {
+    let s = |k| starts(&run_valid(&blocked_head(), flat(4), k, AllocKind::Flat));
+    for (k, fcfs) in [
+        (SchedKind::Oocb(0), "oocb:0"),
+        (SchedKind::OocbIncl(1), "oocb-incl:1"),
+        (SchedKind::OocbHead(0), "oocb-head:0"),
+    ] {
+        assert_eq!(s(k), vec![0.0, 10.0, 20.0, 20.0], "{fcfs} is FCFS");
+    }
+    for one in [
+        SchedKind::Oocb(1),
+        SchedKind::OocbIncl(2),
+        SchedKind::OocbHead(1),
+    ] {
+        assert_eq!(
+            s(one),
+            vec![0.0, 10.0, 2.0, 20.0],
+            "{one}: one overtake, then strict FCFS"
+        );
+    }
+    assert_eq!(s(SchedKind::Oocb(2)), vec![0.0, 10.0, 2.0, 4.0]);
+}
+
+/// flat:4. Job 0 holds 3 nodes 0..10. Job 1 (2 nodes) arrives at 1 and blocks; job 2 (4 nodes)
+/// arrives at 2 and waits behind it; job 3 (1 node, 1 s) arrives at 3 and overtakes both. At 10
+/// job 0 departs, job 1 starts (10..20) and job 2 becomes the head with 2 nodes free but needing 4.
+/// Job 4 (1 node, 1 s) arrives at 11.
+fn inherited_overtake() -> Workload {
+    workload(&[
+        (0.0, 10.0, Request::Nodes(3)),
+        (1.0, 10.0, Request::Nodes(2)),
+        (2.0, 10.0, Request::Nodes(4)),
+        (3.0, 1.0, Request::Nodes(1)),
+        (11.0, 1.0, Request::Nodes(1)),
+    ])
+}
+
+#[test]
+fn oocb_counts_the_overtakes_a_job_suffered_before_it_became_head() {
     let s = |k| {
         starts(&run_valid(
-            &blocked_head(),
+            &inherited_overtake(),
             flat(4),
-            SchedKind::Oocb(k),
+            k,
             AllocKind::Flat,
         ))
     };
-    assert_eq!(s(0), vec![0.0, 10.0, 20.0, 20.0], "oocb:0 is FCFS");
-    assert_eq!(
-        s(1),
-        vec![0.0, 10.0, 2.0, 20.0],
-        "one overtake, then strict FCFS"
-    );
-    assert_eq!(s(2), vec![0.0, 10.0, 2.0, 4.0]);
+    // Per-job counters (§2.2): job 3 overtook job 2 as well as job 1, so with one overtake allowed
+    // job 2 is at its bound when it becomes head and job 4 waits for it (starts at 30, when job 2
+    // ends).
+    assert_eq!(s(SchedKind::Oocb(1)), vec![0.0, 10.0, 20.0, 3.0, 30.0]);
+    assert_eq!(s(SchedKind::OocbIncl(2)), vec![0.0, 10.0, 20.0, 3.0, 30.0]);
+    // With two overtakes allowed job 4 may pass job 2 (its second overtake).
+    assert_eq!(s(SchedKind::Oocb(2)), vec![0.0, 10.0, 20.0, 3.0, 11.0]);
+    // A counter owned by the head starts at 0 for job 2: job 4 passes it.
+    assert_eq!(s(SchedKind::OocbHead(1)), vec![0.0, 10.0, 20.0, 3.0, 11.0]);
+    // FCFS for reference: job 3 waits for job 2's start, then for its nodes.
+    assert_eq!(s(SchedKind::Fcfs), vec![0.0, 10.0, 20.0, 30.0, 30.0]);
+}
+
+/// For every job, the later jobs that started before it: the times it was overtaken.
+fn overtakes(out: &Outcome) -> Vec<usize> {
+    let st = starts(out);
+    (0..st.len())
+        .map(|j| (j + 1..st.len()).filter(|&i| st[i] < st[j]).count())
+        .collect()
 }
 
 /// flat:4. Job 0 holds 2 nodes 0..10, job 1 holds 1 node 0..5; job 2 (4 nodes) arrives at 1 and
@@ -289,6 +344,10 @@ fn labels_round_trip() {
         "oo",
         "oocb:0",
         "oocb:8",
+        "oocb-incl:1",
+        "oocb-incl:8",
+        "oocb-head:0",
+        "oocb-head:8",
         "window:240",
         "delay",
         "delay:count",
@@ -298,7 +357,15 @@ fn labels_round_trip() {
         let k: SchedKind = s.parse().unwrap();
         assert_eq!(k.to_string(), s);
     }
-    for bad in ["window:0", "bq:-1", "oocb:x", "delay:space", "lifo"] {
+    for bad in [
+        "window:0",
+        "bq:-1",
+        "oocb:x",
+        "oocb-incl:0",
+        "oocb-job:8",
+        "delay:space",
+        "lifo",
+    ] {
         assert!(bad.parse::<SchedKind>().is_err(), "{bad}");
     }
 }
@@ -315,6 +382,8 @@ fn all_scheds() -> Vec<SchedKind> {
         "oo",
         "oocb:0",
         "oocb:2",
+        "oocb-incl:3",
+        "oocb-head:2",
         "window:1",
         "window:3",
         "delay",
@@ -377,12 +446,12 @@ fn fits(grid: &[bool], w: u32, h: u32) -> bool {
 }
 
 /// Whether a `w × h` request could be placed on `grid` by allocator `a` (brute force): first fit,
-/// best fit and MPL use the requested orientation, fixed orientation turns it to `w ≥ h` (the 6×4
-/// mesh is wider than tall), adaptive scan tries both.
+/// best fit and MPL-fixed use the requested orientation, fixed orientation turns it to `w ≥ h` (the
+/// 6×4 mesh is wider than tall), adaptive scan and MPL (turning) try both.
 fn placeable(grid: &[bool], w: u32, h: u32, a: AllocKind) -> bool {
     match a {
         AllocKind::FixedOrientation => fits(grid, w.max(h), w.min(h)),
-        AllocKind::AdaptiveScan => fits(grid, w, h) || fits(grid, h, w),
+        AllocKind::AdaptiveScan | AllocKind::Mpl => fits(grid, w, h) || fits(grid, h, w),
         _ => fits(grid, w, h),
     }
 }
@@ -448,13 +517,14 @@ fn reference_fcfs(w: &Workload, nodes: u32) -> Vec<f64> {
     done.iter().map(|d| d.0).collect()
 }
 
-fn mesh_allocs() -> [AllocKind; 5] {
+fn mesh_allocs() -> [AllocKind; 6] {
     [
         AllocKind::FirstFit,
         AllocKind::BestFit,
         AllocKind::FixedOrientation,
         AllocKind::AdaptiveScan,
         AllocKind::Mpl,
+        AllocKind::MplFixed,
     ]
 }
 
@@ -488,9 +558,12 @@ proptest! {
             let st: Vec<f64> = fcfs.iter().map(|r| r.start).collect();
             prop_assert!(st.windows(2).all(|p| p[0] <= p[1]), "FCFS starts in arrival order");
             prop_assert_eq!(&run(SchedKind::Oocb(0)), &fcfs);
+            prop_assert_eq!(&run(SchedKind::OocbIncl(1)), &fcfs);
+            prop_assert_eq!(&run(SchedKind::OocbHead(0)), &fcfs);
             prop_assert_eq!(&run(SchedKind::BypassQueue(0.0)), &fcfs);
             prop_assert_eq!(&run(SchedKind::Window(1)), &fcfs);
             prop_assert_eq!(run(SchedKind::Oocb(u32::MAX)), run(SchedKind::OutOfOrder));
+            prop_assert_eq!(run(SchedKind::OocbHead(u32::MAX)), run(SchedKind::OutOfOrder));
         }
     }
 
@@ -523,6 +596,19 @@ proptest! {
                     prop_assert!(j < h + k as usize, "job {} started at {} with job {} waiting, K = {}", j, t, h, k);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn oocb_never_lets_a_job_be_overtaken_more_than_k_times(raw in stream(), k in 0u32..4) {
+        let cases = mesh_allocs().map(|a| (true, mesh(W, H), a)).into_iter()
+            .chain([(false, flat(W * H), AllocKind::Flat)]);
+        for (as_mesh, m, a) in cases {
+            let w = to_workload(&raw, as_mesh);
+            let per_job = run_valid(&w, m, SchedKind::Oocb(k), a);
+            prop_assert!(overtakes(&per_job).iter().all(|&n| n <= k as usize), "oocb:{} {}", k, a);
+            // Max-Bound counting the head's own allocation is the same policy with one less.
+            prop_assert_eq!(&run_valid(&w, m, SchedKind::OocbIncl(k + 1), a).records, &per_job.records);
         }
     }
 

@@ -33,10 +33,10 @@ pub struct Args {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
-    /// Scheduler: fcfs, oo, oocb:K, window:K, delay, delay:count, bq:SECONDS, bq:inf.
+    /// Scheduler: fcfs, oo, oocb:K, oocb-incl:K, oocb-head:K, window:K, delay, delay:count, bq:SECONDS, bq:inf.
     #[arg(long)]
     pub sched: SchedKind,
-    /// Allocator: ff, bf, fo, as, mpl, flat.
+    /// Allocator: ff, bf, fo, as, mpl, mpl-fixed, flat.
     #[arg(long)]
     pub alloc: AllocKind,
     /// Scale submit times by 1/F (after shifting the first arrival to 0).

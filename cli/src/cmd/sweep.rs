@@ -32,7 +32,7 @@ pub struct Args {
     /// on a mesh fcfs,oo,oocb:8,window:10,window:120,window:240).
     #[arg(long, value_delimiter = ',', value_name = "S,…")]
     pub sched: Vec<SchedKind>,
-    /// Allocators, comma-separated: ff, bf, fo, as, mpl, flat (default: the trace's default
+    /// Allocators, comma-separated: ff, bf, fo, as, mpl, mpl-fixed, flat (default: the trace's default
     /// grid; mpl on a mesh, flat elsewhere).
     #[arg(long, value_delimiter = ',', value_name = "A,…")]
     pub alloc: Vec<AllocKind>,

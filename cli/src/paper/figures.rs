@@ -275,6 +275,20 @@ pub fn window_k_schedulers() -> Vec<SchedKind> {
     ]
 }
 
+/// The readings of the labels before issue 13, for the before/after table of Figs. 6 and 7: OOCB
+/// with a counter owned by the head (`oocb-head:8`, then `oocb:8`) and MPL that never turns
+/// (`mpl-fixed`, then `mpl`). Same legend order as [`window_k_schedulers`].
+pub fn previous_readings() -> Vec<(SchedKind, AllocKind)> {
+    window_k_schedulers()
+        .into_iter()
+        .map(|s| match s {
+            SchedKind::Oocb(k) => SchedKind::OocbHead(k),
+            s => s,
+        })
+        .map(|s| (s, AllocKind::MplFixed))
+        .collect()
+}
+
 fn family(model: &SideModel) -> &'static str {
     match model {
         SideModel::UniformDecreasing { .. } => "unif-dec",
@@ -337,6 +351,15 @@ fn window_k(g: &Grids) -> Vec<Figure> {
         lines,
         xs: xs.clone(),
     };
+    let previous = |model: &SideModel| -> Vec<Line> {
+        previous_readings()
+            .into_iter()
+            .map(|(s, a)| Line {
+                alloc: a,
+                ..wk_line(model, Axis::Rate, 0.0, Some(s))
+            })
+            .collect()
+    };
     let k_lines = |model: &SideModel, load: f64| {
         vec![
             wk_line(model, Axis::WindowK, load, None),
@@ -392,6 +415,22 @@ fn window_k(g: &Grids) -> Vec<Figure> {
             Utilization,
             Axis::Rate,
             per_sched(&ud, Axis::Rate, 0.0),
+            &g.unif_dec_loads,
+        ),
+        fig(
+            "fig6-prev",
+            "Utilization, uniform, 32x32, readings before issue 13",
+            Utilization,
+            Axis::Rate,
+            previous(&un),
+            &g.uniform_loads,
+        ),
+        fig(
+            "fig7-prev",
+            "Utilization, uniform-decreasing, 32x32, readings before issue 13",
+            Utilization,
+            Axis::Rate,
+            previous(&ud),
             &g.unif_dec_loads,
         ),
         fig(

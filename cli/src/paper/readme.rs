@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
+use pwa_replay::sched::SchedKind;
 
 use super::claims::Verdict;
 use super::data::FigureData;
@@ -83,6 +84,7 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
     for sk in &run.skipped {
         let _ = writeln!(s, "\nTrace figures skipped: {sk}.");
     }
+    s.push_str(&before_after(figs));
     let b = &run.budget;
     let _ = writeln!(s, "\n## How this run was made\n");
     let _ = writeln!(
@@ -124,6 +126,68 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
     s
 }
 
+/// The paper's name of a series' scheduler (`oocb:8+mpl` and `oocb-head:8+mpl-fixed` → `OOCB-8`).
+fn policy_name(series: &str) -> String {
+    let sched = series.split('+').next().unwrap_or(series);
+    match sched.parse::<SchedKind>() {
+        Ok(SchedKind::Fcfs) => "FCFS".into(),
+        Ok(SchedKind::OutOfOrder) => "OO".into(),
+        Ok(SchedKind::Oocb(k) | SchedKind::OocbIncl(k) | SchedKind::OocbHead(k)) => {
+            format!("OOCB-{k}")
+        }
+        Ok(SchedKind::Window(k)) => format!("Window-{k}"),
+        Ok(SchedKind::Delay) => "Delay".into(),
+        _ => sched.to_string(),
+    }
+}
+
+/// The highest mean of each series, keyed by the paper's policy name, in legend order.
+fn maxima(f: &FigureData) -> Vec<(String, String, f64)> {
+    f.series()
+        .into_iter()
+        .map(|s| {
+            let max = f.curve(&s).iter().map(|p| p.1).fold(f64::NAN, f64::max);
+            (policy_name(&s), s, max)
+        })
+        .collect()
+}
+
+/// Maximum utilization of Figs. 6 and 7 under today's readings and under those before issue 13
+/// (`fig6-prev`, `fig7-prev`), when both were run.
+fn before_after(figs: &[FigureData]) -> String {
+    let find = |id: &str| figs.iter().find(|f| f.key() == format!("window-k/{id}"));
+    let mut s = String::new();
+    for (now, prev) in [("fig6", "fig6-prev"), ("fig7", "fig7-prev")] {
+        let (Some(now), Some(prev)) = (find(now), find(prev)) else {
+            continue;
+        };
+        if s.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n## Maximum utilization of Figs. 6 and 7: before and after issue 13\n\n\
+                 The highest mean utilization of each curve. *Before*: the readings the labels had \
+                 before issue 13 (`oocb-head:8`, a counter owned by the head and reset for each new \
+                 head; `mpl-fixed`, MPL that never turns a request), run on the same seeds; *after*: \
+                 the figure itself (docs/ALGORITHMS.md gives the arguments)."
+            );
+        }
+        let _ = writeln!(s, "\n| {} | before | after | change |", now.key());
+        let _ = writeln!(s, "|---|---|---|---|");
+        let old = maxima(prev);
+        for (name, series, after) in maxima(now) {
+            let before = old.iter().find(|o| o.0 == name);
+            let (b, d) = before.map_or(("—".to_string(), "—".to_string()), |o| {
+                (
+                    format!("{:.3} (`{}`)", o.2, o.1),
+                    format!("{:+.3}", after - o.2),
+                )
+            });
+            let _ = writeln!(s, "| {name} | {b} | {after:.3} (`{series}`) | {d} |");
+        }
+    }
+    s
+}
+
 /// Writes `<out>/README.md`.
 pub fn write(
     out: &Path,
@@ -135,4 +199,73 @@ pub fn write(
     let path = out.join("README.md");
     std::fs::write(&path, text(figs, verdicts, run))
         .with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paper::data::Point;
+    use crate::paper::figures::Paper;
+    use pwa_replay::replicate::Estimate;
+
+    fn figure(id: &str, curves: &[(&str, &[f64])]) -> FigureData {
+        let points = curves
+            .iter()
+            .flat_map(|(series, ys)| {
+                ys.iter().enumerate().map(|(i, &y)| Point {
+                    series: series.to_string(),
+                    x: i as f64,
+                    est: Estimate::from_samples(&[y, y]),
+                })
+            })
+            .collect();
+        FigureData {
+            paper: Paper::WindowK,
+            id: id.into(),
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            log_x: false,
+            points,
+        }
+    }
+
+    #[test]
+    fn policy_names_ignore_the_reading_and_the_allocator() {
+        assert_eq!(policy_name("oocb:8+mpl"), "OOCB-8");
+        assert_eq!(policy_name("oocb-head:8+mpl-fixed"), "OOCB-8");
+        assert_eq!(policy_name("oocb-incl:8+mpl"), "OOCB-8");
+        assert_eq!(policy_name("window:240+mpl-fixed"), "Window-240");
+        assert_eq!(policy_name("fcfs+mpl"), "FCFS");
+        assert_eq!(policy_name("bq:5+fo"), "bq:5");
+    }
+
+    #[test]
+    fn before_after_pairs_the_policies_and_takes_each_curve_maximum() {
+        let now = figure(
+            "fig6",
+            &[
+                ("fcfs+mpl", &[0.3, 0.55, 0.54]),
+                ("oocb:8+mpl", &[0.3, 0.56]),
+            ],
+        );
+        let prev = figure(
+            "fig6-prev",
+            &[
+                ("fcfs+mpl-fixed", &[0.3, 0.48]),
+                ("oocb-head:8+mpl-fixed", &[0.3, 0.68, 0.67]),
+            ],
+        );
+        let t = before_after(&[now.clone(), prev]);
+        assert!(t.contains("| FCFS | 0.480 (`fcfs+mpl-fixed`) | 0.550 (`fcfs+mpl`) | +0.070 |"));
+        assert!(t.contains(
+            "| OOCB-8 | 0.680 (`oocb-head:8+mpl-fixed`) | 0.560 (`oocb:8+mpl`) | -0.120 |"
+        ));
+        assert!(!t.contains("fig7"), "no table without both figures");
+        assert_eq!(
+            before_after(&[now]),
+            "",
+            "nothing without the previous readings"
+        );
+    }
 }
