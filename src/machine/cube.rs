@@ -102,10 +102,6 @@ impl CubeNodes {
         let n = 1u32 << c.dim();
         self.free = if busy { self.free - n } else { self.free + n };
     }
-    /// Whether node `a` is busy.
-    pub(crate) fn is_busy(&self, a: u32) -> bool {
-        self.busy.get(a)
-    }
     /// The busy bitmap.
     pub(crate) fn busy_bits(&self) -> &NodeBits {
         &self.busy

@@ -127,7 +127,7 @@ fn build(kind: AllocKind, size: Shape) -> Box<dyn Probe> {
         AllocKind::FixedOrientation => Box::new(FixedOrientation::new(size)),
         AllocKind::AdaptiveScan => Box::new(AdaptiveScan::new(size)),
         AllocKind::Mpl => Box::new(Mpl::new(size)),
-        AllocKind::Flat => panic!("flat has no mesh"),
+        other => panic!("{other} has no mesh"),
     }
 }
 

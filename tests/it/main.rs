@@ -1,6 +1,7 @@
 //! Library integration tests, one binary: a module per area.
 mod engine;
 mod golden;
+mod hypercube;
 mod machine;
 mod sched;
 mod sweep;
