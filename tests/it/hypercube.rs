@@ -31,9 +31,11 @@ fn any_free_cube(order: u8, busy: &[bool], k: u8) -> bool {
     (0..n)
         .filter(|m| m.count_ones() == u32::from(k))
         .any(|mask| {
-            (0..n)
-                .filter(|a| a & mask == 0)
-                .any(|a| Subcube::new(order, a, mask).addresses().all(|x| !busy[x as usize]))
+            (0..n).filter(|a| a & mask == 0).any(|a| {
+                Subcube::new(order, a, mask)
+                    .addresses()
+                    .all(|x| !busy[x as usize])
+            })
         })
 }
 
@@ -49,9 +51,19 @@ fn run(kind: AllocKind, order: u8, ops: &[Op]) -> Result<Vec<Placement>, TestCas
                 let exists = any_free_cube(order, &busy, k);
                 let snap_answer = alloc.snapshot().find(&Request::Subcube(k));
                 let got = alloc.allocate(&Request::Subcube(k));
-                prop_assert_eq!(snap_answer, got, "{}: a snapshot answers as the original", kind);
+                prop_assert_eq!(
+                    snap_answer,
+                    got,
+                    "{}: a snapshot answers as the original",
+                    kind
+                );
                 if kind == AllocKind::FreeList {
-                    prop_assert_eq!(got.is_some(), exists, "freelist recognises every free {}-cube", k);
+                    prop_assert_eq!(
+                        got.is_some(),
+                        exists,
+                        "freelist recognises every free {}-cube",
+                        k
+                    );
                 }
                 if let Some(p) = got {
                     prop_assert!(exists, "{} granted a cube that is not free", kind);
@@ -84,7 +96,11 @@ fn run(kind: AllocKind, order: u8, ops: &[Op]) -> Result<Vec<Placement>, TestCas
         alloc.vacate(&p);
     }
     let whole = Placement::Subcube(Subcube::new(order, 0, (1 << order) - 1));
-    prop_assert!(alloc.is_free(&whole), "{}: releasing everything frees the cube", kind);
+    prop_assert!(
+        alloc.is_free(&whole),
+        "{}: releasing everything frees the cube",
+        kind
+    );
     prop_assert_eq!(
         alloc.find(&Request::Subcube(order)),
         Some(whole),
@@ -142,8 +158,15 @@ proptest! {
 fn hypercube_allocators_refuse_other_machines() {
     for kind in KINDS {
         let err = kind.build(MachineSpec::Flat { nodes: 16 }).err().unwrap();
-        assert!(err.to_string().contains("does not work on machine `flat:16`"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("does not work on machine `flat:16`"),
+            "{err}"
+        );
         let a = kind.build(MachineSpec::Hypercube { dim: 4 }).unwrap();
-        assert!(!a.fits_empty(&Request::Nodes(4)), "{kind} only places subcube requests");
+        assert!(
+            !a.fits_empty(&Request::Nodes(4)),
+            "{kind} only places subcube requests"
+        );
     }
 }

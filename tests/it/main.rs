@@ -2,6 +2,7 @@
 mod engine;
 mod golden;
 mod hypercube;
+mod lazy;
 mod machine;
 mod sched;
 mod sweep;
