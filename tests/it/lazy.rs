@@ -21,7 +21,10 @@ fn cubes(jobs: &[(f64, f64, u8)]) -> Workload {
 }
 
 fn placements(out: &Outcome) -> Vec<String> {
-    out.records.iter().map(|r| r.placement.to_string()).collect()
+    out.records
+        .iter()
+        .map(|r| r.placement.to_string())
+        .collect()
 }
 
 /// Lazy_Request / Lazy_Release on a 4-cube with buddy: a second 1-cube job waits for the busy 1-cube
@@ -29,7 +32,12 @@ fn placements(out: &Outcome) -> Vec<String> {
 /// a new 1-cube (N_1 = 2); the first release hands its cube straight to the new head.
 #[test]
 fn lazy_waits_for_a_busy_cube_of_its_size() {
-    let w = cubes(&[(0.0, 10.0, 1), (1.0, 10.0, 1), (2.0, 5.0, 1), (3.0, 20.0, 2)]);
+    let w = cubes(&[
+        (0.0, 10.0, 1),
+        (1.0, 10.0, 1),
+        (2.0, 5.0, 1),
+        (3.0, 20.0, 2),
+    ]);
     let lazy = run_valid(&w, CUBE4, SchedKind::LazyFixed(100.0), AllocKind::Buddy);
     assert_eq!(starts(&lazy), [0.0, 2.0, 10.0, 3.0]);
     assert_eq!(placements(&lazy), ["000*", "001*", "000*", "01**"]);
@@ -55,8 +63,16 @@ fn lazy_stop_alloc_serves_the_oldest_job_first() {
     assert_eq!(strict.records[3].placement.to_string(), "100*");
     let lax = run_valid(&w, CUBE4, SchedKind::LazyFixed(100.0), AllocKind::Buddy);
     assert_eq!(starts(&lax), [0.0, 0.0, 0.0, 3.0, 10.0, 3.0]);
-    assert_eq!(lax.records[5].placement.to_string(), "10**", "j1's cube, handed on");
-    assert_eq!(lax.records[4].placement.to_string(), "0***", "j0's cube, handed on");
+    assert_eq!(
+        lax.records[5].placement.to_string(),
+        "10**",
+        "j1's cube, handed on"
+    );
+    assert_eq!(
+        lax.records[4].placement.to_string(),
+        "0***",
+        "j0's cube, handed on"
+    );
 }
 
 /// The dynamic threshold d_t²·λ: zero while every job started at once, so the first job that waits
@@ -111,14 +127,27 @@ fn static_partitions_of_a_4_cube() {
     assert_eq!(starts(&out), [0.0, 6.0, 0.0, 0.0, 1.0, 1.0, 5.0, 6.0]);
     assert_eq!(
         placements(&out),
-        ["10**", "10**", "1110", "1111", "1110", "0***", "****", "1110"]
+        [
+            "10**", "10**", "1110", "1111", "1110", "0***", "****", "1110"
+        ]
     );
 }
 
 fn all_scheds() -> Vec<SchedKind> {
     [
-        "fcfs", "oo", "oocb:2", "window:3", "delay", "delay:count", "bq:2", "lazy", "lazy:0",
-        "lazy:3", "scan-up", "scan-down", "static",
+        "fcfs",
+        "oo",
+        "oocb:2",
+        "window:3",
+        "delay",
+        "delay:count",
+        "bq:2",
+        "lazy",
+        "lazy:0",
+        "lazy:3",
+        "scan-up",
+        "scan-down",
+        "static",
     ]
     .iter()
     .map(|s| s.parse().unwrap())
