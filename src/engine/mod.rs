@@ -37,6 +37,7 @@
 //! [`Workload`]: crate::workload::Workload
 
 mod metrics;
+pub mod observation;
 mod observer;
 mod sim;
 mod validate;
