@@ -23,10 +23,13 @@ use super::{AllocKind, Allocator, MachineSpec, Placement, Request, SpecError, Su
 #[derive(Debug, Clone)]
 pub struct Buddy {
     nodes: CubeNodes,
-    /// `lists[k]`: bit `m` set when the aligned `k`-cube at `m·2^k` is free and listed in `F_k`.
-    lists: Vec<NodeBits>,
-    /// Number of cubes in each list.
-    counts: Vec<u32>,
+    /// All lists in one bitmap: bit `slot(k, base)` set when the aligned `k`-cube at `base` is free
+    /// and listed in `F_k` (level `k` holds `2^(n−k)` slots, levels in increasing `k`).
+    lists: NodeBits,
+    /// Number of cubes in each list (`order ≤ 20`).
+    counts: [u32; 21],
+    /// Bit `k` set when `F_k` is not empty.
+    nonempty: u32,
 }
 
 /// The registry's constructor: a hypercube only.
@@ -38,12 +41,14 @@ pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecErro
 }
 
 impl Buddy {
-    /// An `order`-cube, all free (`F_n` holds the whole cube).
+    /// An `order`-cube (`order ≤ 20`, as machine labels allow), all free (`F_n` holds the whole cube).
     pub fn new(order: u8) -> Self {
+        let order = order.min(20);
         let mut b = Buddy {
             nodes: CubeNodes::new(order),
-            lists: (0..=order).map(|k| NodeBits::new(1 << (order - k))).collect(),
-            counts: vec![0; order as usize + 1],
+            lists: NodeBits::new(2 << order),
+            counts: [0; 21],
+            nonempty: 0,
         };
         b.list(order, 0, true);
         b
@@ -51,25 +56,51 @@ impl Buddy {
 
     /// The free cubes of list `F_k`, lowest address first (as patterns' bases).
     pub fn free_list(&self, k: u8) -> Vec<Subcube> {
-        let bits = &self.lists[k as usize];
-        std::iter::successors(bits.first_set(0), |&m| bits.first_set(m + 1))
-            .map(|m| cube::aligned(self.nodes.order, k, m << k))
-            .collect()
+        std::iter::successors(self.first_listed(k, 0), |&b| {
+            self.first_listed(k, b + (1 << k))
+        })
+        .map(|base| cube::aligned(self.nodes.order, k, base))
+        .collect()
+    }
+
+    /// Bit index of level `k`'s first slot: `2^(n+1) − 2^(n−k+1)`.
+    fn level_start(&self, k: u8) -> u32 {
+        let n = u32::from(self.nodes.order);
+        (2 << n) - (2 << (n - u32::from(k)))
+    }
+
+    /// Bit index of the aligned `k`-cube at `base`.
+    fn slot(&self, k: u8, base: u32) -> u32 {
+        self.level_start(k) + (base >> k)
+    }
+
+    /// The lowest listed `k`-cube at or after address `from`.
+    fn first_listed(&self, k: u8, from: u32) -> Option<u32> {
+        let start = self.level_start(k);
+        let end = start + (1 << (self.nodes.order - k));
+        let bit = self.lists.first_set(start + (from >> k))?;
+        (bit < end).then(|| (bit - start) << k)
     }
 
     /// Puts (or takes) the aligned `k`-cube at `base` in (out of) `F_k`.
     fn list(&mut self, k: u8, base: u32, on: bool) {
-        self.lists[k as usize].put(base >> k, on);
+        self.lists.put(self.slot(k, base), on);
+        let count = &mut self.counts[k as usize];
         if on {
-            self.counts[k as usize] += 1;
+            *count += 1;
         } else {
-            self.counts[k as usize] -= 1;
+            *count -= 1;
+        }
+        if *count == 0 {
+            self.nonempty &= !(1 << k);
+        } else {
+            self.nonempty |= 1 << k;
         }
     }
 
     /// Whether the aligned `k`-cube at `base` is in `F_k`.
     fn listed(&self, k: u8, base: u32) -> bool {
-        self.lists[k as usize].get(base >> k)
+        self.lists.get(self.slot(k, base))
     }
 
     /// Takes the aligned free `k`-cube at `base` out of the lists: the listed cube containing it is
@@ -108,8 +139,12 @@ impl Allocator for Buddy {
     fn find(&mut self, req: &Request) -> Option<Placement> {
         let order = self.nodes.order;
         let k = cube::wanted(order, req)?;
-        let j = (k..=order).find(|&j| self.counts[j as usize] > 0)?;
-        let base = self.lists[j as usize].first_set(0)? << j;
+        let above = self.nonempty >> k;
+        if above == 0 {
+            return None;
+        }
+        let j = k + above.trailing_zeros() as u8;
+        let base = self.first_listed(j, 0)?;
         Some(Placement::Subcube(cube::aligned(order, k, base)))
     }
     fn occupy(&mut self, p: &Placement) {

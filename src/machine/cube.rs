@@ -108,10 +108,11 @@ impl CubeNodes {
     }
 }
 
-/// The dimension of a hypercube machine, or the registry's mismatch error for `kind`.
+/// The dimension of a hypercube machine (at most 20, as machine labels allow), or the registry's
+/// mismatch error for `kind`.
 pub(crate) fn order_of(kind: AllocKind, machine: MachineSpec) -> Result<u8, SpecError> {
     match machine {
-        MachineSpec::Hypercube { dim } => Ok(dim),
+        MachineSpec::Hypercube { dim } if dim <= 20 => Ok(dim),
         other => Err(mismatch(kind, other)),
     }
 }
