@@ -377,10 +377,15 @@ fn build_checks_the_machine() {
     let hypercube_only = [AllocKind::Buddy, AllocKind::FreeList, AllocKind::GrayCode];
     for &kind in AllocKind::ALL {
         if hypercube_only.contains(&kind) {
-            assert!(kind.build(mesh).is_err() && kind.build(flat).is_err(), "{kind}");
+            assert!(
+                kind.build(mesh).is_err() && kind.build(flat).is_err(),
+                "{kind}"
+            );
             continue;
         }
-        let a = kind.build(mesh).expect("every mesh allocator works on a mesh");
+        let a = kind
+            .build(mesh)
+            .expect("every mesh allocator works on a mesh");
         assert_eq!(a.machine(), mesh);
         assert_eq!(a.free_nodes(), 352);
         let on_flat = kind.build(flat);
