@@ -81,7 +81,7 @@ impl FreeList {
     }
 
     /// A free `k`-cube from the lists, if one of dimension ≥ `k` is listed.
-    fn from_lists(&self, k: u8) -> Option<Subcube> {
+    fn listed_cube(&self, k: u8) -> Option<Subcube> {
         let j = (k as usize..self.lists.len()).find(|&j| !self.lists[j].is_empty())?;
         let &(addr, mut mask) = self.lists[j].first()?;
         // Keep the k lowest `*`; fix the others at 0.
@@ -123,10 +123,10 @@ fn search(order: u8, b: &[u64], mask: u32, from: u32, k: u8) -> Option<Subcube> 
     }
     for d in from..=u32::from(order) - u32::from(k) {
         let next: Vec<u64> = b.iter().zip(flip(b, d)).map(|(x, y)| x & y).collect();
-        if next.iter().any(|&w| w != 0) {
-            if let Some(c) = search(order, &next, mask | 1 << d, d + 1, k - 1) {
-                return Some(c);
-            }
+        if next.iter().any(|&w| w != 0)
+            && let Some(c) = search(order, &next, mask | 1 << d, d + 1, k - 1)
+        {
+            return Some(c);
         }
     }
     None
@@ -144,7 +144,7 @@ impl Allocator for FreeList {
         if self.nodes.free() < 1 << k {
             return None;
         }
-        let c = self.from_lists(k).or_else(|| {
+        let c = self.listed_cube(k).or_else(|| {
             let valid = if order >= 6 { u64::MAX } else { (1u64 << (1 << order)) - 1 };
             let free: Vec<u64> = self.nodes.busy_bits().words().iter().map(|w| !w & valid).collect();
             search(order, &free, 0, 0, k)

@@ -169,24 +169,26 @@ impl Lazy {
         let k = cube_dim(&req);
         self.ensure(k);
         self.servers[k] -= 1;
-        if self.stop.is_none() {
-            if let Some((j, oldest)) = self.oldest() {
-                if sys.now() - sys.job(oldest).submit > self.limit() {
-                    self.stop = Some(j);
-                }
-            }
+        // Step 1: the oldest waiting job past the threshold sets stop_alloc.
+        if self.stop.is_none()
+            && let Some((j, oldest)) = self.oldest()
+            && sys.now() - sys.job(oldest).submit > self.limit()
+        {
+            self.stop = Some(j);
         }
-        if self.stop.is_none() {
-            if let Some(&head) = self.queues[k].front() {
-                if sys.job(head).request == req && sys.try_start_on(head, placement) {
-                    self.started(k, &*sys);
-                }
-            }
+        // Step 2: the released cube straight to the head of Q_k.
+        if self.stop.is_none()
+            && let Some(&head) = self.queues[k].front()
+            && sys.job(head).request == req
+            && sys.try_start_on(head, placement)
+        {
+            self.started(k, &*sys);
         }
-        if let Some(j) = self.stop {
-            if self.search(j, sys) {
-                self.stop = None;
-            }
+        // Step 3: a new search for the head of the saved queue.
+        if let Some(j) = self.stop
+            && self.search(j, sys)
+        {
+            self.stop = None;
         }
     }
 }

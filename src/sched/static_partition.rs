@@ -100,12 +100,12 @@ impl StaticPartition {
         }
         for p in parts.iter_mut().filter(|p| p.occupant.is_none()) {
             let q = &mut self.queues[p.cube.dim() as usize];
-            if let Some(&job) = q.front() {
-                if sys.try_start_on(job, Placement::Subcube(p.cube)) {
-                    q.pop_front();
-                    p.occupant = Some(job);
-                    self.waiting -= 1;
-                }
+            if let Some(&job) = q.front()
+                && sys.try_start_on(job, Placement::Subcube(p.cube))
+            {
+                q.pop_front();
+                p.occupant = Some(job);
+                self.waiting -= 1;
             }
         }
     }
