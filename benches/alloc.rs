@@ -9,6 +9,9 @@
 //!   and frees a 2×2.
 //! * `side/<alloc>/…/L` — the same on half-busy L×L meshes, L = 16 … 256: growth with the side.
 //!
+//! * `cube10/<alloc>/alloc_release/{empty,half}` — buddy, freelist, graycode on a 10-cube (goals:
+//!   buddy ≤ 100 ns, freelist ≤ 2 µs).
+//!
 //! Run: `cargo bench --bench alloc`.
 
 use std::hint::black_box;
@@ -16,8 +19,8 @@ use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use pwa_replay::machine::{
-    AdaptiveScan, Allocator, BestFit, Coord, FirstFit, FixedOrientation, Flat, MachineSpec, Mesh,
-    Mpl, Shape, Submesh,
+    AdaptiveScan, AllocKind, Allocator, BestFit, Coord, FirstFit, FixedOrientation, Flat,
+    MachineSpec, Mesh, Mpl, Shape, Submesh,
 };
 use pwa_replay::workload::Request;
 use rand::{Rng, SeedableRng};
@@ -175,5 +178,45 @@ fn config() -> Criterion {
         .measurement_time(Duration::from_secs(2))
 }
 
-criterion_group! { name = benches; config = config(); targets = mesh_22x16, side_sweep }
+/// A 10-cube about half busy: random subcubes (dimension ≤ 4) placed where the allocator puts them,
+/// then every other one released (a fragmented free set).
+fn half_busy_cube(kind: AllocKind, seed: u64) -> Box<dyn Allocator> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut a = kind
+        .build(MachineSpec::Hypercube { dim: 10 })
+        .expect("hypercube");
+    let mut held = Vec::new();
+    while a.free_nodes() > 256 {
+        if let Some(p) = a.allocate(&Request::Subcube(rng.random_range(0..=4))) {
+            held.push(p);
+        }
+    }
+    for p in held.iter().step_by(2) {
+        a.vacate(p);
+    }
+    a
+}
+
+/// `cube10/<alloc>/alloc_release/{empty,half}`: allocate + release of a 0-cube on the empty 10-cube
+/// (the deepest buddy split and merge) and of a 2-cube on a fragmented one.
+fn cube_10(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cube10");
+    for kind in [AllocKind::Buddy, AllocKind::FreeList, AllocKind::GrayCode] {
+        let mut empty = kind
+            .build(MachineSpec::Hypercube { dim: 10 })
+            .expect("hypercube");
+        g.bench_function(
+            BenchmarkId::new(format!("{kind}/alloc_release"), "empty"),
+            alloc_release(empty.as_mut(), Request::Subcube(0)),
+        );
+        let mut half = half_busy_cube(kind, 5);
+        g.bench_function(
+            BenchmarkId::new(format!("{kind}/alloc_release"), "half"),
+            alloc_release(half.as_mut(), Request::Subcube(2)),
+        );
+    }
+    g.finish();
+}
+
+criterion_group! { name = benches; config = config(); targets = mesh_22x16, side_sweep, cube_10 }
 criterion_main!(benches);

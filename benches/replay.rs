@@ -3,6 +3,8 @@
 //!
 //! * `nasa-ipsc/flat128/fcfs/lf1.5` — FCFS on a flat 128-node machine over NASA-iPSC (18,239 jobs,
 //!   request = node count) at load factor 1.5. Goal ≤ 10 ms.
+//! * `nasa-ipsc/hypercube7/lazy/buddy/lf1.5` — the same log on its 7-cube (subcube requests) under
+//!   lazy scheduling with buddy allocation. Goal ≤ 10 ms.
 //! * `sdsc-96/<sched>/<alloc>/lf<F>` — every scheduler × allocator on sdsc-96 (22×16 mesh) at load
 //!   factors 1.0 and 2.0 (saturated queues). Goal ≤ 0.5 s.
 //!
@@ -87,6 +89,26 @@ fn nasa(c: &mut Criterion) {
     });
 }
 
+/// NASA-iPSC on its 7-cube under lazy + buddy at load factor 1.5 (goal ≤ 10 ms).
+fn nasa_lazy(c: &mut Criterion) {
+    let Some((w, m)) = load("nasa-ipsc", None) else {
+        return;
+    };
+    let w = scaled(&w, 1.5);
+    c.bench_function("nasa-ipsc/hypercube7/lazy/buddy/lf1.5", |b| {
+        b.iter(|| {
+            replay(
+                black_box(&w),
+                m,
+                SchedKind::Lazy,
+                AllocKind::Buddy,
+                &mut NoObserver,
+            )
+            .expect("replay")
+        })
+    });
+}
+
 fn sdsc(c: &mut Criterion) {
     let Some((w, m)) = load("sdsc-96", None) else {
         return;
@@ -111,5 +133,5 @@ fn sdsc(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, nasa, sdsc);
+criterion_group!(benches, nasa, nasa_lazy, sdsc);
 criterion_main!(benches);

@@ -9,7 +9,8 @@
 //! * A **raw path** needs a machine: `--machine`, or (where the caller allows it, [`NoMachine`]) a
 //!   flat machine sized from the file's header (`MaxProcs`, else `MaxNodes`), said on stderr; its
 //!   sha256 is computed and reported.
-//! * A **synthetic label** `synth:MODEL,mesh=WxH,jobs=N,rate=R|traffic=T,service=S,seed=N` (see
+//! * A **synthetic label** `synth:MODEL,mesh=WxH,jobs=N,rate=R|traffic=T,service=S,seed=N` or
+//!   `synth:hypercube,dim=D,…` ([`HypercubeSpec::from_label`]) (see
 //!   [`SynthSpec::from_label`]) is generated, not read: the machine is the label's mesh unless
 //!   `--machine` overrides it, the trace name is the label as given, there are no filters, and the
 //!   "sha256" (the resume cache's key) is the sha256 of the canonical label ([`canonical_label`]:
@@ -27,6 +28,7 @@ use anyhow::{Context, bail};
 use pwa_replay::machine::MachineSpec;
 use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
 use pwa_replay::workload::synth::SynthSpec;
+use pwa_replay::workload::synth_hypercube::HypercubeSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
 use pwa_replay::workload::{
     Catalog, Conversion, DefaultGrid, DropReason, ShapeRule, TraceEntry, Workload,
@@ -39,7 +41,8 @@ pub struct TraceArgs {
     /// gzip; without --machine, a flat machine sized from its header where the allocator allows
     /// it), or a synthetic workload `synth:MODEL,mesh=WxH,jobs=N,rate=R,seed=N` (MODEL:
     /// uniform, uniform-decreasing, normal). With `rate=1` the load factor is the window-k paper's
-    /// load in jobs per time unit.
+    /// load in jobs per time unit. Hypercubes (lazy paper §4):
+    /// `synth:hypercube,dim=10,size=uniform|normal,demand=uniform|hyperexp,dist=dependent|independent,load=L,window=T|jobs=N,seed=S`.
     #[arg(long, value_name = "NAME|PATH|synth:…")]
     pub trace: String,
     /// Machine (`mesh:22x16`, `flat:128`, `hypercube:7`); overrides the catalog's (or the
@@ -219,6 +222,9 @@ fn load_synth(
     machine: Option<MachineSpec>,
     lenient: bool,
 ) -> anyhow::Result<LoadedTrace> {
+    if label.trim().starts_with("synth:hypercube") {
+        return load_synth_hypercube(label, machine, lenient);
+    }
     let (spec, seed) = SynthSpec::from_label(label)?;
     let workload = spec
         .generate(seed)
@@ -235,6 +241,41 @@ fn load_synth(
         name: label.trim().to_string(),
         path: PathBuf::from(label.trim()),
         sha256: tracepath::sha256_bytes(canonical_label(&spec, seed).as_bytes()),
+        machine,
+        conversion: Conversion {
+            lenient,
+            ..Conversion::for_machine(machine)
+        },
+        workload,
+        dropped: BTreeMap::new(),
+        header,
+        skipped: SkipReport::default(),
+        grid,
+        grid_source,
+    })
+}
+
+/// Generates a `synth:hypercube,…` workload (lazy-scheduling-hypercube.md §4) on its `hypercube:n`.
+fn load_synth_hypercube(
+    label: &str,
+    machine: Option<MachineSpec>,
+    lenient: bool,
+) -> anyhow::Result<LoadedTrace> {
+    let (spec, seed) = HypercubeSpec::from_label(label)?;
+    let workload = spec
+        .generate(seed)
+        .with_context(|| format!("generating {label}"))?;
+    let machine = machine.unwrap_or(spec.machine());
+    let (grid, grid_source) = family_grid(machine);
+    let mut header = Header::new();
+    header.push("Computer", &format!("synthetic {}", spec.machine()));
+    for line in spec.describe() {
+        header.push("Note", &line);
+    }
+    Ok(LoadedTrace {
+        name: label.trim().to_string(),
+        path: PathBuf::from(label.trim()),
+        sha256: tracepath::sha256_bytes(spec.label(seed).as_bytes()),
         machine,
         conversion: Conversion {
             lenient,

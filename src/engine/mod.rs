@@ -58,6 +58,7 @@
 //! [`Workload`]: crate::workload::Workload
 
 mod metrics;
+pub mod observation;
 mod observer;
 mod sim;
 mod validate;

@@ -20,13 +20,17 @@ pub use crate::resource::{
     Block, Coord, Dims, MachineParseError, MachineSpec, Placement, Request, Shape, Subcube, Submesh,
 };
 
+mod cube;
 mod mesh;
 
 pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
 pub use best_fit::{BestFit, BestFitRule};
+pub use buddy::Buddy;
 pub use first_fit::{FirstFit, FirstFitRule};
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
+pub use free_list::FreeList;
+pub use gray_code::{GrayCode, gray, gray_position};
 pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
 pub use mpl::{Mpl, MplFixedRule, MplRule};
 pub use mpl_fixed::MplFixed;
@@ -78,6 +82,12 @@ allocators! {
     MplFixed = mpl_fixed, "mpl-fixed";
     /// Node counting, no shape; any machine.
     Flat = flat, "flat";
+    /// Buddy system on a hypercube, free lists F_0…F_n (lazy-scheduling-hypercube.md §3.2).
+    Buddy = buddy, "buddy";
+    /// Kim & Das free lists on a hypercube, complete recognition (lazy-scheduling-hypercube.md §2.1).
+    FreeList = free_list, "freelist";
+    /// Single binary-reflected gray code on a hypercube (Chen & Shin, lazy-scheduling-hypercube.md §2.1).
+    GrayCode = gray_code, "graycode";
 }
 
 /// A machine or allocator label that could not be read.

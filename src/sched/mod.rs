@@ -6,7 +6,8 @@
 //! and is not running), asks the allocator where it fits, and records the start. Schedulers never touch
 //! the allocator directly, so any scheduler pairs with any allocator.
 //!
-//! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`, `delay:count`, `bq:<seconds>`) are parsed by
+//! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`,
+//! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down`, `static`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
@@ -21,10 +22,13 @@ use std::str::FromStr;
 mod bypass_queue;
 mod delay;
 mod fcfs;
+mod lazy;
 mod oocb;
 mod out_of_order;
 pub mod plan;
 mod queue;
+mod scan;
+mod static_partition;
 mod window_k;
 
 use crate::SimTime;
@@ -134,12 +138,22 @@ pub enum SchedKind {
     DelayCount,
     /// `bq:T`: bypass queue with threshold time `T` (bypass-queue paper, Fig. 2); `bq:inf` never blocks.
     BypassQueue(SimTime),
+    /// `lazy`: lazy scheduling (lazy-scheduling-hypercube.md §3.2), waiting threshold d_t²·λ.
+    Lazy,
+    /// `lazy:T`: lazy scheduling with a fixed waiting threshold of `T` seconds.
+    LazyFixed(SimTime),
+    /// `scan-up`: scan (Krueger et al., lazy-scheduling-hypercube.md §2.3), towards larger cubes.
+    ScanUp,
+    /// `scan-down`: scan towards smaller cubes.
+    ScanDown,
+    /// `static`: static partitioning (lazy-scheduling-hypercube.md §3.1).
+    Static,
 }
 
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "scheduler `{0}` is not one of fcfs, oo, oocb:K, oocb-head:K (K ≥ 0), oocb-incl:K, window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf"
+    "scheduler `{0}` is not one of fcfs, oo, oocb:K, oocb-head:K (K ≥ 0), oocb-incl:K, window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf, lazy, lazy:SECONDS, scan-up, scan-down, static"
 )]
 pub struct SchedParseError(pub String);
 
@@ -156,6 +170,11 @@ impl fmt::Display for SchedKind {
             SchedKind::DelayCount => f.write_str("delay:count"),
             SchedKind::BypassQueue(t) if t.is_infinite() => f.write_str("bq:inf"),
             SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
+            SchedKind::Lazy => f.write_str("lazy"),
+            SchedKind::LazyFixed(t) => write!(f, "lazy:{t}"),
+            SchedKind::ScanUp => f.write_str("scan-up"),
+            SchedKind::ScanDown => f.write_str("scan-down"),
+            SchedKind::Static => f.write_str("static"),
         }
     }
 }
@@ -170,6 +189,10 @@ impl FromStr for SchedKind {
                 "fcfs" => Ok(SchedKind::Fcfs),
                 "oo" => Ok(SchedKind::OutOfOrder),
                 "delay" => Ok(SchedKind::Delay),
+                "lazy" => Ok(SchedKind::Lazy),
+                "scan-up" => Ok(SchedKind::ScanUp),
+                "scan-down" => Ok(SchedKind::ScanDown),
+                "static" => Ok(SchedKind::Static),
                 _ => Err(bad()),
             },
             Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
@@ -183,6 +206,12 @@ impl FromStr for SchedKind {
                 .ok()
                 .filter(|t| *t >= 0.0 && t.is_finite())
                 .map(SchedKind::BypassQueue)
+                .ok_or_else(bad),
+            Some(("lazy", t)) => t
+                .parse::<SimTime>()
+                .ok()
+                .filter(|t| *t >= 0.0 && t.is_finite())
+                .map(SchedKind::LazyFixed)
                 .ok_or_else(bad),
             Some(_) => Err(bad()),
         }
@@ -204,6 +233,11 @@ impl SchedKind {
             SchedKind::Delay => Box::new(delay::delay(delay::Reading::Time)),
             SchedKind::DelayCount => Box::new(delay::delay(delay::Reading::Count)),
             SchedKind::BypassQueue(t) => Box::new(bypass_queue::bypass_queue(t)),
+            SchedKind::Lazy => Box::new(lazy::Lazy::new(lazy::Threshold::Dynamic)),
+            SchedKind::LazyFixed(t) => Box::new(lazy::Lazy::new(lazy::Threshold::Fixed(t))),
+            SchedKind::ScanUp => Box::new(scan::Scan::new(scan::Direction::Up)),
+            SchedKind::ScanDown => Box::new(scan::Scan::new(scan::Direction::Down)),
+            SchedKind::Static => Box::new(static_partition::StaticPartition::default()),
         }
     }
 }

@@ -84,12 +84,20 @@ impl DefaultGrid {
                 ],
                 allocators: vec![AllocKind::Mpl],
             },
-            MachineSpec::Hypercube { .. } | MachineSpec::Flat { .. } | MachineSpec::Grid { .. } => {
-                DefaultGrid {
-                    schedulers: vec![Fcfs, OutOfOrder],
-                    allocators: vec![AllocKind::Flat],
-                }
-            }
+            MachineSpec::Hypercube { .. } => DefaultGrid {
+                schedulers: vec![
+                    SchedKind::Lazy,
+                    SchedKind::ScanUp,
+                    SchedKind::Static,
+                    Fcfs,
+                    OutOfOrder,
+                ],
+                allocators: vec![AllocKind::Buddy],
+            },
+            MachineSpec::Flat { .. } | MachineSpec::Grid { .. } => DefaultGrid {
+                schedulers: vec![Fcfs, OutOfOrder],
+                allocators: vec![AllocKind::Flat],
+            },
         }
     }
 }
@@ -310,7 +318,10 @@ mod tests {
         );
         assert_eq!(grid("sdsc-96"), mesh);
         assert_eq!(grid("sdsc-blue"), mesh);
-        assert_eq!(grid("nasa-ipsc"), ("fcfs,oo".into(), "flat".into()));
+        assert_eq!(
+            grid("nasa-ipsc"),
+            ("lazy,scan-up,static,fcfs,oo".into(), "buddy".into())
+        );
         assert_eq!(grid("lanl-cm5"), ("fcfs,oo".into(), "flat".into()));
         for e in c.entries() {
             for a in &e.grid.allocators {

@@ -4,6 +4,7 @@ pub mod catalog;
 mod job;
 pub mod stats;
 pub mod synth;
+pub mod synth_hypercube;
 pub mod tracepath;
 pub mod transform;
 

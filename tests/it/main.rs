@@ -1,6 +1,8 @@
 //! Library integration tests, one binary: a module per area.
 mod engine;
 mod golden;
+mod hypercube;
+mod lazy;
 mod machine;
 mod sched;
 mod seam;

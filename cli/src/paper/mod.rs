@@ -12,6 +12,7 @@ pub mod claims;
 pub mod data;
 pub mod exec;
 pub mod figures;
+pub mod lazy;
 pub mod plot;
 pub mod readme;
 pub mod traces;
@@ -186,6 +187,19 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
             data.extend(traces::run_pair(pair, &settings.traces, &replay, &tick)?);
         }
     }
+    let t_lazy = Instant::now();
+    let lazy_budget = lazy::LazyBudget::new(opts.quick);
+    let keep = |key: &str| selected(&opts.only, key);
+    let sync_say = |m: &str| {
+        if opts.progress {
+            eprintln!("paper [{:>6.1}s] {m}", t0.elapsed().as_secs_f64());
+        }
+    };
+    let lazy_out = pool.install(|| lazy::run(&lazy_budget, &keep, &opts.out, &sync_say))?;
+    let lazy_s = t_lazy.elapsed().as_secs_f64();
+    say(&format!("lazy paper: {lazy_s:.1} s"));
+    let lazy_verdicts = lazy::evaluate(&lazy_out.figures, &lazy_out.table);
+    data.extend(lazy_out.figures);
     let t_all = t0.elapsed().as_secs_f64();
     for d in &data {
         let dir = opts.out.join(d.paper.dir());
@@ -193,7 +207,8 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         d.write_csv(&dir)?;
         plot::draw(&dir, d)?;
     }
-    let verdicts = claims::evaluate(&data);
+    let mut verdicts = claims::evaluate(&data);
+    verdicts.extend(lazy_verdicts);
     let run = readme::RunInfo {
         quick: opts.quick,
         threads,
@@ -204,6 +219,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         skipped,
     };
     readme::write(&opts.out, &data, &verdicts, &run)?;
+    lazy::append_readme(&opts.out, &lazy_budget, lazy_s)?;
     say(&format!(
         "wrote {} figures and README.md under {}",
         data.len(),

@@ -21,6 +21,7 @@ pub fn render(
     configuration(&mut md, rows, config);
     knee_table(&mut md, rows, rule);
     key_numbers(&mut md, rows);
+    against_fcfs(&mut md, rows);
     figures(&mut md, drawn);
     md
 }
@@ -174,6 +175,60 @@ fn key_numbers(md: &mut String, rows: &[SummaryRow]) {
     let _ = writeln!(md);
 }
 
+/// Where each policy's mean wait is below FCFS's with the same allocator (when FCFS is in the grid):
+/// the load factors, and both means at the highest load factor they share.
+fn against_fcfs(md: &mut String, rows: &[SummaryRow]) {
+    let all = series(rows);
+    let fcfs_of = |alloc: &str| {
+        all.iter()
+            .find(|(_, p)| p[0].scheduler == "fcfs" && p[0].allocator == alloc)
+    };
+    let mut lines = Vec::new();
+    for (label, pts) in &all {
+        let Some((_, base)) = fcfs_of(&pts[0].allocator).filter(|_| pts[0].scheduler != "fcfs")
+        else {
+            continue;
+        };
+        let pairs: Vec<(f64, f64, f64)> = pts
+            .iter()
+            .filter_map(|r| {
+                let b = base.iter().find(|b| b.load_factor == r.load_factor)?;
+                Some((r.load_factor, r.metrics.mean_wait_s, b.metrics.mean_wait_s))
+            })
+            .collect();
+        let Some(&(top, w, f)) = pairs.last() else {
+            continue;
+        };
+        let wins: Vec<String> = pairs
+            .iter()
+            .filter(|p| p.1 < p.2)
+            .map(|p| p.0.to_string())
+            .collect();
+        let wins = if wins.is_empty() {
+            "none".to_string()
+        } else {
+            wins.join(", ")
+        };
+        lines.push(format!(
+            "| {label} | {wins} | {w:.0} vs {f:.0} (load factor {top}) |"
+        ));
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "## Against FCFS\n\n\
+         Load factors where each policy's mean wait is below FCFS's with the same allocator.\n\n\
+         | policy | lower mean wait than FCFS at load factors | mean wait (s) vs FCFS's at the highest common load |\n\
+         |---|---|---|"
+    );
+    for l in lines {
+        let _ = writeln!(md, "{l}");
+    }
+    let _ = writeln!(md);
+}
+
 fn figures(md: &mut String, drawn: &[Drawn]) {
     let _ = writeln!(md, "## Figures\n");
     for d in drawn {
@@ -221,5 +276,27 @@ mod tests {
         );
         // No common 1.0: the largest load both series have.
         assert!(md.contains("## Key numbers at load factor 0.2"), "{md}");
+    }
+
+    #[test]
+    fn against_fcfs_lists_the_loads_where_a_policy_waits_less() {
+        let wait = |s: &str, lf: f64, w: f64| {
+            let mut r = row(s, lf, 1.0);
+            r.metrics.mean_wait_s = w;
+            r
+        };
+        let rows = vec![
+            wait("fcfs", 0.5, 10.0),
+            wait("fcfs", 1.0, 500.0),
+            wait("lazy", 0.5, 40.0),
+            wait("lazy", 1.0, 90.0),
+        ];
+        let md = render(&rows, None, &KneeRule::default(), &[]);
+        assert!(
+            md.contains("| lazy + mpl | 1 | 90 vs 500 (load factor 1) |"),
+            "{md}"
+        );
+        let alone = render(&rows[2..], None, &KneeRule::default(), &[]);
+        assert!(!alone.contains("Against FCFS"), "no FCFS, no section");
     }
 }

@@ -70,8 +70,12 @@ fn every_entry_is_listed_with_its_grid_and_whereabouts() {
     );
     let gone = entry("gone");
     assert_eq!(gone["path"], Value::Null);
-    assert_eq!(gone["sched"], serde_json::json!(["fcfs", "oo"]));
-    assert_eq!(gone["alloc"], serde_json::json!(["flat"]));
+    assert_eq!(
+        gone["sched"],
+        serde_json::json!(["lazy", "scan-up", "static", "fcfs", "oo"]),
+        "the hypercube family's"
+    );
+    assert_eq!(gone["alloc"], serde_json::json!(["buddy"]));
     let table =
         String::from_utf8(ok(bin_with(&cat, dir.path()).arg("catalog")).stdout).expect("utf-8");
     assert!(table.contains("window:4 × mpl"), "{table}");
@@ -89,6 +93,8 @@ fn the_builtin_catalog_names_a_default_grid_for_every_log() {
         let (machine, alloc) = (t["machine"].as_str().unwrap(), &t["alloc"]);
         let expected = if machine.starts_with("mesh:") {
             "mpl"
+        } else if machine.starts_with("hypercube:") {
+            "buddy"
         } else {
             "flat"
         };

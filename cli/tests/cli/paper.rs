@@ -250,3 +250,62 @@ fn one_thread_and_two_threads_give_identical_csvs() {
     };
     assert_eq!(run("1"), run("2"));
 }
+
+/// lazy-scheduling-hypercube.md: every figure (3–10) and Table I are written in the promised
+/// layout on the quick configuration, and FCFS has the largest queueing delay at the highest load
+/// with hyperexponential residence (Fig. 4a).
+#[test]
+fn lazy_figures_and_table_are_written() {
+    let dir = TempDir::new().unwrap();
+    let ids: Vec<String> = [
+        "3a", "3b", "4a", "4b", "5a", "5b", "6a", "6b", "7a", "7b", "8a", "8b", "9a", "9b", "10a",
+        "10b",
+    ]
+    .iter()
+    .map(|i| format!("lazy/fig{i}"))
+    .chain(["lazy/table1".to_string()])
+    .collect();
+    bin()
+        .args(["paper", "--quick", "--no-traces", "--quiet", "--out"])
+        .arg(dir.path())
+        .args(["--only", &ids.join(",")])
+        .assert()
+        .success();
+    let lazy = dir.path().join("lazy");
+    for id in ids.iter().filter(|i| i.contains("fig")) {
+        let stem = id.trim_start_matches("lazy/");
+        assert!(lazy.join(format!("{stem}.png")).is_file(), "{stem}.png");
+        let curves = read_csv(&lazy.join(format!("{stem}.csv")));
+        assert!(!curves.is_empty(), "{stem} has data");
+        if ["fig5a", "fig6a", "fig7b"].contains(&stem) {
+            let all = curves.values().flatten();
+            assert!(
+                all.clone().all(|p| (0.0..=1.0).contains(&p.1)),
+                "{stem}: U is a fraction"
+            );
+        }
+    }
+    let f4 = read_csv(&lazy.join("fig4a.csv"));
+    let top = f4["lazy+buddy"].iter().map(|p| p.0).fold(0.0, f64::max);
+    assert!(
+        y(&f4, "fcfs+buddy", top) >= y(&f4, "lazy+buddy", top),
+        "fig4a at load {top}"
+    );
+    let f10 = read_csv(&lazy.join("fig10a.csv"));
+    assert!(f10.contains_key("lazy+freelist") && f10.contains_key("fcfs+freelist"));
+    let table = std::fs::read_to_string(lazy.join("table1.csv")).unwrap();
+    let mut lines = table.lines();
+    assert_eq!(lines.next(), Some("case,load,scheduler,power"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        rows.len(),
+        2 * 3 * 3,
+        "cases A, B × fcfs, scan-up, lazy × 3 quick loads"
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r.len() == 4 && r[3].parse::<f64>().is_ok())
+    );
+    let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+    assert!(readme.contains("lazy/fig3a") && readme.contains("## Lazy scheduling on hypercubes"));
+}

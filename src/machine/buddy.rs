@@ -1,0 +1,263 @@
+//! Buddy allocation on a hypercube (lazy-scheduling-hypercube.md §2.1 and §3.2; Knowlton, Knuth), in
+//! the O(n) free-list form of §3.2: lists `F_0 … F_n` of free buddy-aligned subcubes.
+//!
+//! * **Buddy_Request(I_k)**: take a subcube from `F_k`; otherwise from the first non-empty
+//!   `F_{k+1}, …, F_n`, decomposed by the buddy rule (the lower half is kept for the job, each upper
+//!   half goes to its list) until a `k`-cube is left. Within a list the lowest address is taken.
+//! * **Buddy_Release(I_k)**: insert the subcube in `F_k`; while its buddy (the aligned cube differing in
+//!   bit `k`) is in `F_k`, merge them into `F_{k+1}`.
+//!
+//! Only the `2^(n−k)` aligned `k`-cubes `[m·2^k, (m+1)·2^k)` are ever recognised: recognition is
+//! incomplete by design. Each list is a bitmap over its aligned slots (lowest free address by a word
+//! scan), so request and release cost O(n) bit operations plus the scan.
+//!
+//! [`Allocator::occupy`] accepts any free subcube, aligned or not (a planner's snapshot, a static
+//! partition): the free cubes it overlaps are split by the buddy rule around it. The lists then always
+//! hold the *maximal* free aligned cubes (no two free buddies are ever both listed), so a free aligned
+//! cube always lies inside one listed cube.
+
+use super::cube::{self, CubeNodes, NodeBits};
+use super::{AllocKind, Allocator, MachineSpec, Placement, Request, SpecError, Subcube};
+
+/// The buddy system on an `n`-cube.
+#[derive(Debug, Clone)]
+pub struct Buddy {
+    nodes: CubeNodes,
+    /// All lists in one bitmap: bit `slot(k, base)` set when the aligned `k`-cube at `base` is free
+    /// and listed in `F_k` (level `k` holds `2^(n−k)` slots, levels in increasing `k`).
+    lists: NodeBits,
+    /// Number of cubes in each list (`order ≤ 20`).
+    counts: [u32; 21],
+    /// Bit `k` set when `F_k` is not empty.
+    nonempty: u32,
+}
+
+/// The registry's constructor: a hypercube only.
+pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
+    Ok(Box::new(Buddy::new(cube::order_of(
+        AllocKind::Buddy,
+        machine,
+    )?)))
+}
+
+impl Buddy {
+    /// An `order`-cube (`order ≤ 20`, as machine labels allow), all free (`F_n` holds the whole cube).
+    pub fn new(order: u8) -> Self {
+        let order = order.min(20);
+        let mut b = Buddy {
+            nodes: CubeNodes::new(order),
+            lists: NodeBits::new(2 << order),
+            counts: [0; 21],
+            nonempty: 0,
+        };
+        b.list(order, 0, true);
+        b
+    }
+
+    /// The free cubes of list `F_k`, lowest address first (as patterns' bases).
+    pub fn free_list(&self, k: u8) -> Vec<Subcube> {
+        std::iter::successors(self.first_listed(k, 0), |&b| {
+            self.first_listed(k, b + (1 << k))
+        })
+        .map(|base| cube::aligned(self.nodes.order, k, base))
+        .collect()
+    }
+
+    /// Bit index of level `k`'s first slot: `2^(n+1) − 2^(n−k+1)`.
+    fn level_start(&self, k: u8) -> u32 {
+        let n = u32::from(self.nodes.order);
+        (2 << n) - (2 << (n - u32::from(k)))
+    }
+
+    /// Bit index of the aligned `k`-cube at `base`.
+    fn slot(&self, k: u8, base: u32) -> u32 {
+        self.level_start(k) + (base >> k)
+    }
+
+    /// The lowest listed `k`-cube at or after address `from`.
+    fn first_listed(&self, k: u8, from: u32) -> Option<u32> {
+        let start = self.level_start(k);
+        let end = start + (1 << (self.nodes.order - k));
+        let bit = self.lists.first_set(start + (from >> k))?;
+        (bit < end).then(|| (bit - start) << k)
+    }
+
+    /// Puts (or takes) the aligned `k`-cube at `base` in (out of) `F_k`.
+    fn list(&mut self, k: u8, base: u32, on: bool) {
+        self.lists.put(self.slot(k, base), on);
+        let count = &mut self.counts[k as usize];
+        if on {
+            *count += 1;
+        } else {
+            *count -= 1;
+        }
+        if *count == 0 {
+            self.nonempty &= !(1 << k);
+        } else {
+            self.nonempty |= 1 << k;
+        }
+    }
+
+    /// Whether the aligned `k`-cube at `base` is in `F_k`.
+    fn listed(&self, k: u8, base: u32) -> bool {
+        self.lists.get(self.slot(k, base))
+    }
+
+    /// Takes the aligned free `k`-cube at `base` out of the lists: the listed cube containing it is
+    /// removed and decomposed, every upper half not holding it going to its list.
+    fn take_aligned(&mut self, k: u8, base: u32) {
+        let order = self.nodes.order;
+        let Some(j) = (k..=order).find(|&j| self.listed(j, base & !cube::low_bits(j))) else {
+            debug_assert!(false, "no free cube holds the {k}-cube at {base}");
+            return;
+        };
+        self.list(j, base & !cube::low_bits(j), false);
+        for l in (k..j).rev() {
+            let sibling = (base & !cube::low_bits(l)) ^ (1 << l);
+            self.list(l, sibling, true);
+        }
+    }
+
+    /// Buddy_Release of the aligned `k`-cube at `base`: listed, merged with its buddy while it can.
+    fn release_aligned(&mut self, mut k: u8, mut base: u32) {
+        while k < self.nodes.order && self.listed(k, base ^ (1 << k)) {
+            self.list(k, base ^ (1 << k), false);
+            base &= !(1 << k);
+            k += 1;
+        }
+        self.list(k, base, true);
+    }
+}
+
+impl Allocator for Buddy {
+    fn machine(&self) -> MachineSpec {
+        MachineSpec::Hypercube {
+            dim: self.nodes.order,
+        }
+    }
+    /// Buddy_Request: the lowest cube of the first non-empty `F_j`, `j ≥ k`, its lowest `k`-cube.
+    fn find(&mut self, req: &Request) -> Option<Placement> {
+        let order = self.nodes.order;
+        let k = cube::wanted(order, req)?;
+        let above = self.nonempty >> k;
+        if above == 0 {
+            return None;
+        }
+        let j = k + above.trailing_zeros() as u8;
+        let base = self.first_listed(j, 0)?;
+        Some(Placement::Subcube(cube::aligned(order, k, base)))
+    }
+    fn occupy(&mut self, p: &Placement) {
+        let Some(c) = cube::subcube_of(self.nodes.order, p) else {
+            debug_assert!(false, "not a subcube of this machine: {p:?}");
+            return;
+        };
+        self.nodes.mark(c, true);
+        for (t, base) in cube::aligned_pieces(c) {
+            self.take_aligned(t, base);
+        }
+    }
+    fn vacate(&mut self, p: &Placement) {
+        let Some(c) = cube::subcube_of(self.nodes.order, p) else {
+            debug_assert!(false, "not a subcube of this machine: {p:?}");
+            return;
+        };
+        self.nodes.mark(c, false);
+        for (t, base) in cube::aligned_pieces(c) {
+            self.release_aligned(t, base);
+        }
+    }
+    fn is_free(&self, p: &Placement) -> bool {
+        cube::subcube_of(self.nodes.order, p).is_some_and(|c| self.nodes.all_free(c))
+    }
+    fn free_nodes(&self) -> u32 {
+        self.nodes.free()
+    }
+    fn fits_empty(&self, req: &Request) -> bool {
+        cube::wanted(self.nodes.order, req).is_some()
+    }
+    fn snapshot(&self) -> Box<dyn Allocator> {
+        Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(p: Option<Placement>) -> String {
+        p.map_or_else(|| "none".to_string(), |p| p.to_string())
+    }
+
+    fn lists(b: &Buddy) -> Vec<Vec<String>> {
+        (0..=4)
+            .map(|k| b.free_list(k).iter().map(ToString::to_string).collect())
+            .collect()
+    }
+
+    /// A hand-worked 4-cube (§3.2, Buddy_Request / Buddy_Release): requests for a 1-cube, a 2-cube
+    /// and a 0-cube, then releases in another order.
+    #[test]
+    fn buddy_request_and_release_on_a_4_cube() {
+        let mut b = Buddy::new(4);
+        let req = |k| Request::Subcube(k);
+        // F_4 = {****} decomposes: 1*** → F_3, 01** → F_2, 001* → F_1; the job gets 000*.
+        let a = b.allocate(&req(1));
+        assert_eq!(shown(a), "000*");
+        assert_eq!(lists(&b), [vec![], vec!["001*"], vec!["01**"], vec!["1***"], vec![]]);
+        // F_2 is not empty: 01** straight from the list.
+        let c = b.allocate(&req(2));
+        assert_eq!(shown(c), "01**");
+        // F_0 empty, F_1 = {001*}: split into 0010 (job) and 0011 (F_0).
+        let d = b.allocate(&req(0));
+        assert_eq!(shown(d), "0010");
+        assert_eq!(lists(&b), [vec!["0011"], vec![], vec![], vec!["1***"], vec![]]);
+        assert_eq!(b.free_nodes(), 9);
+        // Release 000*: its buddy 001* is not free (0010 busy), so it stays in F_1.
+        b.vacate(&a.unwrap());
+        assert_eq!(lists(&b), [vec!["0011"], vec!["000*"], vec![], vec!["1***"], vec![]]);
+        // Release 0010: merges with 0011 → 001*, with 000* → 00**; 01** busy stops it.
+        b.vacate(&d.unwrap());
+        assert_eq!(lists(&b), [vec![], vec![], vec!["00**"], vec!["1***"], vec![]]);
+        b.vacate(&c.unwrap());
+        assert_eq!(lists(&b), [vec![], vec![], vec![], vec![], vec!["****"]]);
+        assert_eq!(b.free_nodes(), 16);
+    }
+
+    #[test]
+    fn incomplete_recognition_is_by_design() {
+        // The odd nodes of a 3-cube busy: the even ones form the 2-cube **0, whose every 1-cube
+        // (*00, 0*0, …) straddles two buddy pairs.
+        let mut b = Buddy::new(3);
+        for p in ["001", "011", "101", "111"] {
+            let addr = u32::from_str_radix(p, 2).unwrap();
+            b.occupy(&Placement::Subcube(Subcube::new(3, addr, 0)));
+        }
+        assert!(b.is_free(&Placement::Subcube(Subcube::new(3, 0, 0b110))));
+        assert_eq!(b.find(&Request::Subcube(1)), None);
+        assert_eq!(shown(b.find(&Request::Subcube(0))), "000");
+    }
+
+    #[test]
+    fn occupies_any_free_subcube() {
+        let mut b = Buddy::new(4);
+        let odd = Placement::Subcube(Subcube::new(4, 0b0001, 0b1010)); // *0*1
+        assert!(b.is_free(&odd));
+        b.occupy(&odd);
+        assert_eq!(b.free_nodes(), 12);
+        assert!(!b.is_free(&odd));
+        assert_eq!(shown(b.find(&Request::Subcube(1))), "010*", "the first free aligned 1-cube");
+        assert_eq!(shown(b.find(&Request::Subcube(2))), "01**");
+        assert_eq!(shown(b.find(&Request::Subcube(3))), "none");
+        b.vacate(&odd);
+        assert_eq!(lists(&b)[4], ["****"]);
+    }
+
+    #[test]
+    fn only_hypercubes_and_subcube_requests() {
+        assert!(build(MachineSpec::Flat { nodes: 8 }).is_err());
+        let b = build(MachineSpec::Hypercube { dim: 3 }).unwrap();
+        assert!(b.fits_empty(&Request::Subcube(3)) && !b.fits_empty(&Request::Subcube(4)));
+        assert!(!b.fits_empty(&Request::Nodes(2)));
+    }
+}

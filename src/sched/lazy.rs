@@ -1,0 +1,223 @@
+//! Lazy scheduling (lazy-scheduling-hypercube.md §3.2, Mohapatra, Yu & Das): one FIFO queue `Q_k` per
+//! cube dimension; a job waits for a busy subcube of its own size rather than fragment the machine
+//! for a new one.
+//!
+//! * `N_k`, the queue's threshold, is the number of `k`-cubes allocated: the running `k`-cube jobs
+//!   (it goes up when a search succeeds, Lazy_Request step 3, and down when a `k`-cube goes back to the
+//!   allocator; a cube handed on by Lazy_Release step 2 leaves it unchanged).
+//! * **Lazy_Request(I_k)**: enqueue; if `|Q_k| > N_k` and `stop_alloc` is clear, search a new subcube
+//!   for the head of `Q_k` (repeated while the queue stays longer than its threshold and the search
+//!   succeeds — one search, as in the paper, unless earlier searches failed).
+//! * **Lazy_Release(I_k)**, per released job in release order: (1) if `stop_alloc` is clear and the
+//!   oldest waiting job has waited longer than the threshold, set it and save that job's queue `Q_j`;
+//!   (2) if `Q_k` is not empty and `stop_alloc` is clear, the released cube goes straight to the head of
+//!   `Q_k` (same request), with no merge in between; (3) if `stop_alloc` is set, search a subcube for
+//!   the head of `Q_j` and clear the flag on success; (4) the cube otherwise returns to the allocator.
+//!   The engine frees the nodes before the scheduler runs, so step 3 already sees them.
+//! * After the releases of an instant, while `stop_alloc` is clear, every queue longer than its
+//!   threshold searches again (oldest head first): "a queue whose length exceeds the threshold value
+//!   tries to find another subcube" (§3.2) is a state, and a search that failed on arrival must be
+//!   retried once nodes are freed — without it a queue with `N_k = 0` would wait for the next arrival
+//!   of its size.
+//! * The waiting-time threshold is `d_t²·λ` (`lazy`), `d_t` the mean queueing delay of the jobs
+//!   allocated so far and `λ` the arrivals so far over the time since the first arrival, both updated
+//!   at every allocation (infinite until a job has been allocated after a positive elapsed time); or a
+//!   fixed `T` (`lazy:T`). While `stop_alloc` is set no other job is allocated.
+//!
+//! A job's dimension is its subcube's (`Request::Subcube(k)`), or `⌈log2 nodes⌉` for other requests
+//! (so the policy runs on any machine; a handed-on cube then needs an equal request).
+
+use std::collections::{HashMap, VecDeque};
+
+use super::{Scheduler, System};
+use crate::SimTime;
+use crate::resource::{Placement, Request};
+use crate::workload::JobId;
+
+/// The dimension queue of a request: `k` of a `k`-subcube, else `⌈log2 nodes⌉`.
+pub(crate) fn cube_dim(req: &Request) -> usize {
+    match *req {
+        Request::Subcube(k) => usize::from(k),
+        other => other.nodes().max(1).next_power_of_two().trailing_zeros() as usize,
+    }
+}
+
+/// How the maximum tolerated wait is set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Threshold {
+    /// `d_t²·λ`, measured.
+    Dynamic,
+    /// A fixed number of seconds.
+    Fixed(SimTime),
+}
+
+/// The running measurements behind `d_t²·λ`.
+#[derive(Debug, Default)]
+struct Monitor {
+    first_arrival: Option<SimTime>,
+    arrivals: u64,
+    allocated: u64,
+    total_delay: SimTime,
+    /// `d_t²·λ` as of the last allocation.
+    limit: Option<SimTime>,
+}
+
+impl Monitor {
+    fn arrived(&mut self, now: SimTime) {
+        self.first_arrival.get_or_insert(now);
+        self.arrivals += 1;
+    }
+    fn allocated(&mut self, delay: SimTime, now: SimTime) {
+        self.allocated += 1;
+        self.total_delay += delay;
+        let elapsed = now - self.first_arrival.unwrap_or(now);
+        self.limit = (elapsed > 0.0).then(|| {
+            let d = self.total_delay / self.allocated as f64;
+            d * d * (self.arrivals as f64 / elapsed)
+        });
+    }
+}
+
+/// Lazy scheduling.
+#[derive(Debug)]
+pub(crate) struct Lazy {
+    threshold: Threshold,
+    queues: Vec<VecDeque<JobId>>,
+    /// `N_k`.
+    servers: Vec<u32>,
+    /// `stop_alloc` with the saved queue `j`.
+    stop: Option<usize>,
+    monitor: Monitor,
+    held: HashMap<JobId, Placement>,
+    waiting: usize,
+}
+
+impl Lazy {
+    pub(crate) fn new(threshold: Threshold) -> Self {
+        Lazy {
+            threshold,
+            queues: Vec::new(),
+            servers: Vec::new(),
+            stop: None,
+            monitor: Monitor::default(),
+            held: HashMap::new(),
+            waiting: 0,
+        }
+    }
+
+    fn ensure(&mut self, k: usize) {
+        if self.queues.len() <= k {
+            self.queues.resize_with(k + 1, VecDeque::new);
+            self.servers.resize(k + 1, 0);
+        }
+    }
+
+    /// The maximum tolerated wait now.
+    fn limit(&self) -> SimTime {
+        match self.threshold {
+            Threshold::Fixed(t) => t,
+            Threshold::Dynamic => self.monitor.limit.unwrap_or(SimTime::INFINITY),
+        }
+    }
+
+    /// Books a start of the head of `Q_k` (already started by the engine).
+    fn started(&mut self, k: usize, sys: &dyn System) {
+        let Some(job) = self.queues[k].pop_front() else {
+            return;
+        };
+        self.waiting -= 1;
+        self.servers[k] += 1;
+        if let Some(r) = sys.running_jobs().iter().rev().find(|r| r.job == job) {
+            self.held.insert(job, r.placement);
+        }
+        let now = sys.now();
+        self.monitor.allocated(now - sys.job(job).submit, now);
+    }
+
+    /// Searches a new subcube for the head of `Q_k`.
+    fn search(&mut self, k: usize, sys: &mut dyn System) -> bool {
+        match self.queues[k].front() {
+            Some(&head) if sys.try_start(head) => {
+                self.started(k, &*sys);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Lazy_Request step 2, repeated while `|Q_k| > N_k` and the search succeeds.
+    fn grow(&mut self, k: usize, sys: &mut dyn System) {
+        while self.stop.is_none()
+            && self.queues[k].len() > self.servers[k] as usize
+            && self.search(k, sys)
+        {}
+    }
+
+    /// The queue of the oldest waiting job, and that job.
+    fn oldest(&self) -> Option<(usize, JobId)> {
+        (0..self.queues.len())
+            .filter_map(|k| self.queues[k].front().map(|&j| (k, j)))
+            .min_by_key(|&(_, j)| j)
+    }
+
+    /// Lazy_Release for one released job.
+    fn release(&mut self, job: JobId, sys: &mut dyn System) {
+        let Some(placement) = self.held.remove(&job) else {
+            return;
+        };
+        let req = sys.job(job).request;
+        let k = cube_dim(&req);
+        self.ensure(k);
+        self.servers[k] -= 1;
+        // Step 1: the oldest waiting job past the threshold sets stop_alloc.
+        if self.stop.is_none()
+            && let Some((j, oldest)) = self.oldest()
+            && sys.now() - sys.job(oldest).submit > self.limit()
+        {
+            self.stop = Some(j);
+        }
+        // Step 2: the released cube straight to the head of Q_k.
+        if self.stop.is_none()
+            && let Some(&head) = self.queues[k].front()
+            && sys.job(head).request == req
+            && sys.try_start_on(head, placement)
+        {
+            self.started(k, &*sys);
+        }
+        // Step 3: a new search for the head of the saved queue.
+        if let Some(j) = self.stop
+            && self.search(j, sys)
+        {
+            self.stop = None;
+        }
+    }
+}
+
+impl Scheduler for Lazy {
+    fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
+        self.monitor.arrived(sys.now());
+        let k = cube_dim(&sys.job(job).request);
+        self.ensure(k);
+        self.queues[k].push_back(job);
+        self.waiting += 1;
+        self.grow(k, sys);
+    }
+
+    fn on_departure(&mut self, sys: &mut dyn System) {
+        let departed = sys.departed().to_vec();
+        for job in departed {
+            self.release(job, sys);
+        }
+        let mut order: Vec<(JobId, usize)> = (0..self.queues.len())
+            .filter_map(|k| self.queues[k].front().map(|&j| (j, k)))
+            .collect();
+        order.sort_unstable();
+        for (_, k) in order {
+            self.grow(k, sys);
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.waiting
+    }
+}
