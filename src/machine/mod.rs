@@ -75,6 +75,8 @@ allocators! {
     Mpl = mpl, "mpl";
     /// Node counting, no shape; any machine.
     Flat = flat, "flat";
+    /// 2D buddy system on a square power-of-two mesh; the buddy order of FF-2G (coscheduling report).
+    Buddy2d = buddy_2d, "buddy2d";
 }
 
 /// A machine or allocator label that could not be read.

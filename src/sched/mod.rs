@@ -21,6 +21,8 @@ use std::str::FromStr;
 mod bypass_queue;
 mod delay;
 mod fcfs;
+pub mod gang;
+mod largest_first;
 mod oocb;
 mod out_of_order;
 pub mod plan;
@@ -32,6 +34,7 @@ use crate::machine::Allocator;
 use crate::resource::Placement;
 use crate::workload::{Job, JobId};
 
+pub use gang::{GangLog, GangParams, gang_with_log};
 pub use plan::{Reservation, RunningJob};
 
 /// The engine as a scheduler sees it.
@@ -126,12 +129,18 @@ pub enum SchedKind {
     DelayCount,
     /// `bq:T`: bypass queue with threshold time `T` (bypass-queue paper, Fig. 2); `bq:inf` never blocks.
     BypassQueue(SimTime),
+    /// `gang[:slice=S,nmax=N,retry=R,switch=C]`: MPJ-CoSched&TS, gang scheduling by time-slice
+    /// classes (coscheduling-time-sharing.md §4.2–4.3).
+    Gang(GangParams),
+    /// `largest-first[:R]`: space sharing in descending size with `RetryLim` R (default 16; the
+    /// coscheduling report's baseline, §4.4).
+    LargestFirst(u32),
 }
 
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "scheduler `{0}` is not one of fcfs, oo, oocb:K (K ≥ 0), window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf"
+    "scheduler `{0}` is not one of fcfs, oo, oocb:K (K ≥ 0), window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf, gang[:slice=S,nmax=N,retry=R,switch=C], largest-first[:R]"
 )]
 pub struct SchedParseError(pub String);
 
@@ -146,6 +155,8 @@ impl fmt::Display for SchedKind {
             SchedKind::DelayCount => f.write_str("delay:count"),
             SchedKind::BypassQueue(t) if t.is_infinite() => f.write_str("bq:inf"),
             SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
+            SchedKind::Gang(p) => write!(f, "{p}"),
+            SchedKind::LargestFirst(r) => write!(f, "largest-first:{r}"),
         }
     }
 }
@@ -160,6 +171,8 @@ impl FromStr for SchedKind {
                 "fcfs" => Ok(SchedKind::Fcfs),
                 "oo" => Ok(SchedKind::OutOfOrder),
                 "delay" => Ok(SchedKind::Delay),
+                "gang" => Ok(SchedKind::Gang(GangParams::default())),
+                "largest-first" => Ok(SchedKind::LargestFirst(GangParams::RETRY)),
                 _ => Err(bad()),
             },
             Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
@@ -172,6 +185,13 @@ impl FromStr for SchedKind {
                 .filter(|t| *t >= 0.0 && t.is_finite())
                 .map(SchedKind::BypassQueue)
                 .ok_or_else(bad),
+            Some(("gang", args)) => GangParams::parse_args(args)
+                .map(SchedKind::Gang)
+                .ok_or_else(bad),
+            Some(("largest-first", r)) => r
+                .parse::<u32>()
+                .map(SchedKind::LargestFirst)
+                .map_err(|_| bad()),
             Some(_) => Err(bad()),
         }
     }
@@ -190,6 +210,8 @@ impl SchedKind {
             SchedKind::Delay => Box::new(delay::delay(delay::Reading::Time)),
             SchedKind::DelayCount => Box::new(delay::delay(delay::Reading::Count)),
             SchedKind::BypassQueue(t) => Box::new(bypass_queue::bypass_queue(t)),
+            SchedKind::Gang(p) => Box::new(gang::Gang::new(p)),
+            SchedKind::LargestFirst(r) => Box::new(largest_first::LargestFirst::new(r)),
         }
     }
 }
