@@ -24,6 +24,7 @@ mod mesh;
 
 pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
 pub use best_fit::{BestFit, BestFitRule};
+pub use buddy_2d::{Buddy2d, Buddy2dRule};
 pub use first_fit::{FirstFit, FirstFitRule};
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;

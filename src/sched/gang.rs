@@ -22,8 +22,9 @@
 //!   deleted; (2) control passes to the next class, or a new round starts after the last one.
 //! * **Slice start** of ZSK_a: the running jobs that are not in ZSK_a are suspended (in the order they
 //!   started running), then ZSK_a's jobs are resumed or started (in class order). A job in both
-//!   classes keeps running. ▸ With a context-switch cost C > 0 and a different class coming in, the
-//!   nodes stay idle for C before the incoming jobs run (the slice proper lasts S after that).
+//!   classes keeps running. ▸ With a context-switch cost C > 0 and a different class coming in (not
+//!   after an idle period), the nodes stay idle for C before the incoming jobs run (the slice proper
+//!   lasts S after that).
 //! * **Round start**: while `nmp_list` is not empty and fewer than `n_max` classes exist, a new class
 //!   is created at the front of the list (in creation order) and `nmp_list` is placed into it in
 //!   order; then every class is filled with alternative placements; the round starts at the first
@@ -128,7 +129,8 @@ impl GangParams {
 pub struct GangLog {
     /// `(t, classes)` whenever the number of classes changes (a step function).
     pub classes: Vec<(SimTime, u32)>,
-    /// Slice boundaries at which a different class came in (class context switches).
+    /// Slice boundaries at which a different class came in on a busy machine (class context switches;
+    /// the first class after an idle period is not one).
     pub switches: u64,
 }
 
@@ -460,7 +462,8 @@ impl Gang {
             self.phase = Phase::Idle;
             return;
         };
-        let changed = self.current != Some(incoming);
+        // From an idle machine nothing is switched out: no cost, not counted.
+        let changed = self.phase != Phase::Idle && self.current != Some(incoming);
         if changed && let Some(log) = &self.log {
             log.lock().unwrap_or_else(|e| e.into_inner()).switches += 1;
         }

@@ -128,6 +128,9 @@ fn build(kind: AllocKind, size: Shape) -> Box<dyn Probe> {
         AllocKind::AdaptiveScan => Box::new(AdaptiveScan::new(size)),
         AllocKind::Mpl => Box::new(Mpl::new(size)),
         AllocKind::Flat => panic!("flat has no mesh"),
+        AllocKind::Buddy2d => {
+            panic!("buddy2d needs a square power-of-two mesh (tests in tests/it/gang.rs)")
+        }
     }
 }
 
