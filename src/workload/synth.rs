@@ -307,6 +307,10 @@ pub enum SynthError {
 }
 
 impl SynthSpec {
+    /// The machine the model is meant for: its mesh.
+    pub fn mesh_spec(&self) -> crate::resource::MachineSpec {
+        crate::resource::MachineSpec::Mesh { size: self.mesh }
+    }
     /// A spec with arrival rate `rate` (jobs per time unit).
     pub fn new(sides: SideModel, mesh: Shape, jobs: usize, rate: f64, mean_service: f64) -> Self {
         SynthSpec {
