@@ -18,6 +18,8 @@ pub enum Paper {
     WindowK,
     /// bypass-queue-fixed-orientation.md (Chang & Mohapatra).
     Bypass,
+    /// coscheduling-time-sharing.md (Rotzoll), gang scheduling.
+    Coscheduling,
 }
 
 impl Paper {
@@ -26,6 +28,7 @@ impl Paper {
         match self {
             Paper::WindowK => "window-k",
             Paper::Bypass => "bypass-queue",
+            Paper::Coscheduling => "coscheduling",
         }
     }
 }
@@ -280,6 +283,7 @@ fn family(model: &SideModel) -> &'static str {
         SideModel::UniformDecreasing { .. } => "unif-dec",
         SideModel::Uniform => "uniform",
         SideModel::TruncNormal { .. } => "normal",
+        SideModel::PowerSquares => "squares",
     }
 }
 
