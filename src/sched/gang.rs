@@ -36,8 +36,9 @@
 //! one that is running in the class being served).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 use std::fmt;
+use std::ops::Index;
 use std::sync::{Arc, Mutex};
 
 use super::largest_first::NmpList;
@@ -170,6 +171,44 @@ struct Placed {
     run: Run,
 }
 
+/// The placed jobs, indexed by job (dense ids: O(1) lookups, no hashing).
+#[derive(Debug, Default)]
+struct PlacedJobs {
+    slots: Vec<Option<Placed>>,
+    /// Placed jobs that have not started yet.
+    unstarted: usize,
+}
+
+impl PlacedJobs {
+    fn get(&self, job: &JobId) -> Option<&Placed> {
+        self.slots.get(job.index())?.as_ref()
+    }
+    fn get_mut(&mut self, job: &JobId) -> Option<&mut Placed> {
+        self.slots.get_mut(job.index())?.as_mut()
+    }
+    fn insert(&mut self, job: JobId, p: Placed) {
+        if job.index() >= self.slots.len() {
+            self.slots.resize_with(job.index() + 1, || None);
+        }
+        self.unstarted += usize::from(p.run == Run::NotStarted);
+        self.slots[job.index()] = Some(p);
+    }
+    fn remove(&mut self, job: &JobId) {
+        if let Some(slot) = self.slots.get_mut(job.index())
+            && let Some(p) = slot.take()
+        {
+            self.unstarted -= usize::from(p.run == Run::NotStarted);
+        }
+    }
+}
+
+impl Index<&JobId> for PlacedJobs {
+    type Output = Placed;
+    fn index(&self, job: &JobId) -> &Placed {
+        self.get(job).expect("a placed job")
+    }
+}
+
 /// What the class being served is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -217,7 +256,7 @@ pub(crate) struct Gang {
     /// The classes in round order.
     classes: Vec<Class>,
     next_class: u64,
-    jobs: BTreeMap<JobId, Placed>,
+    jobs: PlacedJobs,
     /// Jobs running now, in the order they started running.
     running: Vec<JobId>,
     /// The class being served.
@@ -238,7 +277,7 @@ impl Gang {
             nmp: NmpList::new(params.retry),
             classes: Vec::new(),
             next_class: 0,
-            jobs: BTreeMap::new(),
+            jobs: PlacedJobs::default(),
             running: Vec::new(),
             current: None,
             phase: Phase::Idle,
@@ -310,7 +349,8 @@ impl Gang {
         let class = &self.classes[ci];
         let (victim, placement) = class.members.iter().find_map(|m| {
             let placed = &self.jobs[&m.job];
-            if !m.alt || (serving && placed.run == Run::Running) {
+            let too_small = class.alloc.free_nodes() + placed.placement.nodes() < req.nodes();
+            if !m.alt || too_small || (serving && placed.run == Run::Running) {
                 return None;
             }
             let mut trial = class.alloc.snapshot();
@@ -338,6 +378,7 @@ impl Gang {
         let Some(p) = self.jobs.get_mut(&job) else {
             return;
         };
+        let first = p.run == Run::NotStarted;
         let ok = match p.run {
             Run::Running => return,
             Run::NotStarted => sys.try_start_on(job, p.placement),
@@ -346,6 +387,7 @@ impl Gang {
         if ok {
             p.run = Run::Running;
             self.running.push(job);
+            self.jobs.unstarted -= usize::from(first);
         }
     }
 
@@ -382,6 +424,9 @@ impl Gang {
     /// (classes in round order, jobs in class order); they run at once when `ci` is being served.
     fn fill_alternatives(&mut self, ci: usize, sys: &mut dyn System) {
         let target = self.classes[ci].id;
+        if self.classes[ci].alloc.free_nodes() == 0 {
+            return;
+        }
         let candidates: Vec<JobId> = self
             .classes
             .iter()
@@ -391,8 +436,10 @@ impl Gang {
         let run = self.current == Some(target) && self.serving();
         for job in candidates {
             let placed = &self.jobs[&job];
-            if placed.classes.contains(&target)
-                || !self.classes[ci].alloc.is_free(&placed.placement)
+            let alloc = &self.classes[ci].alloc;
+            if placed.placement.nodes() > alloc.free_nodes()
+                || placed.classes.contains(&target)
+                || !alloc.is_free(&placed.placement)
             {
                 continue;
             }
@@ -582,7 +629,7 @@ impl Scheduler for Gang {
             self.nmp.placed(job);
             return;
         }
-        self.nmp.push(job, sys.job(job).request.nodes());
+        self.nmp.push(job, sys.job(job).request);
         if self.phase == Phase::Idle {
             self.start_round(sys);
         }
@@ -625,7 +672,6 @@ impl Scheduler for Gang {
     }
 
     fn waiting(&self) -> usize {
-        let unstarted = self.jobs.values().filter(|p| p.run == Run::NotStarted);
-        self.nmp.len() + unstarted.count()
+        self.nmp.len() + self.jobs.unstarted
     }
 }

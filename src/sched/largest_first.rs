@@ -11,22 +11,87 @@
 //! Events: on arrival the newcomer is tried at once unless a job has reached `RetryLim` (then it
 //! joins the list); after departures the list is tried in order ([`NmpList::pass`]).
 
-use super::{Scheduler, System};
-use crate::workload::JobId;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
-/// A waiting job of an [`NmpList`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Waiting {
-    job: JobId,
-    size: u32,
-    /// Times a younger job got nodes while this one waited.
-    passed: u32,
+use super::{Scheduler, System};
+use crate::workload::{JobId, Request};
+
+/// Counts of placed job ids, to count the placements of jobs younger than a given one
+/// (a Fenwick tree over job indices, grown by doubling).
+#[derive(Debug, Clone, Default)]
+struct PlacedIds {
+    marks: Vec<bool>,
+    tree: Vec<u32>,
+    total: u32,
 }
 
-/// The report's `nmp_list`: jobs not yet placed, in descending size, with `RetryLim` counters.
+impl PlacedIds {
+    fn add(&mut self, id: JobId) {
+        let i = id.index();
+        if i >= self.marks.len() {
+            self.grow(i + 1);
+        }
+        if std::mem::replace(&mut self.marks[i], true) {
+            return;
+        }
+        self.total += 1;
+        let mut k = i + 1;
+        while k <= self.tree.len() {
+            self.tree[k - 1] += 1;
+            k += k & k.wrapping_neg();
+        }
+    }
+    /// Rebuilds for at least `n` ids (linear Fenwick construction).
+    fn grow(&mut self, n: usize) {
+        let len = n.max(2 * self.marks.len()).max(64);
+        self.marks.resize(len, false);
+        self.tree = self.marks.iter().map(|&m| u32::from(m)).collect();
+        for k in 1..=len {
+            let parent = k + (k & k.wrapping_neg());
+            if parent <= len {
+                self.tree[parent - 1] += self.tree[k - 1];
+            }
+        }
+    }
+    /// Placed ids greater than `id`.
+    fn above(&self, id: JobId) -> u32 {
+        let mut k = (id.index() + 1).min(self.tree.len());
+        let mut upto = 0;
+        while k > 0 {
+            upto += self.tree[k - 1];
+            k &= k - 1;
+        }
+        self.total - upto
+    }
+}
+
+/// The report's `nmp_list`: jobs not yet placed, in descending size (older first among equals),
+/// with `RetryLim`.
+///
+/// A waiting job is *passed over* once per placement of a younger job, so a job's count is the
+/// number of placed jobs younger than it (every younger job arrived, and was placed, while it
+/// waited). Counts therefore never increase with arrival order: if any waiting job has reached
+/// `RetryLim`, the oldest has, and it is the one that must go next.
+///
+/// Jobs are grouped by request; inside a group they wait in arrival order, and a pass visits only
+/// group fronts in list order. Within one pass the free set only shrinks, so once a group's front
+/// fails its later jobs fail too and are skipped — the same jobs are tried, in the same order, as
+/// by a scan of the whole list, at `O((groups + placements) · log n)` per pass.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NmpList {
-    jobs: Vec<Waiting>,
+    /// Group index of each request seen (lookup only, never iterated).
+    group_of: HashMap<Request, usize>,
+    groups: Vec<VecDeque<JobId>>,
+    /// Nodes asked by each group's request.
+    sizes: Vec<u32>,
+    /// The group of each waiting job (lookup only).
+    group_of_job: HashMap<JobId, usize>,
+    /// The front of every non-empty group, keyed in list order.
+    fronts: BTreeSet<(Reverse<u32>, JobId, usize)>,
+    /// Every waiting job, oldest first.
+    waiting: BTreeSet<JobId>,
+    placed: PlacedIds,
     retry_lim: u32,
 }
 
@@ -34,42 +99,46 @@ impl NmpList {
     /// An empty list whose jobs must be placed next once passed over `retry_lim` times.
     pub(crate) fn new(retry_lim: u32) -> Self {
         NmpList {
-            jobs: Vec::new(),
             retry_lim,
+            ..NmpList::default()
         }
     }
 
     /// Number of jobs waiting.
     pub(crate) fn len(&self) -> usize {
-        self.jobs.len()
+        self.waiting.len()
     }
 
     /// Whether no job waits.
     pub(crate) fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
+        self.waiting.is_empty()
     }
 
-    /// Inserts `job` of `size` nodes behind every job at least as large (descending size, older
-    /// first among equals: jobs are inserted in arrival order).
-    pub(crate) fn push(&mut self, job: JobId, size: u32) {
-        let at = self.jobs.partition_point(|w| w.size >= size);
-        self.jobs.insert(
-            at,
-            Waiting {
-                job,
-                size,
-                passed: 0,
-            },
-        );
+    /// Appends `job` (jobs are pushed in arrival order) asking for `req`.
+    pub(crate) fn push(&mut self, job: JobId, req: Request) {
+        let next = self.groups.len();
+        let g = *self.group_of.entry(req).or_insert(next);
+        if g == next {
+            self.groups.push(VecDeque::new());
+            self.sizes.push(req.nodes());
+        }
+        self.group_of_job.insert(job, g);
+        if self.groups[g].is_empty() {
+            self.fronts.insert((Reverse(req.nodes()), job, g));
+        }
+        self.groups[g].push_back(job);
+        self.waiting.insert(job);
+    }
+
+    /// Times `job` (waiting) has been passed over by younger jobs.
+    fn passed(&self, job: JobId) -> u32 {
+        self.placed.above(job)
     }
 
     /// The oldest job passed over `RetryLim` times or more: it must be placed next.
     pub(crate) fn starving(&self) -> Option<JobId> {
-        self.jobs
-            .iter()
-            .filter(|w| w.passed >= self.retry_lim)
-            .map(|w| w.job)
-            .min()
+        let oldest = *self.waiting.first()?;
+        (self.passed(oldest) >= self.retry_lim).then_some(oldest)
     }
 
     /// Whether a newcomer may be tried now (no job must be placed before it).
@@ -79,47 +148,69 @@ impl NmpList {
 
     /// Records that `job` got nodes: every waiting job older than it was passed over once more.
     pub(crate) fn placed(&mut self, job: JobId) {
-        for w in self.jobs.iter_mut().filter(|w| w.job < job) {
-            w.passed += 1;
-        }
+        self.placed.add(job);
     }
 
     /// The waiting jobs in list order.
     #[cfg(test)]
-    pub(crate) fn jobs(&self) -> impl Iterator<Item = JobId> + '_ {
-        self.jobs.iter().map(|w| w.job)
+    pub(crate) fn jobs(&self) -> Vec<JobId> {
+        let mut all: Vec<(Reverse<u32>, JobId)> = Vec::new();
+        for &(size, _, g) in &self.fronts {
+            all.extend(self.groups[g].iter().map(|&j| (size, j)));
+        }
+        all.sort();
+        all.into_iter().map(|(_, j)| j).collect()
     }
 
     /// Tries the list in order with `place` (which returns whether the job got nodes); placed jobs
     /// leave the list. While a job has reached `RetryLim` only that job is tried, and the pass stops
-    /// when it does not fit. Returns the placed jobs in the order they were placed.
+    /// when it does not fit. A group whose front fails is skipped for the rest of the pass. Returns
+    /// the placed jobs in the order they were placed.
     pub(crate) fn pass(&mut self, mut place: impl FnMut(JobId) -> bool) -> Vec<JobId> {
         let mut placed = Vec::new();
-        let mut i = 0;
+        let mut after: Option<(Reverse<u32>, JobId, usize)> = None;
         loop {
             if let Some(first) = self.starving() {
                 if !place(first) {
                     return placed;
                 }
                 self.take(first, &mut placed);
-                i = 0;
                 continue;
             }
-            let Some(w) = self.jobs.get(i) else {
+            let next = match after {
+                None => self.fronts.first().copied(),
+                Some(k) => self
+                    .fronts
+                    .range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded))
+                    .next()
+                    .copied(),
+            };
+            let Some(key) = next else {
                 return placed;
             };
-            let job = w.job;
-            if place(job) {
-                self.take(job, &mut placed);
+            if place(key.1) {
+                self.take(key.1, &mut placed);
             } else {
-                i += 1;
+                after = Some(key);
             }
         }
     }
 
-    /// Removes a placed job and counts the overtakes it made.
+    /// Removes a placed job (the front of its group) and counts the overtakes it made.
     fn take(&mut self, job: JobId, placed: &mut Vec<JobId>) {
-        self.jobs.retain(|w| w.job != job);
+        let Some(g) = self.group_of_job.remove(&job) else {
+            return;
+        };
+        let key = (Reverse(self.sizes[g]), job, g);
+        if !self.fronts.remove(&key) {
+            return;
+        }
+        let group = &mut self.groups[key.2];
+        group.pop_front();
+        if let Some(&next) = group.front() {
+            self.fronts.insert((key.0, next, key.2));
+        }
+        self.waiting.remove(&job);
         self.placed(job);
         placed.push(job);
     }
@@ -146,7 +237,7 @@ impl Scheduler for LargestFirst {
             self.list.placed(job);
             return;
         }
-        self.list.push(job, sys.job(job).request.nodes());
+        self.list.push(job, sys.job(job).request);
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
@@ -165,13 +256,13 @@ mod tests {
     fn list(retry: u32, jobs: &[(u32, u32)]) -> NmpList {
         let mut l = NmpList::new(retry);
         for &(j, size) in jobs {
-            l.push(JobId(j), size);
+            l.push(JobId(j), Request::Nodes(size));
         }
         l
     }
 
     fn ids(l: &NmpList) -> Vec<u32> {
-        l.jobs().map(|j| j.0).collect()
+        l.jobs().iter().map(|j| j.0).collect()
     }
 
     #[test]
@@ -185,8 +276,10 @@ mod tests {
         let mut l = list(2, &[(0, 64), (1, 16), (3, 4)]);
         l.placed(JobId(2));
         assert_eq!(l.starving(), None);
+        assert_eq!((l.passed(JobId(0)), l.passed(JobId(3))), (1, 0));
         l.placed(JobId(4));
         // Jobs 0 and 1 have been passed twice (RetryLim 2); 3 only by job 4.
+        assert_eq!((l.passed(JobId(1)), l.passed(JobId(3))), (2, 1));
         assert_eq!(l.starving(), Some(JobId(0)));
         assert!(!l.admits_newcomer());
     }
@@ -203,7 +296,19 @@ mod tests {
         });
         assert_eq!(placed, [JobId(1), JobId(2)]);
         assert_eq!(ids(&l), [0]);
-        assert_eq!(l.jobs[0].passed, 2);
+        assert_eq!(l.passed(JobId(0)), 2);
+    }
+
+    #[test]
+    fn a_failed_group_is_not_tried_again_in_the_pass() {
+        let mut l = list(16, &[(0, 8), (1, 8), (2, 2), (3, 2)]);
+        let mut tried = Vec::new();
+        let placed = l.pass(|j| {
+            tried.push(j.0);
+            j.0 >= 2
+        });
+        assert_eq!(tried, [0, 2, 3], "job 1 asks what job 0 failed to get");
+        assert_eq!(placed, [JobId(2), JobId(3)]);
     }
 
     #[test]
@@ -224,5 +329,17 @@ mod tests {
         let mut l = list(0, &[(0, 4), (1, 64), (2, 16)]);
         let placed = l.pass(|_| true);
         assert_eq!(placed, [JobId(0), JobId(1), JobId(2)]);
+    }
+
+    #[test]
+    fn placed_ids_count_younger_placements_across_growth() {
+        let mut p = PlacedIds::default();
+        for i in [3u32, 70, 5, 200, 70] {
+            p.add(JobId(i));
+        }
+        assert_eq!(p.above(JobId(0)), 4);
+        assert_eq!(p.above(JobId(4)), 3);
+        assert_eq!(p.above(JobId(70)), 1);
+        assert_eq!(p.above(JobId(500)), 0);
     }
 }
