@@ -106,10 +106,11 @@ impl fmt::Display for GangParams {
 }
 
 impl GangParams {
-    /// Reads the arguments after `gang:` (`key=value` pairs); `None` when malformed.
+    /// Reads the arguments after `gang:` (`key=value` pairs separated by `,` or `;` — the latter
+    /// for lists that are themselves comma-separated, as `sweep --sched`); `None` when malformed.
     pub fn parse_args(args: &str) -> Option<GangParams> {
         let mut p = GangParams::default();
-        for part in args.split(',').map(str::trim) {
+        for part in args.split([',', ';']).map(str::trim) {
             let (k, v) = part.split_once('=')?;
             let time = || v.parse::<SimTime>().ok().filter(|t| t.is_finite());
             match k.trim() {

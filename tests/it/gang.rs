@@ -51,6 +51,7 @@ fn labels_round_trip_with_defaults() {
             "gang:slice=2.5,nmax=4,retry=3",
         ),
         ("gang:switch=0.1", "gang:switch=0.1"),
+        ("gang:slice=60;nmax=2", "gang:slice=60,nmax=2"),
         ("largest-first", "largest-first:16"),
         ("largest-first:64", "largest-first:64"),
     ] {

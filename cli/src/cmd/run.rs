@@ -33,10 +33,11 @@ pub struct Args {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
-    /// Scheduler: fcfs, oo, oocb:K, window:K, delay, delay:count, bq:SECONDS, bq:inf.
+    /// Scheduler: fcfs, oo, oocb:K, window:K, delay, delay:count, bq:SECONDS, bq:inf, largest-first:R,
+    /// gang[:slice=S,nmax=N,retry=R,switch=C] (on traces give slice=, e.g. gang:slice=600).
     #[arg(long)]
     pub sched: SchedKind,
-    /// Allocator: ff, bf, fo, as, mpl, flat.
+    /// Allocator: ff, bf, fo, as, mpl, flat, buddy2d.
     #[arg(long)]
     pub alloc: AllocKind,
     /// Scale submit times by 1/F (after shifting the first arrival to 0).
