@@ -3,7 +3,7 @@
 //! The topology itself is named by a [`MachineSpec`] (in [`crate::resource`], with the requests and
 //! placements); an [`Allocator`] owns a machine's free/busy state and decides *where* (and whether) a
 //! [`Request`] fits. Allocators are built from an [`AllocKind`] label (`ff`, `bf`, `fo`, `as`, `mpl`,
-//! `flat`), and labels appear unchanged in every table. The five submesh allocators are one
+//! `buddy2d`, `flat`), and labels appear unchanged in every table. The five submesh allocators are one
 //! [`MeshAllocator`] each, differing only in their [`PlacementRule`].
 //!
 //! **Adding an allocator** takes its own file (with a `build` function) and one line in the

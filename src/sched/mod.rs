@@ -6,14 +6,17 @@
 //! and is not running), asks the allocator where it fits, and records the start. Schedulers never touch
 //! the allocator directly, so any scheduler pairs with any allocator.
 //!
-//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `delay:count`, `bq:<seconds>`) are parsed by
+//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `delay:count`, `bq:<seconds>`,
+//! `largest-first:16`, `gang:slice=600`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
 //! `window_k` (Window-K), `delay` (Delay) and `bypass_queue` (BQ). All but Window-K are a FIFO queue
 //! with a *bypass rule* (`queue`): after departures the head is tried while it starts, then later jobs
 //! in arrival order as far as the rule allows; the rules differ only in when the head may be bypassed
-//! and whether a newcomer that finds a queue is tried at once.
+//! and whether a newcomer that finds a queue is tried at once. The coscheduling report's policies
+//! are `largest_first` (its space-sharing baseline and the `nmp_list` with RetryLim) and `gang`
+//! (MPJ-CoSched&TS: time-slice classes, suspending and resuming jobs at slice boundaries).
 
 use std::fmt;
 use std::str::FromStr;
