@@ -6,7 +6,8 @@
 //! round-robin, one slice each per round; at a slice boundary the outgoing class's jobs are suspended
 //! and the incoming class's jobs resumed (or started) on their nodes. A job may belong to several
 //! classes, always on the same nodes: an *alternative placement* lets it run in another class's slice
-//! too. Jobs not yet placed wait in the `nmp_list` (`largest_first::NmpList`: descending size, `RetryLim`).
+//! too. Jobs not yet placed wait in the `nmp_list` (`largest_first::NmpList`: descending size,
+//! `RetryLim`).
 //!
 //! The §4.2 steps, as implemented (choices marked ▸, see docs/ALGORITHMS.md):
 //! * **Arrival of j**: if no job of `nmp_list` has been passed over `RetryLim` times, j is tried in
