@@ -223,14 +223,14 @@ pub fn run(budget: &Budget) -> anyhow::Result<Vec<FigureData>> {
     let mut figs = vec![
         figure(
             "fig4_2",
-            "mean response time, exponential service (Fig. 4.2)",
+            "response vs load, exponential service",
             "load ρ",
             "mean response time (time units)",
             pts(ServiceModel::Exponential, &budget.loads, &both, &resp),
         ),
         figure(
             "fig4_3",
-            "mean response time, normal service CV 1 (Fig. 4.3)",
+            "response vs load, normal service",
             "load ρ",
             "mean response time (time units)",
             pts(ServiceModel::Normal, &budget.loads, &both, &resp),
@@ -255,7 +255,7 @@ pub fn run(budget: &Budget) -> anyhow::Result<Vec<FigureData>> {
         }
         figs.push(figure(
             &format!("wait_by_service_rho{}", (rho * 100.0).round()),
-            &format!("waiting time by service-demand decile, exponential service, ρ = {rho}"),
+            &format!("waiting by service decile, ρ = {rho}"),
             "service-demand decile (1 = shortest 10%)",
             "mean waiting time = response − run time (time units)",
             points,
@@ -282,7 +282,7 @@ pub fn run(budget: &Budget) -> anyhow::Result<Vec<FigureData>> {
     internals.extend(susp);
     figs.push(figure(
         "gang_classes",
-        "gang internals, exponential service",
+        "gang classes and suspensions",
         "load ρ",
         "count",
         internals,
