@@ -22,6 +22,7 @@
 //! `pwa-replay` binary.
 #![deny(missing_docs)]
 
+pub mod coschedule;
 pub mod engine;
 pub mod machine;
 pub mod replicate;

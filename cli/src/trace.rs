@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use pwa_replay::machine::MachineSpec;
 use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
-use pwa_replay::workload::synth::SynthSpec;
+use pwa_replay::workload::synth::{ServiceModel, SynthSpec};
 use pwa_replay::workload::synth_hypercube::HypercubeSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
 use pwa_replay::workload::{
@@ -204,10 +204,15 @@ fn family_grid(machine: MachineSpec) -> (DefaultGrid, String) {
 
 /// Every parameter of a synthetic workload spelled out in a fixed order, so that labels that differ
 /// only in spelling or defaults (`synth:uniform` and `synth:uniform,mesh=32x32,seed=1`) name the
-/// same workload: `synth:MODEL,mesh=WxH,jobs=N,rate=R,service=S,seed=N`.
+/// same workload: `synth:MODEL,mesh=WxH,jobs=N,rate=R,service=S,seed=N`, then `,dist=D` for a
+/// service distribution other than the exponential (so exponential labels keep their cache keys).
 pub fn canonical_label(spec: &SynthSpec, seed: u64) -> String {
+    let dist = match spec.service {
+        ServiceModel::Exponential => String::new(),
+        other => format!(",dist={}", other.name()),
+    };
     format!(
-        "synth:{},mesh={},jobs={},rate={},service={},seed={seed}",
+        "synth:{},mesh={},jobs={},rate={},service={},seed={seed}{dist}",
         spec.sides.name(),
         spec.mesh,
         spec.jobs,
@@ -439,6 +444,10 @@ mod tests {
         let (t, s) = SynthSpec::from_label("synth:normal,traffic=2,seed=4").unwrap();
         let back = SynthSpec::from_label(&canonical_label(&t, s)).unwrap();
         assert_eq!(back, (t, s), "a traffic label becomes its rate");
+        let (n, s) = SynthSpec::from_label("synth:squares,mesh=8x8,dist=normal").unwrap();
+        let canon = canonical_label(&n, s);
+        assert!(canon.ends_with(",dist=normal"), "{canon}");
+        assert_eq!(SynthSpec::from_label(&canon).unwrap(), (n, s));
     }
 
     #[test]

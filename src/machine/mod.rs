@@ -3,7 +3,8 @@
 //! The topology itself is named by a [`MachineSpec`] (in [`crate::resource`], with the requests and
 //! placements); an [`Allocator`] owns a machine's free/busy state and decides *where* (and whether) a
 //! [`Request`] fits. Allocators are built from an [`AllocKind`] label (`ff`, `bf`, `fo`, `as`, `mpl`,
-//! `mpl-fixed`, `flat`), and labels appear unchanged in every table. The six submesh allocators are one
+//! `mpl-fixed`, `buddy`, `freelist`, `graycode`, `buddy2d`, `flat`), and labels appear unchanged in every
+//! table. The six submesh allocators are one
 //! [`MeshAllocator`] each, differing only in their [`PlacementRule`].
 //!
 //! **Adding an allocator** takes its own file (with a `build` function) and one line in the
@@ -26,6 +27,7 @@ mod mesh;
 pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
 pub use best_fit::{BestFit, BestFitRule};
 pub use buddy::Buddy;
+pub use buddy_2d::{Buddy2d, Buddy2dRule};
 pub use first_fit::{FirstFit, FirstFitRule};
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
@@ -88,6 +90,8 @@ allocators! {
     FreeList = free_list, "freelist";
     /// Single binary-reflected gray code on a hypercube (Chen & Shin, lazy-scheduling-hypercube.md §2.1).
     GrayCode = gray_code, "graycode";
+    /// 2D buddy system on a square power-of-two mesh; the buddy order of FF-2G (coscheduling report).
+    Buddy2d = buddy_2d, "buddy2d";
 }
 
 /// A machine or allocator label that could not be read.

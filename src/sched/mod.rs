@@ -7,14 +7,17 @@
 //! the allocator directly, so any scheduler pairs with any allocator.
 //!
 //! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`,
-//! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down`, `static`) are parsed by
+//! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down`, `static`,
+//! `largest-first:16`, `gang:slice=600`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
 //! `window_k` (Window-K), `delay` (Delay) and `bypass_queue` (BQ). All but Window-K are a FIFO queue
 //! with a *bypass rule* (`queue`): after departures the head is tried while it starts, then later jobs
 //! in arrival order as far as the rule allows; the rules differ only in when the head may be bypassed
-//! and whether a newcomer that finds a queue is tried at once.
+//! and whether a newcomer that finds a queue is tried at once. The coscheduling report's policies
+//! are `largest_first` (its space-sharing baseline and the `nmp_list` with RetryLim) and `gang`
+//! (MPJ-CoSched&TS: time-slice classes, suspending and resuming jobs at slice boundaries).
 
 use std::fmt;
 use std::str::FromStr;
@@ -22,6 +25,8 @@ use std::str::FromStr;
 mod bypass_queue;
 mod delay;
 mod fcfs;
+pub mod gang;
+mod largest_first;
 mod lazy;
 mod oocb;
 mod out_of_order;
@@ -36,6 +41,7 @@ use crate::machine::Allocator;
 use crate::resource::Placement;
 use crate::workload::{Job, JobId};
 
+pub use gang::{GangLog, GangParams, gang_with_log};
 pub use plan::{Reservation, RunningJob};
 
 /// The engine as a scheduler sees it.
@@ -148,12 +154,18 @@ pub enum SchedKind {
     ScanDown,
     /// `static`: static partitioning (lazy-scheduling-hypercube.md §3.1).
     Static,
+    /// `gang[:slice=S,nmax=N,retry=R,switch=C]`: MPJ-CoSched&TS, gang scheduling by time-slice
+    /// classes (coscheduling-time-sharing.md §4.2–4.3).
+    Gang(GangParams),
+    /// `largest-first[:R]`: space sharing in descending size with `RetryLim` R (default 16; the
+    /// coscheduling report's baseline, §4.4).
+    LargestFirst(u32),
 }
 
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "scheduler `{0}` is not one of fcfs, oo, oocb:K, oocb-head:K (K ≥ 0), oocb-incl:K, window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf, lazy, lazy:SECONDS, scan-up, scan-down, static"
+    "scheduler `{0}` is not one of fcfs, oo, oocb:K, oocb-head:K (K ≥ 0), oocb-incl:K, window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf, lazy, lazy:SECONDS, scan-up, scan-down, static, gang[:slice=S,nmax=N,retry=R,switch=C], largest-first[:R]"
 )]
 pub struct SchedParseError(pub String);
 
@@ -175,6 +187,8 @@ impl fmt::Display for SchedKind {
             SchedKind::ScanUp => f.write_str("scan-up"),
             SchedKind::ScanDown => f.write_str("scan-down"),
             SchedKind::Static => f.write_str("static"),
+            SchedKind::Gang(p) => write!(f, "{p}"),
+            SchedKind::LargestFirst(r) => write!(f, "largest-first:{r}"),
         }
     }
 }
@@ -193,6 +207,8 @@ impl FromStr for SchedKind {
                 "scan-up" => Ok(SchedKind::ScanUp),
                 "scan-down" => Ok(SchedKind::ScanDown),
                 "static" => Ok(SchedKind::Static),
+                "gang" => Ok(SchedKind::Gang(GangParams::default())),
+                "largest-first" => Ok(SchedKind::LargestFirst(GangParams::RETRY)),
                 _ => Err(bad()),
             },
             Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
@@ -213,6 +229,13 @@ impl FromStr for SchedKind {
                 .filter(|t| *t >= 0.0 && t.is_finite())
                 .map(SchedKind::LazyFixed)
                 .ok_or_else(bad),
+            Some(("gang", args)) => GangParams::parse_args(args)
+                .map(SchedKind::Gang)
+                .ok_or_else(bad),
+            Some(("largest-first", r)) => r
+                .parse::<u32>()
+                .map(SchedKind::LargestFirst)
+                .map_err(|_| bad()),
             Some(_) => Err(bad()),
         }
     }
@@ -238,6 +261,8 @@ impl SchedKind {
             SchedKind::ScanUp => Box::new(scan::Scan::new(scan::Direction::Up)),
             SchedKind::ScanDown => Box::new(scan::Scan::new(scan::Direction::Down)),
             SchedKind::Static => Box::new(static_partition::StaticPartition::default()),
+            SchedKind::Gang(p) => Box::new(gang::Gang::new(p)),
+            SchedKind::LargestFirst(r) => Box::new(largest_first::LargestFirst::new(r)),
         }
     }
 }

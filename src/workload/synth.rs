@@ -58,6 +58,9 @@ pub enum SideModel {
         /// Variance before truncation (6.6 in the paper).
         variance: f64,
     },
+    /// Squares `2^k × 2^k`, `k` uniform over `0..=⌊log₂ min(W, H)⌋` (coscheduling-time-sharing.md
+    /// §4.4: sizes 1, 4, 16, 64 equally likely on 8×8); width and height are one draw.
+    PowerSquares,
 }
 
 impl SideModel {
@@ -85,6 +88,7 @@ impl SideModel {
             SideModel::Uniform => "uniform",
             SideModel::UniformDecreasing { .. } => "uniform-decreasing",
             SideModel::TruncNormal { .. } => "normal",
+            SideModel::PowerSquares => "squares",
         }
     }
     /// The model with default parameters for a command-line name.
@@ -93,6 +97,7 @@ impl SideModel {
             "uniform" => Ok(Self::uniform()),
             "uniform-decreasing" | "unif-dec" => Ok(Self::uniform_decreasing()),
             "normal" => Ok(Self::normal()),
+            "squares" => Ok(SideModel::PowerSquares),
             other => Err(SynthError::Model(other.to_string())),
         }
     }
@@ -131,6 +136,15 @@ impl SideModel {
                 }
                 let normal = Normal::new(mean, sd).map_err(|e| SynthError::Param(e.to_string()))?;
                 Ok(SideSampler::Normal { normal, side })
+            }
+            SideModel::PowerSquares => {
+                let sides = (0..=side.ilog2()).map(|k| 1u32 << k).collect::<Vec<_>>();
+                let p = 1.0 / sides.len() as f64;
+                let ranges = sides
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| ((i + 1) as f64 * p, (a, a)));
+                Ok(SideSampler::Ranges(ranges.collect()))
             }
         }
     }
@@ -187,6 +201,7 @@ impl fmt::Display for SideModel {
                 f,
                 "normal mean {mean} variance {variance}, rounded, redrawn outside [1, L]"
             ),
+            SideModel::PowerSquares => f.write_str("squares 2^k x 2^k, k uniform"),
         }
     }
 }
@@ -202,8 +217,81 @@ pub struct SynthSpec {
     pub jobs: usize,
     /// Arrival rate λ, jobs per time unit (Poisson process).
     pub rate: f64,
-    /// Mean of the exponential service time, time units.
+    /// Mean service time of the distribution (before truncation for [`ServiceModel::Normal`]),
+    /// time units.
     pub mean_service: f64,
+    /// Service-time distribution (exponential unless the label says `dist=`).
+    pub service: ServiceModel,
+}
+
+/// The service-time distribution of a synthetic model (coscheduling-time-sharing.md §4.4 uses all
+/// three with mean 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ServiceModel {
+    /// Exponential with the spec's mean (`dist=exp`).
+    #[default]
+    Exponential,
+    /// Normal with mean = standard deviation = the spec's mean (coefficient of variation 1),
+    /// truncated at 0 by *redrawing* non-positive draws (`dist=normal`): the distribution conditioned
+    /// on being positive, mean ≈ 1.288 × the spec's mean. With mean 1 its 75th percentile is 1.80,
+    /// the report's "75% of jobs need at most 1.8 time units" (Fig. 4.3).
+    Normal,
+    /// Two-phase hyperexponential with the spec's mean, squared coefficient of variation 4 and
+    /// balanced means (`p/μ₁ = (1−p)/μ₂`; `dist=hyperexp`). The report names no parameters.
+    HyperExp,
+}
+
+impl ServiceModel {
+    /// The label value: `exp`, `normal`, `hyperexp`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ServiceModel::Exponential => "exp",
+            ServiceModel::Normal => "normal",
+            ServiceModel::HyperExp => "hyperexp",
+        }
+    }
+    fn from_name(v: &str) -> Option<Self> {
+        match v {
+            "exp" => Some(ServiceModel::Exponential),
+            "normal" => Some(ServiceModel::Normal),
+            "hyperexp" => Some(ServiceModel::HyperExp),
+            _ => None,
+        }
+    }
+    /// The squared coefficient of variation of [`ServiceModel::HyperExp`].
+    pub const HYPER_CV2: f64 = 4.0;
+    /// The mean of a draw for spec mean `m` (the truncated normal's is larger than `m`).
+    pub fn mean(self, m: f64) -> f64 {
+        match self {
+            // E[X | X > 0] for X ~ N(m, m²): m + m·φ(1)/Φ(1).
+            ServiceModel::Normal => m * (1.0 + 0.241_970_724_519_143_37 / 0.841_344_746_068_542_9),
+            _ => m,
+        }
+    }
+    /// Draws one service time with spec mean `m` (> 0).
+    fn draw<R: Rng>(self, m: f64, rng: &mut R) -> f64 {
+        match self {
+            ServiceModel::Exponential => -m * (1.0 - rng.random::<f64>()).ln(),
+            ServiceModel::Normal => loop {
+                let z: f64 = rand_distr::StandardNormal.sample(rng);
+                let x = m + m * z;
+                if x > 0.0 {
+                    return x;
+                }
+            },
+            ServiceModel::HyperExp => {
+                let c2 = Self::HYPER_CV2;
+                let p = 0.5 * (1.0 + ((c2 - 1.0) / (c2 + 1.0)).sqrt());
+                let u: f64 = rng.random();
+                let mean = if u < p {
+                    m / (2.0 * p)
+                } else {
+                    m / (2.0 * (1.0 - p))
+                };
+                -mean * (1.0 - rng.random::<f64>()).ln()
+            }
+        }
+    }
 }
 
 /// A synthetic model that cannot be built.
@@ -211,7 +299,7 @@ pub struct SynthSpec {
 #[non_exhaustive]
 pub enum SynthError {
     /// Unknown model name.
-    #[error("synthetic model `{0}` is not one of uniform, uniform-decreasing, normal")]
+    #[error("synthetic model `{0}` is not one of uniform, uniform-decreasing, normal, squares")]
     Model(String),
     /// A parameter out of range.
     #[error("synthetic workload: {0}")]
@@ -219,6 +307,10 @@ pub enum SynthError {
 }
 
 impl SynthSpec {
+    /// The machine the model is meant for: its mesh.
+    pub fn mesh_spec(&self) -> crate::resource::MachineSpec {
+        crate::resource::MachineSpec::Mesh { size: self.mesh }
+    }
     /// A spec with arrival rate `rate` (jobs per time unit).
     pub fn new(sides: SideModel, mesh: Shape, jobs: usize, rate: f64, mean_service: f64) -> Self {
         SynthSpec {
@@ -227,6 +319,7 @@ impl SynthSpec {
             jobs,
             rate,
             mean_service,
+            service: ServiceModel::Exponential,
         }
     }
     /// A spec whose load is a *traffic ratio* (arrival rate / service rate, bypass paper §3):
@@ -285,9 +378,16 @@ impl SynthSpec {
         let jobs = (0..self.jobs)
             .map(|i| {
                 now += inter.sample(&mut arr_rng);
-                let runtime = service.sample(&mut svc_rng);
+                let runtime = match self.service {
+                    ServiceModel::Exponential => service.sample(&mut svc_rng),
+                    other => other.draw(self.mean_service, &mut svc_rng),
+                };
                 let w = w_side.draw(&mut side_rng);
-                let h = h_side.draw(&mut side_rng);
+                let h = if self.sides == SideModel::PowerSquares {
+                    w
+                } else {
+                    h_side.draw(&mut side_rng)
+                };
                 Job {
                     id: JobId(i as u32),
                     source_id: i as u64 + 1,
@@ -307,7 +407,7 @@ impl SynthSpec {
     }
 
     /// Reads a workload label `synth:MODEL[,mesh=WxH][,jobs=N][,rate=R | ,traffic=T][,service=S]
-    /// [,seed=N]` (defaults: 32x32, 10000 jobs, rate 1, mean service 1 — 5 with `traffic` — and
+    /// [,seed=N][,dist=exp|normal|hyperexp]` (defaults: 32x32, 10000 jobs, rate 1, mean service 1 — 5 with `traffic` — and
     /// seed 1) into a spec and its seed. With the default rate of 1 job per time unit, a sweep's
     /// load factor (which divides submit times) is the window-k papers' load in jobs per time unit.
     pub fn from_label(label: &str) -> Result<(SynthSpec, u64), SynthError> {
@@ -320,6 +420,7 @@ impl SynthSpec {
         let sides = SideModel::from_name(parts.next().unwrap_or_default())?;
         let (mut mesh, mut jobs, mut seed) = (Shape::new(32, 32), 10_000usize, 1u64);
         let (mut rate, mut traffic, mut service) = (None, None, None);
+        let mut dist = ServiceModel::Exponential;
         for part in parts {
             let (k, v) = part
                 .split_once('=')
@@ -341,14 +442,19 @@ impl SynthSpec {
                 "rate" => rate = Some(num(v)?),
                 "traffic" => traffic = Some(num(v)?),
                 "service" => service = Some(num(v)?),
+                "dist" => {
+                    dist = ServiceModel::from_name(v)
+                        .ok_or_else(|| bad("dist is not one of exp, normal, hyperexp"))?
+                }
                 _ => return Err(bad(&format!("unknown key `{k}`"))),
             }
         }
-        let spec = match (rate, traffic) {
+        let mut spec = match (rate, traffic) {
             (Some(_), Some(_)) => return Err(bad("give rate or traffic, not both")),
             (None, Some(t)) => Self::from_traffic(sides, mesh, jobs, t, service.unwrap_or(5.0)),
             (r, None) => Self::new(sides, mesh, jobs, r.unwrap_or(1.0), service.unwrap_or(1.0)),
         };
+        spec.service = dist;
         spec.validate()?;
         Ok((spec, seed))
     }
@@ -359,9 +465,14 @@ impl SynthSpec {
             format!("synthetic model {} ({})", self.sides.name(), self.sides),
             format!("mesh {}, {} jobs", self.mesh, self.jobs),
             format!(
-                "Poisson arrivals rate {} jobs/time-unit (traffic ratio {}), exponential service mean {}",
+                "Poisson arrivals rate {} jobs/time-unit (traffic ratio {}), {} service mean {}",
                 self.rate,
                 self.rate * self.mean_service,
+                match self.service {
+                    ServiceModel::Exponential => "exponential",
+                    ServiceModel::Normal => "normal (CV 1, non-positive draws redrawn)",
+                    ServiceModel::HyperExp => "hyperexponential (CV² 4)",
+                },
                 self.mean_service
             ),
         ]
@@ -601,11 +712,57 @@ mod tests {
     }
 
     #[test]
+    fn squares_are_powers_of_two_equally_likely() {
+        let (spec, seed) = SynthSpec::from_label("synth:squares,mesh=8x8,jobs=20000").unwrap();
+        let w = spec.generate(seed).unwrap();
+        let mut counts = [0u32; 4];
+        for j in &w.jobs {
+            let Request::Submesh(s) = j.request else {
+                panic!("not a submesh")
+            };
+            assert_eq!(s.w, s.h);
+            counts[s.w.ilog2() as usize] += 1;
+        }
+        let e = w.jobs.len() as f64 / 4.0;
+        let chi2: f64 = counts.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
+        assert!(chi2 < 16.27, "{counts:?}"); // the 99.9% quantile of χ²(3)
+    }
+
+    #[test]
+    fn service_models_have_their_moments_and_quantiles() {
+        let runs = |dist: &str| {
+            let label = format!("synth:squares,mesh=8x8,jobs=40000,dist={dist}");
+            let (spec, seed) = SynthSpec::from_label(&label).unwrap();
+            assert_eq!(spec.service.name(), dist);
+            let mut r: Vec<f64> = spec
+                .generate(seed)
+                .unwrap()
+                .jobs
+                .iter()
+                .map(|j| j.runtime)
+                .collect();
+            r.sort_by(f64::total_cmp);
+            let (mean, var) = mean_var(&r);
+            (mean, var.sqrt() / mean, r[r.len() * 3 / 4], spec)
+        };
+        // The report's 75th percentiles: 1.4 (exponential, Fig. 4.2) and 1.8 (normal, Fig. 4.3).
+        let (m, cv, q75, _) = runs("exp");
+        assert!((m - 1.0).abs() < 0.02 && (cv - 1.0).abs() < 0.03 && (q75 - 1.386).abs() < 0.03);
+        let (m, _, q75, spec) = runs("normal");
+        assert!((m - spec.service.mean(1.0)).abs() < 0.02, "{m}");
+        assert!((q75 - 1.805).abs() < 0.03, "{q75}");
+        let (m, cv, _, _) = runs("hyperexp");
+        assert!((m - 1.0).abs() < 0.05 && (cv - 2.0).abs() < 0.2, "{m} {cv}");
+        assert!(SynthSpec::from_label("synth:squares,dist=weibull").is_err());
+    }
+
+    #[test]
     fn names_round_trip() {
         for m in [
             SideModel::uniform(),
             SideModel::uniform_decreasing(),
             SideModel::normal(),
+            SideModel::PowerSquares,
         ] {
             assert_eq!(SideModel::from_name(m.name()).unwrap(), m);
         }

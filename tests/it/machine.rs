@@ -128,6 +128,9 @@ fn build(kind: AllocKind, size: Shape) -> Box<dyn Probe> {
         AllocKind::AdaptiveScan => Box::new(AdaptiveScan::new(size)),
         AllocKind::Mpl => Box::new(Mpl::new(size)),
         AllocKind::MplFixed => Box::new(MplFixed::new(size)),
+        AllocKind::Buddy2d => {
+            panic!("buddy2d needs a square power-of-two mesh (tests in tests/it/gang.rs)")
+        }
         other => panic!("{other} has no mesh"),
     }
 }
@@ -392,9 +395,19 @@ fn build_checks_the_machine() {
             );
             continue;
         }
+        if kind == AllocKind::Buddy2d {
+            // Square power-of-two meshes only.
+            assert!(kind.build(mesh).is_err() && kind.build(flat).is_err());
+            let square: MachineSpec = "mesh:16x16".parse().expect("valid");
+            assert_eq!(
+                kind.build(square).expect("buddy2d on 16x16").free_nodes(),
+                256
+            );
+            continue;
+        }
         let a = kind
             .build(mesh)
-            .expect("every mesh allocator works on a mesh");
+            .expect("every other allocator works on a mesh");
         assert_eq!(a.machine(), mesh);
         assert_eq!(a.free_nodes(), 352);
         let on_flat = kind.build(flat);

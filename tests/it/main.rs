@@ -1,5 +1,6 @@
 //! Library integration tests, one binary: a module per area.
 mod engine;
+mod gang;
 mod golden;
 mod hypercube;
 mod lazy;

@@ -33,10 +33,12 @@ pub struct Args {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
-    /// Scheduler: fcfs, oo, oocb:K, oocb-incl:K, oocb-head:K, window:K, delay, delay:count, bq:SECONDS, bq:inf.
+    /// Scheduler: fcfs, oo, oocb:K, oocb-incl:K, oocb-head:K, window:K, delay, delay:count, bq:SECONDS,
+    /// bq:inf, lazy, lazy:SECONDS, scan-up, scan-down, static, largest-first:R,
+    /// gang[:slice=S,nmax=N,retry=R,switch=C] (on traces give slice=, e.g. gang:slice=600).
     #[arg(long)]
     pub sched: SchedKind,
-    /// Allocator: ff, bf, fo, as, mpl, mpl-fixed, flat.
+    /// Allocator: ff, bf, fo, as, mpl, mpl-fixed, buddy, freelist, graycode, buddy2d, flat.
     #[arg(long)]
     pub alloc: AllocKind,
     /// Scale submit times by 1/F (after shifting the first arrival to 0).

@@ -29,10 +29,12 @@ pub struct Args {
     #[command(flatten)]
     pub input: TraceArgs,
     /// Schedulers, comma-separated (default: the trace's default grid, see `pwa-replay catalog`;
-    /// on a mesh fcfs,oo,oocb:8,window:10,window:120,window:240).
+    /// on a mesh fcfs,oo,oocb:8,window:10,window:120,window:240). Write a gang label's own
+    /// parameters with `;` here: `gang:slice=600;nmax=4`.
     #[arg(long, value_delimiter = ',', value_name = "S,…")]
     pub sched: Vec<SchedKind>,
-    /// Allocators, comma-separated: ff, bf, fo, as, mpl, mpl-fixed, flat (default: the trace's default
+    /// Allocators, comma-separated: ff, bf, fo, as, mpl, mpl-fixed, buddy, freelist, graycode, buddy2d,
+    /// flat (default: the trace's default
     /// grid; mpl on a mesh, flat elsewhere).
     #[arg(long, value_delimiter = ',', value_name = "A,…")]
     pub alloc: Vec<AllocKind>,

@@ -98,7 +98,7 @@ fn spec(a: &Args) -> anyhow::Result<SynthSpec> {
             *mean = a.normal_mean.unwrap_or(*mean);
             *variance = a.normal_variance.unwrap_or(*variance);
         }
-        SideModel::Uniform => {}
+        SideModel::Uniform | SideModel::PowerSquares => {}
     }
     let spec = match (a.rate, a.traffic) {
         (Some(r), _) => SynthSpec::new(model, mesh, a.jobs, r, a.mean_service.unwrap_or(1.0)),

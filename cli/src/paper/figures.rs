@@ -20,6 +20,8 @@ pub enum Paper {
     Bypass,
     /// lazy-scheduling-hypercube.md (Mohapatra, Yu & Das).
     Lazy,
+    /// coscheduling-time-sharing.md (Rotzoll), gang scheduling.
+    Coscheduling,
 }
 
 impl Paper {
@@ -29,6 +31,7 @@ impl Paper {
             Paper::WindowK => "window-k",
             Paper::Bypass => "bypass-queue",
             Paper::Lazy => "lazy",
+            Paper::Coscheduling => "coscheduling",
         }
     }
 }
@@ -297,6 +300,7 @@ fn family(model: &SideModel) -> &'static str {
         SideModel::UniformDecreasing { .. } => "unif-dec",
         SideModel::Uniform => "uniform",
         SideModel::TruncNormal { .. } => "normal",
+        SideModel::PowerSquares => "squares",
     }
 }
 

@@ -9,6 +9,7 @@
 //! ([`traces`]).
 
 pub mod claims;
+pub mod coscheduling;
 pub mod data;
 pub mod exec;
 pub mod figures;
@@ -30,7 +31,7 @@ use pwa_replay::workload::Workload;
 
 use data::FigureData;
 use exec::Budget;
-use figures::{Figure, Grids};
+use figures::{Figure, Grids, Paper};
 use traces::TraceBudget;
 
 /// Everything `paper` needs to know.
@@ -200,6 +201,15 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     say(&format!("lazy paper: {lazy_s:.1} s"));
     let lazy_verdicts = lazy::evaluate(&lazy_out.figures, &lazy_out.table);
     data.extend(lazy_out.figures);
+    let cosched = opts.only.is_empty()
+        || opts
+            .only
+            .iter()
+            .any(|o| o.starts_with(Paper::Coscheduling.dir()));
+    if cosched {
+        say("coscheduling: gang vs largest-first on the 8×8 model");
+        data.extend(coscheduling::run(&coscheduling::Budget::new(opts.quick))?);
+    }
     let t_all = t0.elapsed().as_secs_f64();
     for d in &data {
         let dir = opts.out.join(d.paper.dir());
@@ -209,6 +219,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     }
     let mut verdicts = claims::evaluate(&data);
     verdicts.extend(lazy_verdicts);
+    verdicts.extend(coscheduling::evaluate(&data));
     let run = readme::RunInfo {
         quick: opts.quick,
         threads,
