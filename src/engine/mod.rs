@@ -47,7 +47,7 @@ pub use sim::Engine;
 pub use validate::{ValidationError, validate};
 
 use crate::SimTime;
-use crate::machine::{AllocKind, AllocStats, MachineSpec, Placement, SpecError};
+use crate::machine::{AllocKind, AllocStats, Dims, MachineSpec, Placement, SpecError};
 use crate::sched::SchedKind;
 use crate::workload::{JobId, Request, Workload};
 
@@ -87,6 +87,9 @@ pub struct ReplayOptions {
 pub struct Outcome {
     /// `records[i]` is job `JobId(i)`.
     pub records: Vec<JobRecord>,
+    /// The torus each job ran as (`tori[i]` for job `JobId(i)`) when the allocator converts its
+    /// placements to tori (semitorus allocation), else empty.
+    pub tori: Vec<Dims>,
     /// Every run segment of the jobs that were ever suspended, by job then time (empty when no
     /// job was; the others ran in one segment `[start, end)`).
     pub segments: Vec<Segment>,

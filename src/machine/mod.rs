@@ -20,15 +20,21 @@ pub use crate::resource::{
     Block, Coord, Dims, MachineParseError, MachineSpec, Placement, Request, Shape, Subcube, Submesh,
 };
 
+mod first_fit_kd;
 mod mesh;
+mod semitorus;
 
 pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
 pub use best_fit::{BestFit, BestFitRule};
 pub use first_fit::{FirstFit, FirstFitRule};
+pub use first_fit_kd::FirstFitKd;
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
 pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
 pub use mpl::{Mpl, MplRule};
+pub use semitorus::{
+    Scheme, Semitorus, TorusConversion, convert, cube_like, initial_set, wrap_flags,
+};
 
 /// The allocator registry: one line per allocator — `Variant = module, "label", "description"` —
 /// declares the module (whose `build(machine)` makes the allocator) and the [`AllocKind`] variant.
@@ -75,6 +81,14 @@ allocators! {
     Mpl = mpl, "mpl";
     /// Node counting, no shape; any machine.
     Flat = flat, "flat";
+    /// Semitorus allocation, equal partition (Mao et al.), collapse conversion.
+    Ep = ep, "ep";
+    /// Semitorus allocation, non-equal partition (Mao et al.), collapse conversion.
+    Nep = nep, "nep";
+    /// Semitorus allocation, equal partition, pair conversion.
+    EpPair = ep_pair, "ep:pair";
+    /// Semitorus allocation, non-equal partition, pair conversion.
+    NepPair = nep_pair, "nep:pair";
 }
 
 /// A machine or allocator label that could not be read.
@@ -94,6 +108,16 @@ pub enum SpecError {
         alloc: String,
         /// Machine label.
         machine: String,
+    },
+    /// The allocator does not work on this machine, for a stated reason.
+    #[error("allocator `{alloc}` does not work on machine `{machine}`: {reason}")]
+    Unsupported {
+        /// Allocator label.
+        alloc: String,
+        /// Machine label.
+        machine: String,
+        /// Why.
+        reason: String,
     },
 }
 
@@ -138,6 +162,11 @@ pub trait Allocator: Send {
     fn fits_empty(&self, req: &Request) -> bool;
     /// An independent copy of the current state, for planning.
     fn snapshot(&self) -> Box<dyn Allocator>;
+    /// The torus a job granted `p` runs as, for torus allocators (semitorus allocation converts
+    /// each granted semitorus to a torus); `None` for the others.
+    fn granted_torus(&self, _p: &Placement) -> Option<Dims> {
+        None
+    }
     /// Finds a place for `req` and occupies it.
     fn allocate(&mut self, req: &Request) -> Option<Placement> {
         let p = self.find(req)?;

@@ -174,6 +174,7 @@ mod tests {
                 rec(0.0, 10.0, Submesh::from_paper(1, 1, 2, 3), false),
                 rec(10.0, 15.5, Submesh::from_paper(3, 1, 3, 3), true),
             ],
+            tori: Vec::new(),
             segments: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,
