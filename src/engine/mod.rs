@@ -143,6 +143,11 @@ pub struct RunMetrics {
     pub alloc_time_s: f64,
     /// Wall seconds of the replay (not deterministic).
     pub sim_wall_s: f64,
+    /// Time-average share of the nodes idle while the head of the queue waits with enough free
+    /// nodes in total (over the makespan), 0..1.
+    pub external_fragmentation: f64,
+    /// Mean dimensionality of the tori granted (torus allocators; 0 for the others).
+    pub mean_torus_dims: f64,
 }
 
 /// What a scheduler did wrong.

@@ -127,7 +127,7 @@ fn build(kind: AllocKind, size: Shape) -> Box<dyn Probe> {
         AllocKind::FixedOrientation => Box::new(FixedOrientation::new(size)),
         AllocKind::AdaptiveScan => Box::new(AdaptiveScan::new(size)),
         AllocKind::Mpl => Box::new(Mpl::new(size)),
-        AllocKind::Flat => panic!("flat has no mesh"),
+        other => panic!("{other} has no 2D mesh"),
     }
 }
 
@@ -374,7 +374,21 @@ proptest! {
 fn build_checks_the_machine() {
     let mesh: MachineSpec = "mesh:22x16".parse().expect("valid");
     let flat: MachineSpec = "flat:128".parse().expect("valid");
+    let torus_only = [
+        AllocKind::Ep,
+        AllocKind::Nep,
+        AllocKind::EpPair,
+        AllocKind::NepPair,
+    ];
     for &kind in AllocKind::ALL {
+        if torus_only.contains(&kind) {
+            let err = kind
+                .build(mesh)
+                .err()
+                .expect("semitorus allocation needs a k-D grid");
+            assert!(err.to_string().contains("torus:AxBx"), "{err}");
+            continue;
+        }
         let a = kind.build(mesh).expect("every allocator works on a mesh");
         assert_eq!(a.machine(), mesh);
         assert_eq!(a.free_nodes(), 352);

@@ -6,4 +6,5 @@ mod sched;
 mod sweep;
 mod swf;
 mod synth;
+mod torus;
 mod workload;

@@ -18,6 +18,8 @@ pub enum Paper {
     WindowK,
     /// bypass-queue-fixed-orientation.md (Chang & Mohapatra).
     Bypass,
+    /// semitorus-allocation.md (Mao, Chen & Watson).
+    Semitorus,
 }
 
 impl Paper {
@@ -26,6 +28,7 @@ impl Paper {
         match self {
             Paper::WindowK => "window-k",
             Paper::Bypass => "bypass-queue",
+            Paper::Semitorus => "semitorus",
         }
     }
 }
