@@ -11,6 +11,10 @@
 //!
 //! * `cube10/<alloc>/alloc_release/{empty,half}` — buddy, freelist, graycode on a 10-cube (goals:
 //!   buddy ≤ 100 ns, freelist ≤ 2 µs).
+//! * `torus/<alloc>/…` — semitorus allocation (`ep`, `nep`) on the 5-D torus 2x2x2x6x8 (384 nodes)
+//!   about half busy: `alloc_release` of a 16-node request (goal ≤ 1 µs); k-D first fit on a
+//!   half-busy 16×16×16 torus: `ff/fail` is a near-miss cube (the smallest that fails although
+//!   enough nodes are free; goal ≤ 5 µs), `ff/alloc_release` a 2×2×2 box.
 //!
 //! Run: `cargo bench --bench alloc`.
 
@@ -19,7 +23,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use pwa_replay::machine::{
-    AdaptiveScan, AllocKind, Allocator, BestFit, Coord, FirstFit, FixedOrientation, Flat,
+    AdaptiveScan, AllocKind, Allocator, BestFit, Coord, Dims, FirstFit, FixedOrientation, Flat,
     MachineSpec, Mesh, Mpl, Shape, Submesh,
 };
 use pwa_replay::workload::Request;
@@ -218,5 +222,68 @@ fn cube_10(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! { name = benches; config = config(); targets = mesh_22x16, side_sweep, cube_10 }
+/// `alloc` made about half busy by random requests of up to `max` nodes from a fixed seed.
+fn half_busy_grid(alloc: &mut dyn Allocator, max: u32, boxes: bool, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let total = alloc.machine().nodes();
+    let dims = match alloc.machine() {
+        MachineSpec::Grid { dims, .. } => dims,
+        _ => unreachable!("a grid"),
+    };
+    for _ in 0..10_000 {
+        if alloc.free_nodes() <= total / 2 {
+            break;
+        }
+        let req = if boxes {
+            let e: Vec<u32> = dims
+                .iter()
+                .map(|d| rng.random_range(1..=(d / 4).max(1)))
+                .collect();
+            Request::Block(Dims::new(&e).expect("extents"))
+        } else {
+            Request::Nodes(rng.random_range(1..=max))
+        };
+        alloc.allocate(&req);
+    }
+}
+
+fn torus(c: &mut Criterion) {
+    let mut g = c.benchmark_group("torus");
+    let t5: MachineSpec = "torus:2x2x2x6x8".parse().expect("label");
+    for kind in [AllocKind::Ep, AllocKind::Nep] {
+        let mut a = kind.build(t5).expect("semitorus");
+        half_busy_grid(a.as_mut(), 32, false, 5);
+        g.bench_function(
+            BenchmarkId::new(kind.label(), "alloc_release_16"),
+            alloc_release(a.as_mut(), Request::Nodes(16)),
+        );
+    }
+    let t3: MachineSpec = "torus:16x16x16".parse().expect("label");
+    let mut ff = AllocKind::FirstFit.build(t3).expect("k-D first fit");
+    half_busy_grid(ff.as_mut(), 0, true, 9);
+    let side = (1..=16u32)
+        .find(|&s| {
+            let mut probe = ff.snapshot();
+            probe
+                .find(&Request::Block(Dims::new(&[s, s, s]).expect("cube")))
+                .is_none()
+        })
+        .expect("a half-busy torus misses some cube");
+    assert!(
+        side.pow(3) <= ff.free_nodes(),
+        "the node-count early-out would answer"
+    );
+    let miss = Request::Block(Dims::new(&[side, side, side]).expect("cube"));
+    g.bench_function(BenchmarkId::new("ff", "fail_16x16x16"), |b| {
+        b.iter(|| assert!(ff.find(black_box(&miss)).is_none()))
+    });
+    let small = Request::Block(Dims::new(&[2, 2, 2]).expect("cube"));
+    g.bench_function(
+        BenchmarkId::new("ff", "alloc_release_16x16x16"),
+        alloc_release(ff.as_mut(), small),
+    );
+    g.finish();
+}
+
+criterion_group! { name = benches; config = config(); targets = mesh_22x16, side_sweep, cube_10, torus }
 criterion_main!(benches);

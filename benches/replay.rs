@@ -9,6 +9,8 @@
 //!   factors 1.0 and 2.0 (saturated queues). Goal ≤ 0.5 s; `gang:slice=600` (time sharing, a
 //!   slice-end event every 600 s) ≤ 2 s.
 //!
+//! * `ctc-sp2-torus/<sched>/<alloc>/lf1.0` — the CTC log on the torus 4x8x12 (see [`ctc_torus`]).
+//!
 //! Logs are found on the trace search path (`$PWA_TRACES`, `traces/`, `../shared/traces`); a missing
 //! log skips its group with a note. Run: `cargo bench --bench replay` (add a filter such as
 //! `-- nasa` to run one group).
@@ -137,5 +139,36 @@ fn sdsc(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, nasa, nasa_lazy, sdsc);
+/// `ctc-sp2-torus/<sched>/<alloc>/lf1.0` — the 77k-job CTC log on the 3-D torus 4x8x12 (jobs
+/// larger than the largest semitorus dropped). Goal for EASY/NEP ≤ 1 s.
+fn ctc_torus(c: &mut Criterion) {
+    let Some((mut w, m)) = load("ctc-sp2-torus", None) else {
+        return;
+    };
+    let allocs = [
+        AllocKind::Ep,
+        AllocKind::Nep,
+        AllocKind::FirstFit,
+        AllocKind::Flat,
+    ];
+    w.retain_fitting(m, &allocs).expect("torus allocators");
+    let w = scaled(&w, 1.0);
+    let mut g = c.benchmark_group("ctc-sp2-torus");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(2));
+    for s in ["fcfs", "easy"] {
+        let Ok(sched) = s.parse::<SchedKind>() else {
+            continue; // EASY arrives with issue 9
+        };
+        for alloc in allocs {
+            g.bench_function(format!("{s}/{alloc}/lf1.0"), |b| {
+                b.iter(|| replay(black_box(&w), m, sched, alloc, &mut NoObserver).expect("replay"))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, nasa, nasa_lazy, sdsc, ctc_torus);
 criterion_main!(benches);

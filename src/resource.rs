@@ -267,6 +267,21 @@ impl Request {
     }
 }
 
+/// Whether box `b` is what semitorus allocation grants for `req` (`semitorus-allocation.md`: the
+/// request rounded up to the next power of two): a box or node-count request of `n` nodes, and a box
+/// of power-of-two extents holding exactly `2^⌈log₂ n⌉` nodes.
+pub fn is_rounded_semitorus(req: &Request, b: &Block) -> bool {
+    let n = match *req {
+        Request::Nodes(n) => n,
+        Request::Block(d) => u32::try_from(d.volume()).unwrap_or(u32::MAX),
+        _ => return false,
+    };
+    n > 0
+        && b.extent.iter().all(u32::is_power_of_two)
+        && n.checked_next_power_of_two()
+            .is_some_and(|m| u64::from(m) == b.extent.volume())
+}
+
 /// Where a job runs: what an allocator granted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Placement {

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use pwa_replay::machine::MachineSpec;
+use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
 use pwa_replay::workload::synth::{ServiceModel, SynthSpec};
 use pwa_replay::workload::synth_hypercube::HypercubeSpec;
@@ -97,6 +97,32 @@ pub struct LoadedTrace {
     pub grid: DefaultGrid,
     /// Where [`LoadedTrace::grid`] comes from, for humans (`catalog entry sdsc-96`).
     pub grid_source: String,
+}
+
+impl LoadedTrace {
+    /// Drops (and counts as `too_large`) the jobs some allocator of `allocs` can never place
+    /// (`--lenient`): a request larger than the largest semitorus fits the machine but not `ep`.
+    pub fn drop_never_fitting(&mut self, allocs: &[AllocKind]) -> anyhow::Result<()> {
+        let n = self
+            .workload
+            .retain_fitting(self.machine, allocs)
+            .with_context(|| {
+                format!("checking the jobs of {} against the allocators", self.name)
+            })?;
+        if n > 0 {
+            *self.dropped.entry(DropReason::TooLarge).or_insert(0) += n;
+            eprintln!(
+                "{}: dropped {n} job(s) that {} can never place (--lenient)",
+                self.name,
+                allocs
+                    .iter()
+                    .map(|a| a.label())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The catalog: `$PWA_CATALOG` when set, else the built-in `traces/catalog.toml`.

@@ -10,7 +10,14 @@
 //! * system power = throughput / mean wait (infinite when no job waited);
 //! * killed jobs = jobs ended at their estimate (`--kill-at-estimate`);
 //! * internal fragmentation = mean of granted processors − asked processors, with granted processors =
-//!   granted nodes × processors per node (a workload with 0 processors per node counts 1).
+//!   granted nodes × processors per node (a workload with 0 processors per node counts 1);
+//! * external fragmentation = the time-average, over the makespan, of the share of nodes idle
+//!   while the head of the queue (the waiting job submitted first, ties the lower index) waits
+//!   although its request's node count is free in total; a job waits from submit to its first
+//!   start, and a node is busy during a job's run segments. Computed from the workload and the
+//!   outcome alone, whatever the scheduler;
+//! * mean torus dimensionality = mean number of dimensions of the torus each job ran as (as the
+//!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori.
 
 use super::{Outcome, RunMetrics};
 use crate::machine::MachineSpec;
@@ -80,7 +87,81 @@ pub fn summarize(workload: &Workload, machine: MachineSpec, outcome: &Outcome) -
         .map(|(j, r)| (i64::from(r.placement.nodes()) * ppn - i64::from(j.asked_procs)) as f64)
         .sum::<f64>()
         / nf;
+    m.external_fragmentation = external_fragmentation(workload, machine, outcome);
+    if !outcome.tori.is_empty() {
+        m.mean_torus_dims =
+            outcome.tori.iter().map(|t| t.len() as f64).sum::<f64>() / outcome.tori.len() as f64;
+    }
     m
+}
+
+/// What changes at one instant of the external-fragmentation sweep.
+#[derive(Debug, Clone, Copy)]
+enum Change {
+    /// Job (index) starts waiting.
+    Arrive(u32),
+    /// Job (index) stops waiting.
+    Start(u32),
+    /// Busy nodes change by this much.
+    Busy(i64),
+}
+
+/// See the module doc: ∫ idle/N · [head waits ∧ head's nodes ≤ idle] dt / makespan.
+fn external_fragmentation(workload: &Workload, machine: MachineSpec, outcome: &Outcome) -> f64 {
+    let n = workload.jobs.len().min(outcome.records.len());
+    let total = f64::from(machine.nodes());
+    let mut ev: Vec<(f64, Change)> = Vec::with_capacity(4 * n);
+    let mut segs = outcome.segments.iter().peekable();
+    for (i, (j, r)) in workload.jobs.iter().zip(&outcome.records).enumerate() {
+        let (id, nodes) = (i as u32, i64::from(r.placement.nodes()));
+        ev.push((j.submit, Change::Arrive(id)));
+        ev.push((r.start, Change::Start(id)));
+        let mut own = false;
+        while let Some(s) = segs.next_if(|s| s.job.index() == i) {
+            own = true;
+            ev.push((s.start, Change::Busy(nodes)));
+            ev.push((s.end, Change::Busy(-nodes)));
+        }
+        if !own {
+            ev.push((r.start, Change::Busy(nodes)));
+            ev.push((r.end, Change::Busy(-nodes)));
+        }
+    }
+    ev.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (Some(first), Some(last)) = (ev.first().map(|e| e.0), ev.last().map(|e| e.0)) else {
+        return 0.0;
+    };
+    if !(last > first) || total == 0.0 {
+        return 0.0;
+    }
+    let mut waiting = std::collections::BTreeSet::new();
+    let (mut busy, mut area, mut k) = (0i64, 0.0, 0);
+    while k < ev.len() {
+        let t = ev[k].0;
+        while k < ev.len() && ev[k].0 == t {
+            match ev[k].1 {
+                Change::Arrive(id) => {
+                    waiting.insert(id);
+                }
+                Change::Start(id) => {
+                    waiting.remove(&id);
+                }
+                Change::Busy(d) => busy += d,
+            }
+            k += 1;
+        }
+        let Some(next) = ev.get(k).map(|e| e.0) else {
+            break;
+        };
+        let idle = (total - busy as f64).max(0.0);
+        let head_fits = waiting
+            .first()
+            .is_some_and(|&h| f64::from(workload.jobs[h as usize].request.nodes()) <= idle);
+        if head_fits {
+            area += idle / total * (next - t);
+        }
+    }
+    area / (last - first)
 }
 
 /// The nearest-rank `p`-th percentile of sorted, non-empty `xs`.
@@ -92,6 +173,67 @@ fn nearest_rank(xs: &[f64], p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::engine::JobRecord;
+    use crate::machine::Placement;
+    use crate::workload::{Job, JobId, Request};
+
+    fn job(i: u32, submit: f64, run: f64, n: u32) -> Job {
+        Job {
+            id: JobId(i),
+            source_id: u64::from(i) + 1,
+            submit,
+            runtime: run,
+            estimate: run,
+            requested: None,
+            request: Request::Nodes(n),
+            asked_procs: n,
+        }
+    }
+
+    fn rec(start: f64, end: f64, n: u32) -> JobRecord {
+        JobRecord {
+            start,
+            end,
+            placement: Placement::Nodes(n),
+            killed: false,
+        }
+    }
+
+    #[test]
+    fn external_fragmentation_by_hand() {
+        // 8 nodes. Job 0 (6 nodes) runs [0, 10). Job 1 (2 nodes), the head from t = 2, starts at
+        // 10 although 2 nodes are idle: idle share 2/8 over [2, 10). Job 2 (4 nodes) arrives at 4
+        // behind it; both start at 10 and nothing waits after. Makespan [0, 20).
+        let machine = MachineSpec::Flat { nodes: 8 };
+        let w = Workload::from_jobs(
+            vec![
+                job(0, 0.0, 10.0, 6),
+                job(1, 2.0, 10.0, 2),
+                job(2, 4.0, 5.0, 4),
+            ],
+            1,
+        );
+        let out = Outcome {
+            records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 2), rec(10.0, 15.0, 4)],
+            tori: Vec::new(),
+            segments: Vec::new(),
+            alloc: Default::default(),
+            skipped_checks: 0,
+            alloc_time_s: 0.0,
+            sim_wall_s: 0.0,
+        };
+        let m = summarize(&w, machine, &out);
+        assert!((m.external_fragmentation - (2.0 / 8.0) * 8.0 / 20.0).abs() < 1e-12);
+        assert_eq!(m.mean_torus_dims, 0.0);
+        // A head that does not fit the idle nodes counts nothing.
+        let w = Workload::from_jobs(vec![job(0, 0.0, 10.0, 6), job(1, 2.0, 10.0, 3)], 1);
+        let out = Outcome {
+            records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3)],
+            ..out
+        };
+        assert_eq!(summarize(&w, machine, &out).external_fragmentation, 0.0);
+    }
 
     #[test]
     fn nearest_rank_follows_the_definition() {

@@ -69,7 +69,7 @@ pub use sim::Engine;
 pub use validate::{ValidationError, validate};
 
 use crate::SimTime;
-use crate::machine::{AllocKind, AllocStats, MachineSpec, Placement, SpecError};
+use crate::machine::{AllocKind, AllocStats, Dims, MachineSpec, Placement, SpecError};
 use crate::sched::SchedKind;
 use crate::workload::{JobId, Request, Workload};
 
@@ -109,6 +109,9 @@ pub struct ReplayOptions {
 pub struct Outcome {
     /// `records[i]` is job `JobId(i)`.
     pub records: Vec<JobRecord>,
+    /// The torus each job ran as (`tori[i]` for job `JobId(i)`) when the allocator converts its
+    /// placements to tori (semitorus allocation), else empty.
+    pub tori: Vec<Dims>,
     /// Every run segment of the jobs that were ever suspended, by job then time (empty when no
     /// job was; the others ran in one segment `[start, end)`).
     pub segments: Vec<Segment>,
@@ -162,6 +165,11 @@ pub struct RunMetrics {
     pub alloc_time_s: f64,
     /// Wall seconds of the replay (not deterministic).
     pub sim_wall_s: f64,
+    /// Time-average share of the nodes idle while the head of the queue waits with enough free
+    /// nodes in total (over the makespan), 0..1.
+    pub external_fragmentation: f64,
+    /// Mean dimensionality of the tori granted (torus allocators; 0 for the others).
+    pub mean_torus_dims: f64,
 }
 
 /// What a scheduler did wrong.

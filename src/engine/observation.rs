@@ -145,6 +145,7 @@ mod tests {
                 rec(12.0, 13.0, 0),
             ],
             segments: vec![],
+            tori: Vec::new(),
             alloc: AllocStats::default(),
             skipped_checks: 0,
             alloc_time_s: 0.0,

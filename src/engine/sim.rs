@@ -558,8 +558,15 @@ impl State<'_> {
         }
         let mut segments = self.segments;
         segments.sort_by(|a, b| a.job.cmp(&b.job).then(a.start.total_cmp(&b.start)));
+        let records = self.records;
+        let tori = records
+            .iter()
+            .map(|r| self.alloc.granted_torus(&r.placement))
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
         Ok(Outcome {
-            records: self.records,
+            records,
+            tori,
             segments,
             alloc: self.counters.alloc,
             skipped_checks: self.counters.skipped,
@@ -624,8 +631,15 @@ const NOT_STARTED: JobRecord = JobRecord {
 };
 
 /// Whether `p` covers exactly request `req` (a submesh of its shape or its 90° turn when flagged, a
-/// box of its extents, a subcube of its dimension, or its node count).
+/// box of its extents, a subcube of its dimension, or its node count); a box request or a node
+/// count may also be granted a box of power-of-two extents holding the request's node count rounded
+/// up to a power of two (semitorus allocation).
 fn covers(req: &Request, p: &Placement) -> bool {
+    if let Placement::Block(b) = p {
+        if crate::resource::is_rounded_semitorus(req, b) {
+            return true;
+        }
+    }
     match (*req, *p) {
         (Request::Submesh(want), Placement::Submesh { at, rotated }) => {
             at.shape == if rotated { want.rotated() } else { want }

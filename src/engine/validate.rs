@@ -7,8 +7,9 @@
 //! run segments that begin at `start`, end at `end`, do not overlap and add up to the service (to
 //! within 10⁻⁹ relative: the engine sums floating-point pieces); the placement covers exactly the
 //! request (a submesh of the requested shape, or of its 90° rotation when flagged `rotated`; a box of
-//! the requested extents; a subcube of the requested dimension; a node count equal to the request's)
-//! and lies on the machine. Across jobs: no node is held by two jobs at any instant, and no more
+//! the requested extents, or — semitorus allocation — a box of power-of-two extents holding the
+//! request's node count rounded up to a power of two; a subcube of the requested dimension; a node
+//! count equal to the request's) and lies on the machine. Across jobs: no node is held by two jobs at any instant, and no more
 //! nodes than the machine has are busy. Holding intervals are half-open, `[start, end)`: at equal
 //! times ends come before starts, and a segment of length 0 holds nothing. Placements are checked
 //! node by node through [`MachineSpec::node_ids`] (a per-node owner table swept over start/end
@@ -213,6 +214,7 @@ fn check_placement(job: &Job, p: &Placement, machine: MachineSpec) -> Result<(),
         })
     };
     let shape_ok = match (job.request, *p) {
+        (req, Placement::Block(b)) if crate::resource::is_rounded_semitorus(&req, &b) => true,
         (_, Placement::Nodes(n)) if n != job.request.nodes() => {
             return bad("granted a node count other than the request's");
         }

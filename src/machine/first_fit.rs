@@ -20,8 +20,12 @@ impl PlacementRule for FirstFitRule {
     }
 }
 
-/// The registry's constructor: FirstFit on a 2D mesh.
+/// The registry's constructor: FirstFit on a 2D mesh, the k-dimensional first fit
+/// ([`super::FirstFitKd`]) on a k-D mesh or torus.
 pub(super) fn build(machine: super::MachineSpec) -> Result<Box<dyn super::Allocator>, super::SpecError> {
+    if let super::MachineSpec::Grid { .. } = machine {
+        return super::first_fit_kd::build(machine);
+    }
     super::mesh::build::<FirstFitRule>(super::AllocKind::FirstFit, machine)
 }
 

@@ -22,13 +22,16 @@ pub use crate::resource::{
 };
 
 mod cube;
+mod first_fit_kd;
 mod mesh;
+mod semitorus;
 
 pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
 pub use best_fit::{BestFit, BestFitRule};
 pub use buddy::Buddy;
 pub use buddy_2d::{Buddy2d, Buddy2dRule};
 pub use first_fit::{FirstFit, FirstFitRule};
+pub use first_fit_kd::FirstFitKd;
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
 pub use free_list::FreeList;
@@ -36,6 +39,9 @@ pub use gray_code::{GrayCode, gray, gray_position};
 pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
 pub use mpl::{Mpl, MplFixedRule, MplRule};
 pub use mpl_fixed::MplFixed;
+pub use semitorus::{
+    Scheme, Semitorus, TorusConversion, convert, cube_like, initial_set, wrap_flags,
+};
 
 /// The allocator registry: one line per allocator — `Variant = module, "label", "description"` —
 /// declares the module (whose `build(machine)` makes the allocator) and the [`AllocKind`] variant.
@@ -92,6 +98,14 @@ allocators! {
     GrayCode = gray_code, "graycode";
     /// 2D buddy system on a square power-of-two mesh; the buddy order of FF-2G (coscheduling report).
     Buddy2d = buddy_2d, "buddy2d";
+    /// Semitorus allocation, equal partition (Mao et al.), collapse conversion.
+    Ep = ep, "ep";
+    /// Semitorus allocation, non-equal partition (Mao et al.), collapse conversion.
+    Nep = nep, "nep";
+    /// Semitorus allocation, equal partition, pair conversion.
+    EpPair = ep_pair, "ep:pair";
+    /// Semitorus allocation, non-equal partition, pair conversion.
+    NepPair = nep_pair, "nep:pair";
 }
 
 /// A machine or allocator label that could not be read.
@@ -111,6 +125,16 @@ pub enum SpecError {
         alloc: String,
         /// Machine label.
         machine: String,
+    },
+    /// The allocator does not work on this machine, for a stated reason.
+    #[error("allocator `{alloc}` does not work on machine `{machine}`: {reason}")]
+    Unsupported {
+        /// Allocator label.
+        alloc: String,
+        /// Machine label.
+        machine: String,
+        /// Why.
+        reason: String,
     },
 }
 
@@ -155,6 +179,11 @@ pub trait Allocator: Send {
     fn fits_empty(&self, req: &Request) -> bool;
     /// An independent copy of the current state, for planning.
     fn snapshot(&self) -> Box<dyn Allocator>;
+    /// The torus a job granted `p` runs as, for torus allocators (semitorus allocation converts
+    /// each granted semitorus to a torus); `None` for the others.
+    fn granted_torus(&self, _p: &Placement) -> Option<Dims> {
+        None
+    }
     /// Finds a place for `req` and occupies it.
     fn allocate(&mut self, req: &Request) -> Option<Placement> {
         let p = self.find(req)?;

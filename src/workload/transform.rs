@@ -21,7 +21,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::SimTime;
-use crate::resource::{MachineSpec, Shape};
+use crate::resource::{Dims, MachineSpec, Shape};
 use crate::swf::Record;
 use crate::workload::{Job, JobId, Request, Workload};
 
@@ -117,16 +117,19 @@ pub enum ShapeRule {
     Subcube,
     /// Any `n` nodes (flat machine).
     Nodes,
+    /// The most cube-like box of `n' ≥ n` nodes that fits (k-dimensional mesh or torus).
+    Box,
 }
 
 impl ShapeRule {
     /// Every rule, in documentation order.
-    pub const ALL: [ShapeRule; 5] = [
+    pub const ALL: [ShapeRule; 6] = [
         ShapeRule::SquareTall,
         ShapeRule::SquareWide,
         ShapeRule::Paragon,
         ShapeRule::Subcube,
         ShapeRule::Nodes,
+        ShapeRule::Box,
     ];
 
     /// The label used in the catalog and on the command line.
@@ -137,16 +140,18 @@ impl ShapeRule {
             ShapeRule::Paragon => "paragon",
             ShapeRule::Subcube => "subcube",
             ShapeRule::Nodes => "nodes",
+            ShapeRule::Box => "box",
         }
     }
 
     /// The natural rule of a machine: square-tall on a mesh (the §5.4 default), subcube on a
-    /// hypercube, nodes on a flat machine (and, until box requests exist, on k-dimensional grids).
+    /// hypercube, nodes on a flat machine, box on a k-dimensional mesh or torus.
     pub fn default_for(machine: MachineSpec) -> ShapeRule {
         match machine {
             MachineSpec::Mesh { .. } => ShapeRule::SquareTall,
             MachineSpec::Hypercube { .. } => ShapeRule::Subcube,
-            MachineSpec::Flat { .. } | MachineSpec::Grid { .. } => ShapeRule::Nodes,
+            MachineSpec::Flat { .. } => ShapeRule::Nodes,
+            MachineSpec::Grid { .. } => ShapeRule::Box,
         }
     }
 
@@ -162,6 +167,7 @@ impl ShapeRule {
                     ShapeRule::Nodes,
                     MachineSpec::Flat { .. } | MachineSpec::Grid { .. }
                 )
+                | (ShapeRule::Box, MachineSpec::Grid { .. })
         )
     }
 }
@@ -208,7 +214,9 @@ pub enum TransformError {
         machine: MachineSpec,
     },
     /// Unknown shape rule label.
-    #[error("shape rule `{0}` is not one of square-tall, square-wide, paragon, subcube, nodes")]
+    #[error(
+        "shape rule `{0}` is not one of square-tall, square-wide, paragon, subcube, nodes, box"
+    )]
     UnknownShapeRule(String),
     /// Processors per node must be at least 1.
     #[error("processors per node must be at least 1")]
@@ -328,6 +336,73 @@ pub fn subcube_dim(n: u64, max_dim: u8) -> Option<u8> {
     u8::try_from(d).ok().filter(|&d| d <= max_dim)
 }
 
+/// Box transform, the k-dimensional square transform: the smallest `n' ≥ n` with a factorisation
+/// `n' = e₀·…·e_{k−1}` that fits `dims` (largest factor in the largest dimension); among its
+/// factorisations the most cube-like — the smallest largest factor, then the largest smallest
+/// factor. Factors go to dimensions by decreasing size (ties: the lower dimension gets the larger
+/// factor). `None` when `n` is 0 or larger than the grid.
+///
+/// ```
+/// use pwa_replay::workload::box_shape;
+/// use pwa_replay::resource::Dims;
+///
+/// let torus = Dims::new(&[4, 8, 8]).unwrap();
+/// assert_eq!(box_shape(16, torus).unwrap().to_string(), "2x4x2");
+/// assert_eq!(box_shape(11, torus).unwrap().to_string(), "2x3x2", "11 and 11 = 11·1·1 do not fit: 12");
+/// ```
+pub fn box_shape(n: u32, dims: Dims) -> Option<Dims> {
+    let volume = u32::try_from(dims.volume()).ok()?;
+    if n == 0 || n > volume {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..dims.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(dims.get(i)), i));
+    let limits: Vec<u32> = order.iter().map(|&i| dims.get(i)).collect();
+    (n..=volume).find_map(|m| {
+        let factors = most_cube_like(m, &limits)?;
+        let mut ext = vec![0; dims.len()];
+        for (&i, f) in order.iter().zip(factors) {
+            ext[i] = f;
+        }
+        Dims::new(&ext)
+    })
+}
+
+/// The factorisation of `m` into `limits.len()` non-increasing factors, factor `i` at most
+/// `limits[i]` (non-increasing), with the smallest largest factor, then the largest smallest.
+fn most_cube_like(m: u32, limits: &[u32]) -> Option<Vec<u32>> {
+    let mut best: Option<Vec<u32>> = None;
+    let mut cur = Vec::with_capacity(limits.len());
+    factorise(m, limits, u32::MAX, &mut cur, &mut best);
+    best
+}
+
+fn factorise(m: u32, limits: &[u32], cap: u32, cur: &mut Vec<u32>, best: &mut Option<Vec<u32>>) {
+    let i = cur.len();
+    if i == limits.len() {
+        let better = best.as_ref().is_none_or(|b| {
+            (cur[0], std::cmp::Reverse(cur[i - 1])) < (b[0], std::cmp::Reverse(b[i - 1]))
+        });
+        if m == 1 && better {
+            *best = Some(cur.clone());
+        }
+        return;
+    }
+    let rest = (limits.len() - i - 1) as u32;
+    for f in (1..=cap.min(limits[i]).min(m)).rev() {
+        // The remaining factors are ≤ f each: prune when they cannot reach m / f.
+        if !m.is_multiple_of(f) || u64::from(f).pow(rest) < u64::from(m / f) {
+            continue;
+        }
+        if best.as_ref().is_some_and(|b| i == 0 && f > b[0]) {
+            continue;
+        }
+        cur.push(f);
+        factorise(m / f, limits, f, cur, best);
+        cur.pop();
+    }
+}
+
 /// Requests of one machine and rule by size, each size computed once, when first asked for
 /// (a trace has a few hundred distinct sizes; a large mesh has a million).
 #[derive(Debug, Clone)]
@@ -367,6 +442,9 @@ impl ShapeTable {
             }
             (MachineSpec::Flat { .. } | MachineSpec::Grid { .. }, ShapeRule::Nodes) => {
                 Some(Request::Nodes(n))
+            }
+            (MachineSpec::Grid { dims, .. }, ShapeRule::Box) => {
+                box_shape(n, dims).map(Request::Block)
             }
             _ => None,
         }
@@ -547,6 +625,27 @@ impl Workload {
         }
     }
 
+    /// Drops the jobs some allocator of `allocs` can never place on the empty `machine` (a request
+    /// larger than the largest semitorus, say), renumbering the rest densely; returns how many
+    /// were dropped. Every allocator then replays the same jobs.
+    pub fn retain_fitting(
+        &mut self,
+        machine: MachineSpec,
+        allocs: &[crate::machine::AllocKind],
+    ) -> Result<u64, crate::machine::SpecError> {
+        let empty = allocs
+            .iter()
+            .map(|a| a.build(machine))
+            .collect::<Result<Vec<_>, _>>()?;
+        let before = self.jobs.len();
+        self.jobs
+            .retain(|j| empty.iter().all(|a| a.fits_empty(&j.request)));
+        for (i, j) in self.jobs.iter_mut().enumerate() {
+            j.id = JobId(u32::try_from(i).unwrap_or(u32::MAX));
+        }
+        Ok((before - self.jobs.len()) as u64)
+    }
+
     /// Load-factor scaling (window-k-mesh.md §5.4): submit times shifted so the first job arrives
     /// at 0, then multiplied by `1 / lf`; run times, order and ids unchanged. `lf = 1` only shifts.
     pub fn scaled(&self, lf: f64) -> Result<Workload, TransformError> {
@@ -638,6 +737,62 @@ mod tests {
         assert_eq!(subcube_dim(128, 7), Some(7));
         assert_eq!(subcube_dim(129, 7), None);
         assert_eq!(subcube_dim(0, 7), None);
+    }
+
+    #[test]
+    fn box_transform_is_the_cube_like_square_transform() {
+        let d = |v: &[u32]| Dims::new(v).unwrap();
+        let t = d(&[2, 2, 2, 6, 8]);
+        // 384 nodes: the whole torus; 48 = 3·2·2·2·2 (largest factor 3), the 3 in the 8-node dimension.
+        assert_eq!(box_shape(384, t), Some(t));
+        assert_eq!(box_shape(48, t).unwrap().to_string(), "2x2x2x2x3");
+        assert_eq!(box_shape(1, t).unwrap().to_string(), "1x1x1x1x1");
+        // 13 is prime and larger than every dimension: 14 = 7·2 fits (7 in the 8-node dimension).
+        assert_eq!(box_shape(13, t).unwrap().to_string(), "1x1x1x2x7");
+        assert_eq!(box_shape(385, t), None);
+        assert_eq!(box_shape(0, t), None);
+        assert_eq!(
+            box_shape(64, d(&[16, 16, 16])).unwrap().to_string(),
+            "4x4x4"
+        );
+        assert_eq!(
+            box_shape(17, d(&[16, 16, 16])).unwrap().to_string(),
+            "3x3x2"
+        );
+        // A 2D torus behaves like the square transform with the larger factor in the larger dimension.
+        assert_eq!(box_shape(15, d(&[4, 8])).unwrap().to_string(), "3x5");
+        let mut table = ShapeTable::new(
+            MachineSpec::Grid {
+                dims: t,
+                wrap: true,
+            },
+            ShapeRule::default_for(MachineSpec::Grid {
+                dims: t,
+                wrap: true,
+            }),
+        )
+        .unwrap();
+        assert_eq!(table.rule(), ShapeRule::Box);
+        assert_eq!(table.request(48), Some(Request::Block(d(&[2, 2, 2, 2, 3]))));
+    }
+
+    #[test]
+    fn retain_fitting_drops_what_a_semitorus_cannot_hold() {
+        let torus: MachineSpec = "torus:2x2x2x6x8".parse().unwrap();
+        let conv = Conversion::for_machine(torus);
+        let out = conv
+            .apply(&[rec(1, 0, 5, 300), rec(2, 1, 5, 256), rec(3, 2, 5, 384)])
+            .expect("all fit the machine");
+        let mut w = out.workload;
+        use crate::machine::AllocKind;
+        assert_eq!(w.retain_fitting(torus, &[AllocKind::Flat]), Ok(0));
+        assert_eq!(
+            w.retain_fitting(torus, &[AllocKind::Flat, AllocKind::Nep]),
+            Ok(2)
+        );
+        assert_eq!(w.jobs.len(), 1);
+        assert_eq!((w.jobs[0].source_id, w.jobs[0].id), (2, JobId(0)));
+        assert!(w.retain_fitting(torus, &[AllocKind::Mpl]).is_err());
     }
 
     #[test]

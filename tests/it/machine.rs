@@ -387,7 +387,21 @@ fn build_checks_the_machine() {
     let mesh: MachineSpec = "mesh:22x16".parse().expect("valid");
     let flat: MachineSpec = "flat:128".parse().expect("valid");
     let hypercube_only = [AllocKind::Buddy, AllocKind::FreeList, AllocKind::GrayCode];
+    let torus_only = [
+        AllocKind::Ep,
+        AllocKind::Nep,
+        AllocKind::EpPair,
+        AllocKind::NepPair,
+    ];
     for &kind in AllocKind::ALL {
+        if torus_only.contains(&kind) {
+            let err = kind
+                .build(mesh)
+                .err()
+                .expect("semitorus allocation needs a k-D grid");
+            assert!(err.to_string().contains("torus:AxBx"), "{err}");
+            continue;
+        }
         if hypercube_only.contains(&kind) {
             assert!(
                 kind.build(mesh).is_err() && kind.build(flat).is_err(),

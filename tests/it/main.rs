@@ -10,4 +10,5 @@ mod seam;
 mod sweep;
 mod swf;
 mod synth;
+mod torus;
 mod workload;

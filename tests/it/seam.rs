@@ -322,6 +322,7 @@ fn outcome(records: Vec<JobRecord>) -> Outcome {
     Outcome {
         records,
         segments: Vec::new(),
+        tori: Vec::new(),
         alloc: Default::default(),
         skipped_checks: 0,
         alloc_time_s: 0.0,

@@ -63,7 +63,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         NoMachine::Refuse
     };
-    let t = args.input.load(no_machine)?;
+    let mut t = args.input.load(no_machine)?;
+    if args.input.lenient {
+        t.drop_never_fitting(&[args.alloc])?;
+    }
     let workload = t
         .workload
         .scaled(args.load_factor)

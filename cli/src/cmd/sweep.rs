@@ -78,8 +78,11 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     } else {
         NoMachine::Refuse
     };
-    let loaded = args.input.load(no_machine)?;
+    let mut loaded = args.input.load(no_machine)?;
     fill_in_default_grid(&mut args, &loaded.grid, &loaded.grid_source);
+    if args.input.lenient {
+        loaded.drop_never_fitting(&args.alloc)?;
+    }
     for a in &args.alloc {
         // Fail before any work when an allocator does not suit the machine.
         a.build(loaded.machine).with_context(|| {

@@ -22,6 +22,8 @@ pub enum Paper {
     Lazy,
     /// coscheduling-time-sharing.md (Rotzoll), gang scheduling.
     Coscheduling,
+    /// semitorus-allocation.md (Mao, Chen & Watson).
+    Semitorus,
 }
 
 impl Paper {
@@ -32,6 +34,7 @@ impl Paper {
             Paper::Bypass => "bypass-queue",
             Paper::Lazy => "lazy",
             Paper::Coscheduling => "coscheduling",
+            Paper::Semitorus => "semitorus",
         }
     }
 }

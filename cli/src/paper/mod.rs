@@ -6,7 +6,8 @@
 //! line once (replications until the 95% CI of mean turnaround is within 5%, lines in parallel) →
 //! [`data`] projects figures out of the results → [`plot`] draws them → [`claims`] checks the
 //! qualitative statements → [`readme`] writes the report. The trace figures go through the sweep
-//! ([`traces`]).
+//! ([`traces`]); the torus study of semitorus-allocation.md ([`semitorus`]) writes its own
+//! `semitorus/README.md` with its claims and verdicts.
 
 pub mod claims;
 pub mod coscheduling;
@@ -16,6 +17,7 @@ pub mod figures;
 pub mod lazy;
 pub mod plot;
 pub mod readme;
+pub mod semitorus;
 pub mod traces;
 
 use std::path::PathBuf;
@@ -186,6 +188,25 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
             }
             let tick = |m: &str| say(m);
             data.extend(traces::run_pair(pair, &settings.traces, &replay, &tick)?);
+        }
+        let mut systems = Vec::new();
+        for trace in semitorus::SYSTEMS {
+            if !selected(&opts.only, &format!("semitorus/{trace}")) {
+                continue;
+            }
+            if !traces::available(trace) {
+                skipped.push(format!(
+                    "{trace} (semitorus): the log is not on the trace search path"
+                ));
+                continue;
+            }
+            let tick = |m: &str| say(m);
+            let r = semitorus::run_system(trace, &settings.traces, &replay, &tick)?;
+            data.extend(semitorus::figures(&r));
+            systems.push(r);
+        }
+        if !systems.is_empty() {
+            semitorus::write_readme(&opts.out.join(Paper::Semitorus.dir()), &systems, opts.quick)?;
         }
     }
     let t_lazy = Instant::now();

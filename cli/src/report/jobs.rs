@@ -78,6 +78,18 @@ pub fn per_job_frame(w: &Workload, out: &Outcome) -> anyhow::Result<DataFrame> {
                 .map(|r| matches!(r.placement, Placement::Submesh { rotated: true, .. }))
                 .collect::<Vec<bool>>(),
         ),
+        Column::new(
+            "torus".into(),
+            (0..n)
+                .map(|i| out.tori.get(i).map(|t| t.to_string()).unwrap_or_default())
+                .collect::<Vec<String>>(),
+        ),
+        Column::new(
+            "torus_dims".into(),
+            (0..n)
+                .map(|i| out.tori.get(i).map_or(0, |t| t.len() as u32))
+                .collect::<Vec<u32>>(),
+        ),
     ];
     DataFrame::new(n, cols).context("building the per-job table")
 }
@@ -85,6 +97,7 @@ pub fn per_job_frame(w: &Workload, out: &Outcome) -> anyhow::Result<DataFrame> {
 fn shape(p: &Placement) -> String {
     match p {
         Placement::Submesh { at, .. } => at.shape.to_string(),
+        Placement::Block(b) => b.extent.to_string(),
         other => format!("{}", other.nodes()),
     }
 }
@@ -95,6 +108,7 @@ fn placement(p: &Placement) -> String {
             let (xb, yb, xe, ye) = at.paper();
             format!("({xb},{yb},{xe},{ye})")
         }
+        Placement::Block(_) => p.to_string(),
         other => format!("{} nodes", other.nodes()),
     }
 }
@@ -174,6 +188,7 @@ mod tests {
                 rec(0.0, 10.0, Submesh::from_paper(1, 1, 2, 3), false),
                 rec(10.0, 15.5, Submesh::from_paper(3, 1, 3, 3), true),
             ],
+            tori: Vec::new(),
             segments: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,

@@ -57,6 +57,8 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         alloc_attempts,
         alloc_time_s,
         sim_wall_s,
+        external_fragmentation,
+        mean_torus_dims,
     } = *m;
     vec![
         ("jobs", C(jobs)),
@@ -77,6 +79,8 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         ("alloc_attempts", C(alloc_attempts)),
         ("alloc_time_s", R(alloc_time_s)),
         ("sim_wall_s", R(sim_wall_s)),
+        ("external_fragmentation", R(external_fragmentation)),
+        ("mean_torus_dims", R(mean_torus_dims)),
     ]
 }
 
@@ -127,6 +131,8 @@ pub fn from_lookup(
     let internal_fragmentation = real("internal_fragmentation")?;
     let alloc_time_s = real("alloc_time_s")?;
     let sim_wall_s = real("sim_wall_s")?;
+    let external_fragmentation = real("external_fragmentation")?;
+    let mean_torus_dims = real("mean_torus_dims")?;
     Ok(RunMetrics {
         jobs: count("jobs", get("jobs")?)?,
         mean_turnaround_s,
@@ -146,6 +152,8 @@ pub fn from_lookup(
         alloc_attempts: count("alloc_attempts", get("alloc_attempts")?)?,
         alloc_time_s,
         sim_wall_s,
+        external_fragmentation,
+        mean_torus_dims,
     })
 }
 
