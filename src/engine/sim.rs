@@ -148,6 +148,8 @@ struct State<'w> {
     running: usize,
     busy: u32,
     departed: Vec<JobId>,
+    /// First promised start of each job (NaN: none yet), see [`System::promise`].
+    promised: Vec<SimTime>,
     /// Requests that failed since the last release (they fail again until something is freed).
     failed: HashSet<Request>,
     counters: Counters,
@@ -188,6 +190,7 @@ impl<'w> Engine<'w> {
                 running: 0,
                 busy: 0,
                 departed: Vec::new(),
+                promised: vec![SimTime::NAN; n],
                 failed: HashSet::new(),
                 counters: Counters::default(),
                 error: None,
@@ -427,6 +430,7 @@ impl State<'_> {
             end: self.now + service,
             placement,
             killed,
+            reserved: Some(self.promised[id.index()]).filter(|t| !t.is_nan()),
         });
         self.run_on(id, placement);
         obs.on_start(self.now, id, &placement);
@@ -604,6 +608,12 @@ impl System for Sys<'_, '_> {
     fn departed(&self) -> &[JobId] {
         &self.st.departed
     }
+    fn promise(&mut self, id: JobId, at: SimTime) {
+        let waiting = self.st.status.get(id.index()) == Some(&Status::Waiting);
+        if waiting && !at.is_nan() && self.st.promised[id.index()].is_nan() {
+            self.st.promised[id.index()] = at;
+        }
+    }
 }
 
 /// Whether `p` covers exactly request `req` (a submesh of its shape or its 90° turn when flagged, a
@@ -629,7 +639,10 @@ mod tests {
     /// record at the end (run segments only for jobs that were suspended).
     #[test]
     fn per_job_state_stays_within_the_memory_budget() {
-        let running = size_of::<Status>() + size_of::<Option<JobRecord>>() + size_of::<Progress>();
+        let running = size_of::<Status>()
+            + size_of::<Option<JobRecord>>()
+            + size_of::<Progress>()
+            + size_of::<SimTime>();
         let at_the_end = running + size_of::<JobRecord>();
         assert!(at_the_end <= 200, "{at_the_end} bytes per job");
     }

@@ -6,7 +6,8 @@
 //! and is not running), asks the allocator where it fits, and records the start. Schedulers never touch
 //! the allocator directly, so any scheduler pairs with any allocator.
 //!
-//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `delay:count`, `bq:<seconds>`) are parsed by
+//! Labels (`fcfs`, `oo`, `oocb:8`, `window:240`, `delay`, `delay:count`, `bq:<seconds>`, `easy`,
+//! `conservative`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
@@ -14,12 +15,20 @@
 //! with a *bypass rule* (`queue`): after departures the head is tried while it starts, then later jobs
 //! in arrival order as far as the rule allows; the rules differ only in when the head may be bypassed
 //! and whether a newcomer that finds a queue is tried at once.
+//!
+//! The backfilling policies plan with run-time estimates: `easy` (EASY, a reservation for the head)
+//! and `conservative` (a reservation for every waiting job). They run one pass per instant, after
+//! every completion and arrival of it (`backfill`), and report their reservations through
+//! [`System::promise`].
 
 use std::fmt;
 use std::str::FromStr;
 
+mod backfill;
 mod bypass_queue;
+mod conservative;
 mod delay;
+mod easy;
 mod fcfs;
 mod oocb;
 mod out_of_order;
@@ -78,6 +87,11 @@ pub trait System {
     fn departed(&self) -> &[JobId] {
         &[]
     }
+    /// Records that waiting job `id` was promised a start no later than `at` (a reservation). Only the
+    /// first promise of a job is kept: it becomes [`JobRecord::reserved`](crate::engine::JobRecord)
+    /// and the reservation error of the metrics. Policies without reservations never call it; the
+    /// default does nothing.
+    fn promise(&mut self, _id: JobId, _at: SimTime) {}
     /// When and where `id` could start at the earliest if the running jobs end at their estimated
     /// ends (see [`plan::earliest_start`]); `None` when it never fits.
     fn earliest_start(&self, id: JobId) -> Option<Reservation> {
@@ -126,12 +140,16 @@ pub enum SchedKind {
     DelayCount,
     /// `bq:T`: bypass queue with threshold time `T` (bypass-queue paper, Fig. 2); `bq:inf` never blocks.
     BypassQueue(SimTime),
+    /// `easy`: EASY backfilling, a reservation for the queue head only (Mu'alem & Feitelson 2001).
+    Easy,
+    /// `conservative`: conservative backfilling, a reservation for every waiting job.
+    Conservative,
 }
 
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "scheduler `{0}` is not one of fcfs, oo, oocb:K (K ≥ 0), window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf"
+    "scheduler `{0}` is not one of fcfs, oo, oocb:K (K ≥ 0), window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf, easy, conservative"
 )]
 pub struct SchedParseError(pub String);
 
@@ -146,6 +164,8 @@ impl fmt::Display for SchedKind {
             SchedKind::DelayCount => f.write_str("delay:count"),
             SchedKind::BypassQueue(t) if t.is_infinite() => f.write_str("bq:inf"),
             SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
+            SchedKind::Easy => f.write_str("easy"),
+            SchedKind::Conservative => f.write_str("conservative"),
         }
     }
 }
@@ -160,6 +180,8 @@ impl FromStr for SchedKind {
                 "fcfs" => Ok(SchedKind::Fcfs),
                 "oo" => Ok(SchedKind::OutOfOrder),
                 "delay" => Ok(SchedKind::Delay),
+                "easy" => Ok(SchedKind::Easy),
+                "conservative" => Ok(SchedKind::Conservative),
                 _ => Err(bad()),
             },
             Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
@@ -190,6 +212,8 @@ impl SchedKind {
             SchedKind::Delay => Box::new(delay::delay(delay::Reading::Time)),
             SchedKind::DelayCount => Box::new(delay::delay(delay::Reading::Count)),
             SchedKind::BypassQueue(t) => Box::new(bypass_queue::bypass_queue(t)),
+            SchedKind::Easy => Box::<easy::Easy>::default(),
+            SchedKind::Conservative => Box::<conservative::Conservative>::default(),
         }
     }
 }

@@ -168,6 +168,7 @@ mod tests {
             end,
             placement: Placement::Submesh { at, rotated },
             killed: false,
+            reserved: None,
         };
         let out = Outcome {
             records: vec![

@@ -57,6 +57,12 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         alloc_attempts,
         alloc_time_s,
         sim_wall_s,
+        p50_bounded_slowdown,
+        p95_bounded_slowdown,
+        p99_bounded_slowdown,
+        backfilled_jobs,
+        backfilled_share,
+        mean_reservation_error_s,
     } = *m;
     vec![
         ("jobs", C(jobs)),
@@ -77,11 +83,17 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         ("alloc_attempts", C(alloc_attempts)),
         ("alloc_time_s", R(alloc_time_s)),
         ("sim_wall_s", R(sim_wall_s)),
+        ("p50_bounded_slowdown", R(p50_bounded_slowdown)),
+        ("p95_bounded_slowdown", R(p95_bounded_slowdown)),
+        ("p99_bounded_slowdown", R(p99_bounded_slowdown)),
+        ("backfilled_jobs", C(backfilled_jobs)),
+        ("backfilled_share", R(backfilled_share)),
+        ("mean_reservation_error_s", R(mean_reservation_error_s)),
     ]
 }
 
 /// The metrics that are durations in seconds (shown with units in tables for humans).
-pub const DURATIONS: [&str; 9] = [
+pub const DURATIONS: [&str; 10] = [
     "mean_turnaround_s",
     "mean_wait_s",
     "max_wait_s",
@@ -91,6 +103,7 @@ pub const DURATIONS: [&str; 9] = [
     "makespan_s",
     "alloc_time_s",
     "sim_wall_s",
+    "mean_reservation_error_s",
 ];
 
 /// Whether the metric `name` is a duration in seconds.
@@ -127,6 +140,11 @@ pub fn from_lookup(
     let internal_fragmentation = real("internal_fragmentation")?;
     let alloc_time_s = real("alloc_time_s")?;
     let sim_wall_s = real("sim_wall_s")?;
+    let p50_bounded_slowdown = real("p50_bounded_slowdown")?;
+    let p95_bounded_slowdown = real("p95_bounded_slowdown")?;
+    let p99_bounded_slowdown = real("p99_bounded_slowdown")?;
+    let backfilled_share = real("backfilled_share")?;
+    let mean_reservation_error_s = real("mean_reservation_error_s")?;
     Ok(RunMetrics {
         jobs: count("jobs", get("jobs")?)?,
         mean_turnaround_s,
@@ -146,6 +164,12 @@ pub fn from_lookup(
         alloc_attempts: count("alloc_attempts", get("alloc_attempts")?)?,
         alloc_time_s,
         sim_wall_s,
+        p50_bounded_slowdown,
+        p95_bounded_slowdown,
+        p99_bounded_slowdown,
+        backfilled_jobs: count("backfilled_jobs", get("backfilled_jobs")?)?,
+        backfilled_share,
+        mean_reservation_error_s,
     })
 }
 
