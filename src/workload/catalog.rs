@@ -15,6 +15,7 @@ use serde::Deserialize;
 use crate::machine::AllocKind;
 use crate::resource::MachineSpec;
 use crate::sched::SchedKind;
+use crate::workload::EstimateModel;
 use crate::workload::transform::{Conversion, ShapeRule, SizeField};
 
 /// The text of `traces/catalog.toml`.
@@ -64,6 +65,8 @@ pub struct DefaultGrid {
     pub schedulers: Vec<SchedKind>,
     /// Allocator labels, in order.
     pub allocators: Vec<AllocKind>,
+    /// Estimate models (`estimate` in the catalog), in order; empty: exact only.
+    pub estimates: Vec<EstimateModel>,
 }
 
 impl DefaultGrid {
@@ -83,11 +86,13 @@ impl DefaultGrid {
                     Window(240),
                 ],
                 allocators: vec![AllocKind::Mpl],
+                estimates: Vec::new(),
             },
             MachineSpec::Hypercube { .. } | MachineSpec::Flat { .. } | MachineSpec::Grid { .. } => {
                 DefaultGrid {
                     schedulers: vec![Fcfs, OutOfOrder],
                     allocators: vec![AllocKind::Flat],
+                    estimates: Vec::new(),
                 }
             }
         }
@@ -124,6 +129,7 @@ struct RawEntry {
     size_field: SizeField,
     sched: Option<Vec<String>>,
     alloc: Option<Vec<String>>,
+    estimate: Option<Vec<String>>,
 }
 
 fn one() -> u32 {
@@ -196,6 +202,10 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
         Some(v) => labels::<AllocKind>(&v, "alloc").map_err(bad)?,
         None => fallback.allocators,
     };
+    let estimates = match e.estimate {
+        Some(v) => labels::<EstimateModel>(&v, "estimate").map_err(bad)?,
+        None => Vec::new(),
+    };
     if let Some(a) = allocators.iter().find(|a| a.build(machine).is_err()) {
         return Err(bad(format!("alloc `{a}` does not work on `{machine}`")));
     }
@@ -217,6 +227,7 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
         grid: DefaultGrid {
             schedulers,
             allocators,
+            estimates,
         },
     })
 }
@@ -311,7 +322,19 @@ mod tests {
         assert_eq!(grid("sdsc-96"), mesh);
         assert_eq!(grid("sdsc-blue"), mesh);
         assert_eq!(grid("nasa-ipsc"), ("fcfs,oo".into(), "flat".into()));
-        assert_eq!(grid("lanl-cm5"), ("fcfs,oo".into(), "flat".into()));
+        let backfilling = ("fcfs,easy,conservative".into(), "flat".into());
+        for n in ["lanl-cm5", "ctc-sp2", "kth-sp2"] {
+            assert_eq!(grid(n), backfilling, "{n}");
+            let e: Vec<String> = c
+                .get(n)
+                .expect(n)
+                .grid
+                .estimates
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            assert_eq!(e, ["exact", "user"], "{n}");
+        }
         for e in c.entries() {
             for a in &e.grid.allocators {
                 assert!(a.build(e.conversion.machine).is_ok(), "{}: {a}", e.name);
