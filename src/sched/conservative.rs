@@ -18,6 +18,7 @@
 
 use super::backfill::DeferredPass;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use super::plan::RunningJob;
 use super::{Scheduler, System};
@@ -32,6 +33,10 @@ pub(crate) struct Conservative {
     /// Waiting jobs in arrival order, with their reservations.
     waiting: Vec<Waiting>,
     pass: DeferredPass,
+    /// When each running job started (to tell an early or late end from an end on estimate).
+    started: HashMap<JobId, SimTime>,
+    /// A job ended off its estimate, or a due start failed: the next pass re-plans everything.
+    replan: bool,
 }
 
 /// A waiting job and its reservation (none before its first pass).
@@ -111,8 +116,9 @@ impl Profile {
             base,
             steps: Vec::with_capacity(2 * running.len()),
         };
+        // Already in order (time, then job): appending keeps the profile sorted.
         for (at, _, placement) in super::plan::ends_in_order(now, running) {
-            p.push(Step {
+            p.steps.push(Step {
                 when: Moment { at, stage: 0 },
                 change: Change::Release,
                 owner: None,
@@ -134,6 +140,11 @@ impl Profile {
     /// start (on the nodes of an overrunning job) keeps only its part from now on, and is dropped
     /// once over.
     fn reserve(&mut self, owner: JobId, slot: Slot, length: SimTime) {
+        self.add(owner, slot, length, true);
+    }
+
+    /// [`Profile::reserve`], the steps inserted in order or (`sorted` false) appended.
+    fn add(&mut self, owner: JobId, slot: Slot, length: SimTime, sorted: bool) {
         let mut start = slot.when;
         if start.at < self.now {
             start = Moment {
@@ -154,8 +165,28 @@ impl Profile {
             owner: Some(owner),
             placement: slot.placement,
         };
-        self.push(step(start, Change::Take));
-        self.push(step(release.0, release.1));
+        self.place(step(start, Change::Take), sorted);
+        self.place(step(release.0, release.1), sorted);
+    }
+
+    /// Inserts `step` in order, or appends it when `sorted` is false (the caller sorts later).
+    fn place(&mut self, step: Step, sorted: bool) {
+        if sorted {
+            self.push(step);
+        } else {
+            self.steps.push(step);
+        }
+    }
+
+    /// Adds many reservations at once (one sort instead of an insertion each).
+    fn reserve_all(&mut self, slots: impl Iterator<Item = (JobId, Slot, SimTime)>) {
+        let before = self.steps.len();
+        for (owner, slot, length) in slots {
+            self.add(owner, slot, length, false);
+        }
+        if self.steps.len() > before {
+            self.steps.sort_by(Step::cmp); // stable: equal keys keep insertion order
+        }
     }
 
     /// Removes `owner`'s reservation.
@@ -189,12 +220,18 @@ impl Profile {
             }
             let chosen = state.find(req);
             let old = previous.filter(|p| Some(*p) != chosen && state.is_free(p));
+            let mut clash = None;
             for p in chosen.into_iter().chain(old) {
-                if self.stays_free(state.as_ref(), k, when.at + length, &p) {
-                    return Some(Slot { when, placement: p });
+                match self.stays_free(state.as_ref(), k, when.at + length, &p) {
+                    Ok(()) => return Some(Slot { when, placement: p }),
+                    Err(at) => clash = Some((p, at)),
                 }
             }
-            when = self.next_moment(k, when)?;
+            when = match clash {
+                // Node counts: every start up to the clash has it in its window, so skip there.
+                Some((Placement::Nodes(_), at)) if old.is_none() => at,
+                _ => self.next_moment(k, when)?,
+            };
         }
     }
 
@@ -211,19 +248,29 @@ impl Profile {
         Some(next.when)
     }
 
-    /// Whether `p`, free in `state` (the plan just before step `k`), stays free until `end`.
-    fn stays_free(&self, state: &dyn Allocator, k: usize, end: SimTime, p: &Placement) -> bool {
+    /// Whether `p`, free in `state` (the plan just before step `k`), stays free until `end`; else
+    /// the moment of the first take that clashes with it.
+    fn stays_free(
+        &self,
+        state: &dyn Allocator,
+        k: usize,
+        end: SimTime,
+        p: &Placement,
+    ) -> Result<(), Moment> {
         let window = &self.steps[k..];
         let n = window.partition_point(|s| s.when.at < end);
         let window = &window[..n];
         if !window.iter().any(|s| s.change == Change::Take) {
-            return true;
+            return Ok(());
         }
         let mut probe = state.snapshot();
-        window.iter().all(|s| {
+        for s in window {
             apply(probe.as_mut(), s);
-            s.change != Change::Take || probe.is_free(p)
-        })
+            if s.change == Change::Take && !probe.is_free(p) {
+                return Err(s.when);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -236,30 +283,38 @@ fn apply(state: &mut dyn Allocator, s: &Step) {
 }
 
 impl Conservative {
-    /// The pass of one instant: every reservation compressed in arrival order, due jobs started.
+    /// The pass of one instant. After a job ended off its estimate, every reservation is compressed
+    /// in arrival order; otherwise the reservations stand (nothing they were planned on changed) and
+    /// only newcomers are planned. Due jobs start.
     fn run(&mut self, sys: &mut dyn System) {
         let now = sys.now();
+        let replan = std::mem::take(&mut self.replan);
         let mut profile = Profile::new(now, sys.snapshot(), sys.running_jobs());
-        for w in &self.waiting {
-            if let Some(slot) = w.slot {
-                profile.reserve(w.job, slot, sys.job(w.job).estimate);
-            }
-        }
+        profile.reserve_all(
+            self.waiting
+                .iter()
+                .filter_map(|w| w.slot.map(|slot| (w.job, slot, sys.job(w.job).estimate))),
+        );
         let waiting = std::mem::take(&mut self.waiting);
         for mut w in waiting {
-            let job = sys.job(w.job);
-            let (req, length) = (job.request, job.estimate);
-            profile.cancel(w.job);
-            if let Some(slot) = profile.earliest(&req, length, w.slot.map(|s| s.placement)) {
-                profile.reserve(w.job, slot, length);
-                w.slot = Some(slot);
-                // A slot at a later stage of this instant waits for that stage's pass.
-                let due = slot.when.at <= now && slot.when.stage == 0;
-                if due && sys.try_start_on(w.job, slot.placement) {
+            // A slot at a later stage of an instant now reached is re-planned at this stage.
+            let staged = w.slot.is_some_and(|s| s.when.at <= now && s.when.stage > 0);
+            if replan || staged || w.slot.is_none() {
+                self.plan(&mut w, &mut profile, sys);
+            }
+            let Some(slot) = w.slot else {
+                self.waiting.push(w);
+                continue;
+            };
+            // A slot at a later stage of this instant waits for that stage's pass.
+            if slot.when.at <= now && slot.when.stage == 0 {
+                if sys.try_start_on(w.job, slot.placement) {
+                    self.started.insert(w.job, now);
                     continue;
                 }
-                sys.promise(w.job, slot.when.at);
+                self.replan = true;
             }
+            sys.promise(w.job, slot.when.at);
             self.waiting.push(w);
         }
         let next = self
@@ -271,6 +326,17 @@ impl Conservative {
             self.pass.wake_at(at, sys);
         }
     }
+
+    /// Moves `w`'s reservation to the earliest slot the profile leaves it.
+    fn plan(&self, w: &mut Waiting, profile: &mut Profile, sys: &dyn System) {
+        let job = sys.job(w.job);
+        let (req, length) = (job.request, job.estimate);
+        profile.cancel(w.job);
+        if let Some(slot) = profile.earliest(&req, length, w.slot.map(|s| s.placement)) {
+            profile.reserve(w.job, slot, length);
+            w.slot = Some(slot);
+        }
+    }
 }
 
 impl Scheduler for Conservative {
@@ -280,6 +346,12 @@ impl Scheduler for Conservative {
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
+        let now = sys.now();
+        for id in sys.departed() {
+            if let Some(start) = self.started.remove(id) {
+                self.replan |= start + sys.job(*id).estimate != now;
+            }
+        }
         self.pass.arm(sys);
     }
 

@@ -36,6 +36,8 @@ pub(crate) struct Easy {
     /// Waiting jobs in arrival order.
     queue: VecDeque<JobId>,
     pass: DeferredPass,
+    /// The head already promised a start (its later reservations are not its first).
+    promised: Option<JobId>,
 }
 
 /// The head's reservation during one pass.
@@ -84,6 +86,9 @@ impl Easy {
         let Some(head) = self.start_head(sys) else {
             return;
         };
+        if self.promised == Some(head) && sys.free_nodes() == 0 {
+            return; // nothing can be backfilled and the head's first promise is recorded
+        }
         let now = sys.now();
         let req = sys.job(head).request;
         let mut state = sys.snapshot();
@@ -91,6 +96,7 @@ impl Easy {
             return;
         };
         sys.promise(head, res.start);
+        self.promised = Some(head);
         let mut shadow = Shadow {
             time: res.start,
             state,
@@ -108,6 +114,11 @@ impl Easy {
         let mut kept = VecDeque::with_capacity(self.queue.len());
         kept.extend(self.queue.pop_front());
         while let Some(j) = self.queue.pop_front() {
+            if now_state.free_nodes() == 0 {
+                kept.push_back(j);
+                kept.extend(self.queue.drain(..));
+                break;
+            }
             let job = sys.job(j);
             let (req, end) = (job.request, now + job.estimate);
             let started = now_state.free_nodes() >= req.nodes()
