@@ -36,8 +36,27 @@ pub(crate) struct Easy {
     /// Waiting jobs in arrival order.
     queue: VecDeque<JobId>,
     pass: DeferredPass,
-    /// The head already promised a start (its later reservations are not its first).
-    promised: Option<JobId>,
+    /// The last pass's plan, valid until a departure: a pass with only arrivals since then sees the
+    /// same machine and the same reservation, so only the newcomers need trying.
+    last: Option<LastPass>,
+}
+
+/// What an arrivals-only pass reuses.
+struct LastPass {
+    shadow: Shadow,
+    /// The machine after the last pass.
+    now_state: Box<dyn Allocator>,
+    /// Jobs in the queue after the last pass (the ones after them are newcomers).
+    seen: usize,
+}
+
+impl std::fmt::Debug for LastPass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LastPass")
+            .field("shadow_time", &self.shadow.time)
+            .field("seen", &self.seen)
+            .finish()
+    }
 }
 
 /// The head's reservation during one pass.
@@ -83,12 +102,20 @@ impl Easy {
 
     /// The pass of one instant.
     fn run(&mut self, sys: &mut dyn System) {
+        if let Some(mut last) = self.last.take() {
+            if last.shadow.time >= sys.now() {
+                // Only arrivals since the last pass: the head still does not fit, the jobs tried
+                // then would fail again (same machine, later ends); try the newcomers.
+                let seen = last.seen;
+                self.backfill(seen, &mut last.shadow, last.now_state.as_mut(), sys);
+                last.seen = self.queue.len();
+                self.last = Some(last);
+                return;
+            }
+        }
         let Some(head) = self.start_head(sys) else {
             return;
         };
-        if self.promised == Some(head) && sys.free_nodes() == 0 {
-            return; // nothing can be backfilled and the head's first promise is recorded
-        }
         let now = sys.now();
         let req = sys.job(head).request;
         let mut state = sys.snapshot();
@@ -96,23 +123,34 @@ impl Easy {
             return;
         };
         sys.promise(head, res.start);
-        self.promised = Some(head);
         let mut shadow = Shadow {
             time: res.start,
             state,
             head: req,
         };
-        self.backfill(&mut shadow, sys);
+        let mut now_state = sys.snapshot();
+        self.backfill(1, &mut shadow, now_state.as_mut(), sys);
+        self.last = Some(LastPass {
+            shadow,
+            now_state,
+            seen: self.queue.len(),
+        });
     }
 
-    /// Step 3: the jobs behind the head, in arrival order.
-    fn backfill(&mut self, shadow: &mut Shadow, sys: &mut dyn System) {
-        let mut now_state = sys.snapshot();
+    /// Step 3: the jobs behind the head from queue position `from` on, in arrival order, on the
+    /// machine `now_state` (kept up to date).
+    fn backfill(
+        &mut self,
+        from: usize,
+        shadow: &mut Shadow,
+        now_state: &mut dyn Allocator,
+        sys: &mut dyn System,
+    ) {
         // Requests that do not fit now: the free set only shrinks during the pass.
         let mut no_fit: HashSet<Request> = HashSet::new();
         let now = sys.now();
         let mut kept = VecDeque::with_capacity(self.queue.len());
-        kept.extend(self.queue.pop_front());
+        kept.extend(self.queue.drain(..from.min(self.queue.len())));
         while let Some(j) = self.queue.pop_front() {
             if now_state.free_nodes() == 0 {
                 kept.push_back(j);
@@ -129,7 +167,7 @@ impl Easy {
                         false
                     }
                     Some(p) => {
-                        shadow.admits(&p, end) && start_on(j, p, now_state.as_mut(), sys) && {
+                        shadow.admits(&p, end) && start_on(j, p, now_state, sys) && {
                             shadow.take(&p, end);
                             true
                         }
@@ -159,6 +197,7 @@ impl Scheduler for Easy {
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
+        self.last = None;
         self.pass.arm(sys);
     }
 
