@@ -102,16 +102,17 @@ impl Easy {
 
     /// The pass of one instant.
     fn run(&mut self, sys: &mut dyn System) {
-        if let Some(mut last) = self.last.take() {
-            if last.shadow.time >= sys.now() {
-                // Only arrivals since the last pass: the head still does not fit, the jobs tried
-                // then would fail again (same machine, later ends); try the newcomers.
-                let seen = last.seen;
-                self.backfill(seen, &mut last.shadow, last.now_state.as_mut(), sys);
-                last.seen = self.queue.len();
-                self.last = Some(last);
-                return;
-            }
+        // A plan older than the present (the head's reservation passed by an overrun) is dropped.
+        if let Some(mut last) = self.last.take()
+            && last.shadow.time >= sys.now()
+        {
+            // Only arrivals since the last pass: the head still does not fit, the jobs tried then
+            // would fail again (same machine, later ends); try the newcomers.
+            let seen = last.seen;
+            self.backfill(seen, &mut last.shadow, last.now_state.as_mut(), sys);
+            last.seen = self.queue.len();
+            self.last = Some(last);
+            return;
         }
         let Some(head) = self.start_head(sys) else {
             return;
