@@ -11,6 +11,10 @@
 //!
 //! * `ctc-sp2-torus/<sched>/<alloc>/lf1.0` — the CTC log on the torus 4x8x12 (see [`ctc_torus`]).
 //!
+//! * `backfill/kth-sp2/flat100/<sched>/user/lf1.3` — EASY (goal ≤ 50 ms) and conservative (goal
+//!   ≤ 0.5 s) on KTH-SP2 (28k jobs, 100 nodes, user estimates) at load factor 1.3;
+//!   `backfill/sdsc-96/easy/mpl/user/lf1.5` — EASY with MPL on the 22×16 mesh (goal ≤ 1 s).
+//!
 //! Logs are found on the trace search path (`$PWA_TRACES`, `traces/`, `../shared/traces`); a missing
 //! log skips its group with a note. Run: `cargo bench --bench replay` (add a filter such as
 //! `-- nasa` to run one group).
@@ -25,7 +29,7 @@ use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::swf::{ReadOptions, SwfReader};
 use pwa_replay::workload::tracepath::SearchPath;
-use pwa_replay::workload::{Catalog, ShapeRule, Workload};
+use pwa_replay::workload::{Catalog, EstimateModel, ShapeRule, Workload};
 
 const SCHEDULERS: [&str; 11] = [
     "fcfs",
@@ -158,9 +162,7 @@ fn ctc_torus(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_secs(2));
     for s in ["fcfs", "easy"] {
-        let Ok(sched) = s.parse::<SchedKind>() else {
-            continue; // EASY arrives with issue 9
-        };
+        let sched: SchedKind = s.parse().expect("label");
         for alloc in allocs {
             g.bench_function(format!("{s}/{alloc}/lf1.0"), |b| {
                 b.iter(|| replay(black_box(&w), m, sched, alloc, &mut NoObserver).expect("replay"))
@@ -170,5 +172,47 @@ fn ctc_torus(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, nasa, nasa_lazy, sdsc, ctc_torus);
+/// `trace` with user estimates at load factor `lf`.
+fn with_user_estimates(trace: &str, lf: f64) -> Option<(Workload, MachineSpec)> {
+    let (w, m) = load(trace, None)?;
+    let mut w = scaled(&w, lf);
+    w.set_estimates(EstimateModel::User);
+    Some((w, m))
+}
+
+fn backfill(c: &mut Criterion) {
+    let mut g = c.benchmark_group("backfill");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(2));
+    let mut cases = Vec::new();
+    if let Some((w, m)) = with_user_estimates("kth-sp2", 1.3) {
+        for s in [SchedKind::Easy, SchedKind::Conservative] {
+            cases.push((
+                format!("kth-sp2/flat100/{s}/user/lf1.3"),
+                w.clone(),
+                m,
+                s,
+                AllocKind::Flat,
+            ));
+        }
+    }
+    if let Some((w, m)) = with_user_estimates("sdsc-96", 1.5) {
+        cases.push((
+            "sdsc-96/easy/mpl/user/lf1.5".into(),
+            w,
+            m,
+            SchedKind::Easy,
+            AllocKind::Mpl,
+        ));
+    }
+    for (name, w, m, s, a) in &cases {
+        g.bench_function(name, |b| {
+            b.iter(|| replay(black_box(w), *m, *s, *a, &mut NoObserver).expect("replay"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, nasa, nasa_lazy, sdsc, ctc_torus, backfill);
 criterion_main!(benches);

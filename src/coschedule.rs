@@ -192,6 +192,7 @@ mod tests {
             end,
             placement: Placement::Nodes(1),
             killed: false,
+            reserved: None,
         }
     }
 

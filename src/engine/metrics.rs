@@ -6,7 +6,13 @@
 //! * makespan = last end − first submit; utilization = Σ granted nodes × service / (N × makespan),
 //!   service being the run time, or the estimate for a job killed there;
 //!   throughput = jobs / makespan (both 0 when the makespan is 0);
-//! * bounded slowdown = max(1, turnaround / max(run time, τ)) with τ = 10 s, averaged;
+//! * bounded slowdown = max(1, turnaround / max(run time, τ)) with τ = 10 s: mean and nearest-rank
+//!   p50 / p95 / p99;
+//! * backfilled jobs = jobs started while an older job (lower id, so already submitted) was still
+//!   waiting: job `j` with `start_i > start_j` for some `i < j` (a start at the same instant does not
+//!   count); share = backfilled / jobs;
+//! * reservation error = start − first promised start ([`JobRecord::reserved`](super::JobRecord)),
+//!   averaged over the jobs that got a promise;
 //! * system power = throughput / mean wait (infinite when no job waited);
 //! * killed jobs = jobs ended at their estimate (`--kill-at-estimate`);
 //! * internal fragmentation = mean of granted processors − asked processors, with granted processors =
@@ -74,10 +80,17 @@ pub fn summarize(workload: &Workload, machine: MachineSpec, outcome: &Outcome) -
         m.utilization = node_seconds / (f64::from(machine.nodes()) * m.makespan_s);
         m.throughput_per_s = nf / m.makespan_s;
     }
-    m.mean_bounded_slowdown = pairs()
+    let mut slowdowns: Vec<f64> = pairs()
         .map(|p| (turnaround(p) / p.0.runtime.max(SLOWDOWN_BOUND_S)).max(1.0))
-        .sum::<f64>()
-        / nf;
+        .collect();
+    m.mean_bounded_slowdown = slowdowns.iter().sum::<f64>() / nf;
+    slowdowns.sort_by(f64::total_cmp);
+    m.p50_bounded_slowdown = nearest_rank(&slowdowns, 50.0);
+    m.p95_bounded_slowdown = nearest_rank(&slowdowns, 95.0);
+    m.p99_bounded_slowdown = nearest_rank(&slowdowns, 99.0);
+    m.backfilled_jobs = backfilled(&outcome.records[..n]);
+    m.backfilled_share = m.backfilled_jobs as f64 / nf;
+    m.mean_reservation_error_s = reservation_error(&outcome.records[..n]);
     m.system_power = if m.mean_wait_s > 0.0 {
         m.throughput_per_s / m.mean_wait_s
     } else {
@@ -164,6 +177,27 @@ fn external_fragmentation(workload: &Workload, machine: MachineSpec, outcome: &O
     area / (last - first)
 }
 
+/// Jobs that started while an older job waited: a start earlier than the latest start of the jobs
+/// before it (a prefix maximum, one pass).
+fn backfilled(records: &[super::JobRecord]) -> u64 {
+    let mut latest = f64::NEG_INFINITY;
+    let mut count = 0;
+    for r in records {
+        count += u64::from(r.start < latest);
+        latest = latest.max(r.start);
+    }
+    count
+}
+
+/// Mean of start − first promised start over the jobs that were promised one (0 when none was).
+fn reservation_error(records: &[super::JobRecord]) -> f64 {
+    let (sum, count) = records
+        .iter()
+        .filter_map(|r| r.reserved.map(|t| r.start - t))
+        .fold((0.0, 0u64), |(s, c), e| (s + e, c + 1));
+    if count == 0 { 0.0 } else { sum / count as f64 }
+}
+
 /// The nearest-rank `p`-th percentile of sorted, non-empty `xs`.
 fn nearest_rank(xs: &[f64], p: f64) -> f64 {
     let rank = (p / 100.0 * xs.len() as f64).ceil() as usize;
@@ -197,6 +231,7 @@ mod tests {
             end,
             placement: Placement::Nodes(n),
             killed: false,
+            reserved: None,
         }
     }
 
@@ -242,5 +277,40 @@ mod tests {
         assert_eq!(nearest_rank(&xs, 95.0), 19.0);
         assert_eq!(nearest_rank(&xs, 99.0), 20.0);
         assert_eq!(nearest_rank(&[7.0], 50.0), 7.0);
+    }
+
+    fn promised(start: f64, reserved: Option<f64>) -> crate::engine::JobRecord {
+        crate::engine::JobRecord {
+            start,
+            end: start + 1.0,
+            placement: crate::machine::Placement::Nodes(1),
+            killed: false,
+            reserved,
+        }
+    }
+
+    #[test]
+    fn a_job_is_backfilled_when_it_starts_before_an_older_job() {
+        // Job 1 starts at 5 while job 0 waits until 10; job 2 starts with job 0 (a tie is no
+        // bypass); job 3 starts at 7, before job 0 and job 2.
+        let records = [
+            promised(10.0, None),
+            promised(5.0, None),
+            promised(10.0, None),
+            promised(7.0, None),
+        ];
+        assert_eq!(backfilled(&records), 2);
+        assert_eq!(backfilled(&records[..1]), 0);
+    }
+
+    #[test]
+    fn reservation_error_averages_over_promised_jobs_only() {
+        let records = [
+            promised(10.0, Some(12.0)),
+            promised(5.0, None),
+            promised(20.0, Some(14.0)),
+        ];
+        assert_eq!(reservation_error(&records), 2.0); // (−2 + 6) / 2
+        assert_eq!(reservation_error(&records[1..2]), 0.0);
     }
 }

@@ -84,6 +84,9 @@ pub struct JobRecord {
     pub placement: Placement,
     /// Ended at its estimate before its run time was served (`--kill-at-estimate`).
     pub killed: bool,
+    /// The first start time a scheduler promised the job while it waited
+    /// ([`System::promise`](crate::sched::System::promise)); `None` when it never got a reservation.
+    pub reserved: Option<SimTime>,
 }
 
 /// One run segment of a job that was suspended at least once.
@@ -170,6 +173,19 @@ pub struct RunMetrics {
     pub external_fragmentation: f64,
     /// Mean dimensionality of the tori granted (torus allocators; 0 for the others).
     pub mean_torus_dims: f64,
+    /// Median bounded slowdown (nearest rank).
+    pub p50_bounded_slowdown: f64,
+    /// 95th percentile bounded slowdown (nearest rank).
+    pub p95_bounded_slowdown: f64,
+    /// 99th percentile bounded slowdown (nearest rank).
+    pub p99_bounded_slowdown: f64,
+    /// Jobs started while an older job was still waiting (backfilled or bypassing).
+    pub backfilled_jobs: u64,
+    /// `backfilled_jobs / jobs`, 0..1.
+    pub backfilled_share: f64,
+    /// Mean of start − first promised start over the jobs that got a reservation (0 when none did;
+    /// negative when jobs start before their reservation).
+    pub mean_reservation_error_s: f64,
 }
 
 /// What a scheduler did wrong.

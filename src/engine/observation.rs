@@ -137,6 +137,7 @@ mod tests {
             end,
             placement: Placement::Subcube(Subcube::new(2, 0, mask)),
             killed: false,
+            reserved: None,
         };
         let out = Outcome {
             records: vec![

@@ -150,6 +150,8 @@ struct State<'w> {
     running: usize,
     busy: u32,
     departed: Vec<JobId>,
+    /// First promised start of each job (NaN: none yet), see [`System::promise`].
+    promised: Vec<SimTime>,
     /// Requests that failed since the last release (they fail again until something is freed).
     failed: HashSet<Request>,
     counters: Counters,
@@ -190,6 +192,7 @@ impl<'w> Engine<'w> {
                 running: 0,
                 busy: 0,
                 departed: Vec::new(),
+                promised: vec![SimTime::NAN; n],
                 failed: HashSet::new(),
                 counters: Counters::default(),
                 error: None,
@@ -419,6 +422,7 @@ impl State<'_> {
             end: self.now + service,
             placement,
             killed,
+            reserved: Some(self.promised[id.index()]).filter(|t| !t.is_nan()),
         };
         self.run_on(id, placement, service);
         obs.on_start(self.now, id, &placement);
@@ -620,6 +624,12 @@ impl System for Sys<'_, '_> {
     fn departed(&self) -> &[JobId] {
         &self.st.departed
     }
+    fn promise(&mut self, id: JobId, at: SimTime) {
+        let waiting = self.st.status.get(id.index()) == Some(&Status::Waiting);
+        if waiting && !at.is_nan() && self.st.promised[id.index()].is_nan() {
+            self.st.promised[id.index()] = at;
+        }
+    }
 }
 
 /// The record of a job that has not started.
@@ -628,6 +638,7 @@ const NOT_STARTED: JobRecord = JobRecord {
     end: SimTime::NAN,
     placement: Placement::Nodes(0),
     killed: false,
+    reserved: None,
 };
 
 /// Whether `p` covers exactly request `req` (a submesh of its shape or its 90° turn when flagged, a
@@ -663,8 +674,9 @@ mod tests {
         let per_job = size_of::<Status>()
             + size_of::<JobRecord>()
             + size_of::<Progress>()
-            + size_of::<JobId>();
-        assert!(per_job <= 100, "{per_job} bytes per job");
+            + size_of::<JobId>()
+            + size_of::<SimTime>();
+        assert!(per_job <= 120, "{per_job} bytes per job");
     }
 
     #[test]

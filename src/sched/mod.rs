@@ -8,7 +8,7 @@
 //!
 //! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`,
 //! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down`, `static`,
-//! `largest-first:16`, `gang:slice=600`) are parsed by
+//! `largest-first:16`, `gang:slice=600`, `easy`, `conservative`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
@@ -18,12 +18,20 @@
 //! and whether a newcomer that finds a queue is tried at once. The coscheduling report's policies
 //! are `largest_first` (its space-sharing baseline and the `nmp_list` with RetryLim) and `gang`
 //! (MPJ-CoSched&TS: time-slice classes, suspending and resuming jobs at slice boundaries).
+//!
+//! The backfilling policies plan with run-time estimates: `easy` (EASY, a reservation for the head)
+//! and `conservative` (a reservation for every waiting job). They run one pass per instant, after
+//! every completion and arrival of it (`backfill`), and report their reservations through
+//! [`System::promise`].
 
 use std::fmt;
 use std::str::FromStr;
 
+mod backfill;
 mod bypass_queue;
+mod conservative;
 mod delay;
+mod easy;
 mod fcfs;
 pub mod gang;
 mod largest_first;
@@ -89,6 +97,11 @@ pub trait System {
     fn departed(&self) -> &[JobId] {
         &[]
     }
+    /// Records that waiting job `id` was promised a start no later than `at` (a reservation). Only the
+    /// first promise of a job is kept: it becomes [`JobRecord::reserved`](crate::engine::JobRecord)
+    /// and the reservation error of the metrics. Policies without reservations never call it; the
+    /// default does nothing.
+    fn promise(&mut self, _id: JobId, _at: SimTime) {}
     /// When and where `id` could start at the earliest if the running jobs end at their estimated
     /// ends (see [`plan::earliest_start`]); `None` when it never fits.
     fn earliest_start(&self, id: JobId) -> Option<Reservation> {
@@ -160,12 +173,16 @@ pub enum SchedKind {
     /// `largest-first[:R]`: space sharing in descending size with `RetryLim` R (default 16; the
     /// coscheduling report's baseline, §4.4).
     LargestFirst(u32),
+    /// `easy`: EASY backfilling, a reservation for the queue head only (Mu'alem & Feitelson 2001).
+    Easy,
+    /// `conservative`: conservative backfilling, a reservation for every waiting job.
+    Conservative,
 }
 
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "scheduler `{0}` is not one of fcfs, oo, oocb:K, oocb-head:K (K ≥ 0), oocb-incl:K, window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf, lazy, lazy:SECONDS, scan-up, scan-down, static, gang[:slice=S,nmax=N,retry=R,switch=C], largest-first[:R]"
+    "scheduler `{0}` is not one of fcfs, oo, oocb:K, oocb-head:K (K ≥ 0), oocb-incl:K, window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf, lazy, lazy:SECONDS, scan-up, scan-down, static, gang[:slice=S,nmax=N,retry=R,switch=C], largest-first[:R], easy, conservative"
 )]
 pub struct SchedParseError(pub String);
 
@@ -189,6 +206,8 @@ impl fmt::Display for SchedKind {
             SchedKind::Static => f.write_str("static"),
             SchedKind::Gang(p) => write!(f, "{p}"),
             SchedKind::LargestFirst(r) => write!(f, "largest-first:{r}"),
+            SchedKind::Easy => f.write_str("easy"),
+            SchedKind::Conservative => f.write_str("conservative"),
         }
     }
 }
@@ -209,6 +228,8 @@ impl FromStr for SchedKind {
                 "static" => Ok(SchedKind::Static),
                 "gang" => Ok(SchedKind::Gang(GangParams::default())),
                 "largest-first" => Ok(SchedKind::LargestFirst(GangParams::RETRY)),
+                "easy" => Ok(SchedKind::Easy),
+                "conservative" => Ok(SchedKind::Conservative),
                 _ => Err(bad()),
             },
             Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
@@ -263,6 +284,8 @@ impl SchedKind {
             SchedKind::Static => Box::new(static_partition::StaticPartition::default()),
             SchedKind::Gang(p) => Box::new(gang::Gang::new(p)),
             SchedKind::LargestFirst(r) => Box::new(largest_first::LargestFirst::new(r)),
+            SchedKind::Easy => Box::<easy::Easy>::default(),
+            SchedKind::Conservative => Box::<conservative::Conservative>::default(),
         }
     }
 }

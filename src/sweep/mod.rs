@@ -1,8 +1,9 @@
 //! Parameter sweeps: scheduler × allocator × load factor, in parallel, bit-identical to serial.
 //!
-//! A [`Grid`] is the cartesian product of schedulers, allocators and load factors in a stable order
-//! (scheduler-major as given, then allocator, then load factor); each element is a [`Cell`]. A
-//! [`Series`] is one scheduler + allocator pair: one line in every plot.
+//! A [`Grid`] is the cartesian product of schedulers, allocators, estimate models and load factors in
+//! a stable order (scheduler-major as given, then allocator, then estimate model, then load factor);
+//! each element is a [`Cell`]. A [`Series`] is one scheduler + allocator + estimate model: one line in
+//! every plot (labelled as before when the estimates are exact).
 //!
 //! [`run_cells_with`] runs a list of cells on a local rayon pool of `threads` workers and returns the
 //! results in the order given, whatever the number of threads: each cell is an independent,
@@ -23,6 +24,7 @@
 //!     schedulers: vec!["fcfs".parse().unwrap(), "window:240".parse().unwrap()],
 //!     allocators: vec!["mpl".parse().unwrap()],
 //!     loads,
+//!     estimates: Vec::new(),
 //! };
 //! // A stand-in for a replay: the metrics of a cell from its labels alone.
 //! let fake = |c: &Cell| -> Result<RunMetrics, CellError> {
@@ -45,10 +47,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::engine::{self, NoObserver, Outcome, RunMetrics};
+use crate::engine::{self, NoObserver, Outcome, ReplayOptions, RunMetrics};
 use crate::machine::{AllocKind, MachineSpec};
 use crate::sched::SchedKind;
-use crate::workload::Workload;
+use crate::workload::{EstimateModel, Workload};
 
 pub use knee::{Knee, KneeRule};
 pub use loads::{AutoLoads, LoadSpec, LoadSpecError};
@@ -62,20 +64,28 @@ pub struct Cell {
     pub allocator: AllocKind,
     /// Arrival-rate multiplier: submit times are divided by it.
     pub load_factor: f64,
+    /// Where the run-time estimates come from ([`EstimateModel::Exact`]: the workload's own).
+    pub estimate: EstimateModel,
 }
 
 impl Cell {
-    /// The series (scheduler + allocator) this cell belongs to.
+    /// The series (scheduler + allocator + estimates) this cell belongs to.
     pub fn series(&self) -> Series {
         Series {
             scheduler: self.scheduler,
             allocator: self.allocator,
+            estimate: self.estimate,
         }
     }
 
-    /// The cell's labels joined by `|` (`window:240|mpl|0.3`): stable, unique within a sweep.
+    /// The cell's labels joined by `|` (`window:240|mpl|0.3`, then `|user` for estimates other than
+    /// exact): stable, unique within a sweep.
     pub fn key(&self) -> String {
-        format!("{}|{}|{}", self.scheduler, self.allocator, self.load_factor)
+        let key = format!("{}|{}|{}", self.scheduler, self.allocator, self.load_factor);
+        match self.estimate {
+            EstimateModel::Exact => key,
+            e => format!("{key}|{e}"),
+        }
     }
 
     /// A seed derived from the cell's labels only (the first 8 bytes of SHA-256 of [`Cell::key`],
@@ -95,13 +105,15 @@ impl fmt::Display for Cell {
     }
 }
 
-/// A scheduler + allocator pair: one curve over load factors.
+/// A scheduler + allocator pair under one estimate model: one curve over load factors.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Series {
     /// Queueing policy.
     pub scheduler: SchedKind,
     /// Processor allocator.
     pub allocator: AllocKind,
+    /// Run-time estimates.
+    pub estimate: EstimateModel,
 }
 
 impl Series {
@@ -111,14 +123,20 @@ impl Series {
             scheduler: self.scheduler,
             allocator: self.allocator,
             load_factor,
+            estimate: self.estimate,
         }
     }
 }
 
 impl fmt::Display for Series {
-    /// `window:240 + mpl`: the label of the series in legends and tables.
+    /// `window:240 + mpl`: the label of the series in legends and tables; `easy + flat (user)`
+    /// for estimates other than exact.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} + {}", self.scheduler, self.allocator)
+        write!(f, "{} + {}", self.scheduler, self.allocator)?;
+        match self.estimate {
+            EstimateModel::Exact => Ok(()),
+            e => write!(f, " ({e})"),
+        }
     }
 }
 
@@ -131,17 +149,27 @@ pub struct Grid {
     pub allocators: Vec<AllocKind>,
     /// Load factors, in the order given.
     pub loads: Vec<f64>,
+    /// Estimate models, in the order given (empty: exact only).
+    pub estimates: Vec<EstimateModel>,
 }
 
 impl Grid {
-    /// Every scheduler × allocator pair, scheduler-major.
+    /// Every scheduler × allocator × estimate model, scheduler-major.
     pub fn series(&self) -> Vec<Series> {
+        let estimates: &[EstimateModel] = if self.estimates.is_empty() {
+            &[EstimateModel::Exact]
+        } else {
+            &self.estimates
+        };
         self.schedulers
             .iter()
             .flat_map(|&scheduler| {
-                self.allocators.iter().map(move |&allocator| Series {
-                    scheduler,
-                    allocator,
+                self.allocators.iter().flat_map(move |&allocator| {
+                    estimates.iter().map(move |&estimate| Series {
+                        scheduler,
+                        allocator,
+                        estimate,
+                    })
                 })
             })
             .collect()
@@ -243,12 +271,28 @@ pub fn replay_cell(
     cell: &Cell,
     validate: bool,
 ) -> Result<CellRun, CellError> {
-    let workload = workload.scaled(cell.load_factor)?;
-    let outcome = engine::replay(
+    replay_cell_with(workload, machine, cell, ReplayOptions::default(), validate)
+}
+
+/// [`replay_cell`] with engine options. The cell's estimate model is applied after scaling, except
+/// [`EstimateModel::Exact`], which keeps the workload's own estimates (the run times for a trace).
+pub fn replay_cell_with(
+    workload: &Workload,
+    machine: MachineSpec,
+    cell: &Cell,
+    options: ReplayOptions,
+    validate: bool,
+) -> Result<CellRun, CellError> {
+    let mut workload = workload.scaled(cell.load_factor)?;
+    if cell.estimate != EstimateModel::Exact {
+        workload.set_estimates(cell.estimate);
+    }
+    let outcome = engine::replay_with(
         &workload,
         machine,
         cell.scheduler,
         cell.allocator,
+        options,
         &mut NoObserver,
     )?;
     if validate {

@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::*;
+use crate::workload::EstimateModel;
 
 fn grid() -> Grid {
     Grid {
@@ -14,6 +15,7 @@ fn grid() -> Grid {
         ],
         allocators: vec![AllocKind::Mpl, AllocKind::FirstFit],
         loads: vec![0.5, 1.0, 1.5],
+        estimates: Vec::new(),
     }
 }
 
@@ -184,4 +186,23 @@ fn auto_reports_errors_and_stops() {
         matches!(&err, SweepError::Cell { cell, .. } if cell == "oo + mpl @ 0.3"),
         "{err}"
     );
+}
+
+#[test]
+fn estimates_are_a_grid_dimension_labelled_only_when_not_exact() {
+    let g = Grid {
+        schedulers: vec![SchedKind::Easy],
+        allocators: vec![AllocKind::Flat],
+        loads: vec![1.0],
+        estimates: vec![EstimateModel::Exact, EstimateModel::User],
+    };
+    let keys: Vec<String> = g.cells().iter().map(Cell::key).collect();
+    assert_eq!(keys, ["easy|flat|1", "easy|flat|1|user"]);
+    let labels: Vec<String> = g.series().iter().map(ToString::to_string).collect();
+    assert_eq!(labels, ["easy + flat", "easy + flat (user)"]);
+    let exact_only = Grid {
+        estimates: Vec::new(),
+        ..g
+    };
+    assert_eq!(exact_only.cells().len(), 1);
 }

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use crate::machine::AllocKind;
 use crate::resource::MachineSpec;
 use crate::sched::SchedKind;
+use crate::workload::EstimateModel;
 use crate::workload::transform::{Conversion, ShapeRule, SizeField};
 
 /// The text of `traces/catalog.toml`.
@@ -64,12 +65,16 @@ pub struct DefaultGrid {
     pub schedulers: Vec<SchedKind>,
     /// Allocator labels, in order.
     pub allocators: Vec<AllocKind>,
+    /// Estimate models (`estimate` in the catalog), in order; empty: exact only.
+    pub estimates: Vec<EstimateModel>,
 }
 
 impl DefaultGrid {
     /// The machine family's grid: on a mesh, the six schedulers of window-k-mesh.md §5.5 × MPL;
-    /// on a hypercube, a k-dimensional mesh or torus and a flat machine, FCFS and aggressive
-    /// out-of-order × node counting (until subcube, torus allocators and backfilling exist).
+    /// on a hypercube, the lazy paper's schedulers × buddy; on a flat machine FCFS, EASY and
+    /// conservative backfilling × exact and user estimates; on a k-D mesh or torus FCFS and EASY ×
+    /// node counting (EP/NEP need all but one dimension a power of two: the catalog's torus entries
+    /// name them).
     pub fn for_machine(machine: MachineSpec) -> DefaultGrid {
         use SchedKind::{Fcfs, Oocb, OutOfOrder, Window};
         match machine {
@@ -83,6 +88,7 @@ impl DefaultGrid {
                     Window(240),
                 ],
                 allocators: vec![AllocKind::Mpl],
+                estimates: Vec::new(),
             },
             MachineSpec::Hypercube { .. } => DefaultGrid {
                 schedulers: vec![
@@ -93,10 +99,17 @@ impl DefaultGrid {
                     OutOfOrder,
                 ],
                 allocators: vec![AllocKind::Buddy],
+                estimates: Vec::new(),
             },
-            MachineSpec::Flat { .. } | MachineSpec::Grid { .. } => DefaultGrid {
-                schedulers: vec![Fcfs, OutOfOrder],
+            MachineSpec::Flat { .. } => DefaultGrid {
+                schedulers: vec![Fcfs, SchedKind::Easy, SchedKind::Conservative],
                 allocators: vec![AllocKind::Flat],
+                estimates: vec![EstimateModel::Exact, EstimateModel::User],
+            },
+            MachineSpec::Grid { .. } => DefaultGrid {
+                schedulers: vec![Fcfs, SchedKind::Easy],
+                allocators: vec![AllocKind::Flat],
+                estimates: Vec::new(),
             },
         }
     }
@@ -132,6 +145,7 @@ struct RawEntry {
     size_field: SizeField,
     sched: Option<Vec<String>>,
     alloc: Option<Vec<String>>,
+    estimate: Option<Vec<String>>,
 }
 
 fn one() -> u32 {
@@ -204,6 +218,10 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
         Some(v) => labels::<AllocKind>(&v, "alloc").map_err(bad)?,
         None => fallback.allocators,
     };
+    let estimates = match e.estimate {
+        Some(v) => labels::<EstimateModel>(&v, "estimate").map_err(bad)?,
+        None => Vec::new(),
+    };
     if let Some(a) = allocators.iter().find(|a| a.build(machine).is_err()) {
         return Err(bad(format!("alloc `{a}` does not work on `{machine}`")));
     }
@@ -225,6 +243,7 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
         grid: DefaultGrid {
             schedulers,
             allocators,
+            estimates,
         },
     })
 }
@@ -322,7 +341,19 @@ mod tests {
             grid("nasa-ipsc"),
             ("lazy,scan-up,static,fcfs,oo".into(), "buddy".into())
         );
-        assert_eq!(grid("lanl-cm5"), ("fcfs,oo".into(), "flat".into()));
+        let backfilling = ("fcfs,easy,conservative".into(), "flat".into());
+        for n in ["lanl-cm5", "ctc-sp2", "kth-sp2"] {
+            assert_eq!(grid(n), backfilling, "{n}");
+            let e: Vec<String> = c
+                .get(n)
+                .expect(n)
+                .grid
+                .estimates
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            assert_eq!(e, ["exact", "user"], "{n}");
+        }
         for e in c.entries() {
             for a in &e.grid.allocators {
                 assert!(a.build(e.conversion.machine).is_ok(), "{}: {a}", e.name);

@@ -33,6 +33,8 @@ const SCHEDULERS: &[&str] = &[
     "bq:0",
     "bq:50",
     "bq:inf",
+    "easy",
+    "conservative",
 ];
 
 const MESH_ALLOCATORS: &[&str] = &["ff", "bf", "fo", "as", "mpl", "mpl-fixed", "flat"];

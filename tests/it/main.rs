@@ -1,4 +1,5 @@
 //! Library integration tests, one binary: a module per area.
+mod backfill;
 mod engine;
 mod gang;
 mod golden;

@@ -69,6 +69,9 @@ impl System for LogSys<'_> {
     fn departed(&self) -> &[JobId] {
         self.inner.departed()
     }
+    fn promise(&mut self, id: JobId, at: f64) {
+        self.inner.promise(id, at)
+    }
 }
 
 impl Scheduler for Recorder {

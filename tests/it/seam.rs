@@ -119,7 +119,8 @@ fn suspend_and_resume_split_a_job_into_segments() {
             start: 0.0,
             end: 12.0,
             placement: Placement::Nodes(4),
-            killed: false
+            killed: false,
+            reserved: None
         }
     );
     assert_eq!((out.records[1].start, out.records[1].end), (1.0, 3.0));
@@ -315,6 +316,7 @@ fn job_at(start: f64, end: f64, placement: Placement) -> JobRecord {
         end,
         placement,
         killed: false,
+        reserved: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn grid() -> Grid {
         ],
         allocators: vec![AllocKind::FirstFit, AllocKind::Mpl, AllocKind::AdaptiveScan],
         loads: vec![0.5, 1.0, 1.5],
+        estimates: Vec::new(),
     }
 }
 
@@ -101,6 +102,7 @@ fn auto_loads_follow_the_knee_rule_for_any_thread_count() {
         ],
         allocators: vec![AllocKind::FirstFit],
         loads: vec![],
+        estimates: Vec::new(),
     }
     .series();
     let auto = AutoLoads::default();

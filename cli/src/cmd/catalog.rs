@@ -37,6 +37,9 @@ struct Row {
     conversion: String,
     sched: Vec<String>,
     alloc: Vec<String>,
+    /// Estimate models of its default grid (empty: exact only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    estimate: Vec<String>,
     /// Where the log was found on the search path (`None`: not found).
     path: Option<String>,
     /// Its size on disk in bytes (as stored, usually gzip).
@@ -89,6 +92,7 @@ fn row(e: &TraceEntry, path: Option<String>, bytes: Option<u64>) -> Row {
         conversion: conversion(&e.conversion),
         sched: e.grid.schedulers.iter().map(ToString::to_string).collect(),
         alloc: e.grid.allocators.iter().map(ToString::to_string).collect(),
+        estimate: e.grid.estimates.iter().map(ToString::to_string).collect(),
         path,
         bytes,
     }
@@ -114,6 +118,15 @@ fn conversion(c: &Conversion) -> String {
     parts.join(", ")
 }
 
+/// `fcfs,oo × flat`, then `× exact,user` when the grid names estimate models.
+fn grid(r: &Row) -> String {
+    let mut g = format!("{} × {}", r.sched.join(","), r.alloc.join(","));
+    if !r.estimate.is_empty() {
+        g += &format!(" × {}", r.estimate.join(","));
+    }
+    g
+}
+
 fn table(l: &Listing) -> String {
     let head = ["name", "machine", "conversion", "default grid", "log"];
     let rows: Vec<[String; 5]> = l
@@ -128,7 +141,7 @@ fn table(l: &Listing) -> String {
                 r.name.clone(),
                 r.machine.clone(),
                 r.conversion.clone(),
-                format!("{} × {}", r.sched.join(","), r.alloc.join(",")),
+                grid(r),
                 log,
             ]
         })

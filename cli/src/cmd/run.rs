@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use polars::prelude::{CsvWriter, ParquetWriter, SerWriter};
-use pwa_replay::engine::{NoObserver, replay, summarize, validate};
+use pwa_replay::engine::{NoObserver, ReplayOptions, replay_with, summarize, validate};
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
+use pwa_replay::workload::EstimateModel;
 use serde_json::{Map, Value};
 
 use crate::report::atomic::write_atomic;
@@ -34,7 +35,7 @@ pub struct Args {
     #[command(flatten)]
     pub input: TraceArgs,
     /// Scheduler: fcfs, oo, oocb:K, oocb-incl:K, oocb-head:K, window:K, delay, delay:count, bq:SECONDS,
-    /// bq:inf, lazy, lazy:SECONDS, scan-up, scan-down, static, largest-first:R,
+    /// bq:inf, easy, conservative, lazy, lazy:SECONDS, scan-up, scan-down, static, largest-first:R,
     /// gang[:slice=S,nmax=N,retry=R,switch=C] (on traces give slice=, e.g. gang:slice=600).
     #[arg(long)]
     pub sched: SchedKind,
@@ -44,6 +45,13 @@ pub struct Args {
     /// Scale submit times by 1/F (after shifting the first arrival to 0).
     #[arg(long, default_value_t = 1.0)]
     pub load_factor: f64,
+    /// Run-time estimates the schedulers plan with: exact (the run time), user (SWF field 9, the
+    /// run time where the log has none), or xF (the run time × F).
+    #[arg(long, default_value = "exact", value_name = "exact|user|xF")]
+    pub estimate: EstimateModel,
+    /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).
+    #[arg(long)]
+    pub kill_at_estimate: bool,
     /// Write the per-job table here (`.csv` or `.parquet`).
     #[arg(long)]
     pub jobs_out: Option<PathBuf>,
@@ -67,19 +75,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.input.lenient {
         t.drop_never_fitting(&[args.alloc])?;
     }
-    let workload = t
+    let mut workload = t
         .workload
         .scaled(args.load_factor)
         .with_context(|| format!("scaling {} by load factor {}", t.name, args.load_factor))?;
+    workload.set_estimates(args.estimate);
     let what = format!(
-        "replaying {} on {} with {} / {} at load factor {}",
-        t.name, t.machine, args.sched, args.alloc, args.load_factor
+        "replaying {} on {} with {} / {} at load factor {} ({} estimates)",
+        t.name, t.machine, args.sched, args.alloc, args.load_factor, args.estimate
     );
-    let outcome = replay(
+    let options = ReplayOptions {
+        kill_at_estimate: args.kill_at_estimate,
+    };
+    let outcome = replay_with(
         &workload,
         t.machine,
         args.sched,
         args.alloc,
+        options,
         &mut NoObserver,
     )
     .with_context(|| what.clone())?;
@@ -98,6 +111,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("scheduler", Value::from(args.sched.to_string())),
         ("allocator", Value::from(args.alloc.to_string())),
         ("load_factor", Value::from(args.load_factor)),
+        ("estimate", Value::from(args.estimate.to_string())),
+        ("kill_at_estimate", Value::from(args.kill_at_estimate)),
         ("validated", Value::from(args.validate)),
         ("skipped_checks", Value::from(outcome.skipped_checks)),
     ];

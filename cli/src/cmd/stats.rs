@@ -7,8 +7,8 @@ use std::io::Write;
 
 use anyhow::Context;
 use pwa_replay::swf::{Header, SkipReport};
-use pwa_replay::workload::WorkloadStats;
 use pwa_replay::workload::stats::Bucket;
+use pwa_replay::workload::{EstimateModel, EstimateReport, WorkloadStats};
 use serde::Serialize;
 
 use crate::report::human;
@@ -37,6 +37,11 @@ pub struct Args {
     /// Scale submit times by 1/F (after shifting the first arrival to 0) before describing.
     #[arg(long)]
     pub load_factor: Option<f64>,
+    /// Run-time estimates to check: exact, user (SWF field 9, the run time where the log has
+    /// none), or xF (the run time × F). Reports jobs without a requested time and jobs that
+    /// overrun their estimate.
+    #[arg(long, default_value = "exact", value_name = "exact|user|xF")]
+    pub estimate: EstimateModel,
 }
 
 /// The JSON object: the trace's identity and the statistics.
@@ -50,6 +55,12 @@ struct Report {
     load_factor: Option<f64>,
     skipped_lines: u64,
     skipped: SkipReport,
+    /// The estimate model checked (`--estimate`).
+    estimate: String,
+    /// Jobs without a requested time (SWF field 9).
+    no_requested_time: u64,
+    /// Jobs whose run time exceeds their estimate.
+    overrun_estimate: u64,
     #[serde(flatten)]
     stats: WorkloadStats,
 }
@@ -57,10 +68,11 @@ struct Report {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let t = args.input.load(NoMachine::FlatFromHeader)?;
-    let workload = match args.load_factor {
+    let mut workload = match args.load_factor {
         Some(lf) => t.workload.scaled(lf)?,
         None => t.workload,
     };
+    let EstimateReport { missing, overrun } = workload.set_estimates(args.estimate);
     let report = Report {
         trace: t.name,
         path: t.path.display().to_string(),
@@ -70,6 +82,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         load_factor: args.load_factor,
         skipped_lines: t.skipped.skipped_lines(),
         skipped: t.skipped,
+        estimate: args.estimate.to_string(),
+        no_requested_time: missing,
+        overrun_estimate: overrun,
         stats: WorkloadStats::of(&workload, t.machine, &t.dropped),
     };
     let text = match args.format {
@@ -150,6 +165,9 @@ fn scalars(r: &Report) -> Vec<(String, Scalar)> {
             "mean_internal_fragmentation".into(),
             Real(s.mean_internal_fragmentation),
         ),
+        ("estimate".into(), Text(r.estimate.clone())),
+        ("no_requested_time".into(), Count(r.no_requested_time)),
+        ("overrun_estimate".into(), Count(r.overrun_estimate)),
     ];
     v.extend(
         s.dropped

@@ -9,12 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::Context;
+use pwa_replay::engine::ReplayOptions;
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, Cell, CellError, CellResult, Grid, LoadSpec};
 use pwa_replay::swf::Header;
-use pwa_replay::workload::DefaultGrid;
+use pwa_replay::workload::{DefaultGrid, EstimateModel};
 
 use crate::report::cache::CellCache;
 use crate::report::progress::Progress;
@@ -38,6 +39,15 @@ pub struct Args {
     /// grid; mpl on a mesh, flat elsewhere).
     #[arg(long, value_delimiter = ',', value_name = "A,…")]
     pub alloc: Vec<AllocKind>,
+    /// Run-time estimate models, comma-separated: exact, user (SWF field 9, the run time where the
+    /// log has none), xF (the run time × F); a grid dimension (default: the trace's default grid,
+    /// else exact).
+    #[arg(long, value_delimiter = ',', value_name = "E,…")]
+    pub estimate: Vec<EstimateModel>,
+    /// End every job at its estimate when its run time is longer (as batch systems enforce
+    /// walltimes).
+    #[arg(long)]
+    pub kill_at_estimate: bool,
     /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
     /// policy is past the knee of its turnaround curve; capped at 3.0).
     #[arg(long, default_value = "auto")]
@@ -113,6 +123,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             schedulers: args.sched.clone(),
             allocators: args.alloc.clone(),
             loads: Vec::new(),
+            estimates: args.estimate.clone(),
         };
         match &args.loads {
             LoadSpec::List(loads) => {
@@ -156,6 +167,10 @@ fn fill_in_default_grid(args: &mut Args, grid: &DefaultGrid, source: &str) {
         args.alloc = grid.allocators.clone();
         filled.push(format!("--alloc {}", labels(&args.alloc)));
     }
+    if args.estimate.is_empty() && !grid.estimates.is_empty() {
+        args.estimate = grid.estimates.clone();
+        filled.push(format!("--estimate {}", labels(&args.estimate)));
+    }
     if !filled.is_empty() {
         eprintln!("default grid ({source}): {}", filled.join(" "));
     }
@@ -195,6 +210,10 @@ impl<'a> CellRun<'a> {
             ("jobs".to_string(), loaded.workload.jobs.len().to_string()),
             ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
         ]);
+        let mut context = context;
+        if args.kill_at_estimate {
+            context.insert("kill_at_estimate".to_string(), "true".to_string());
+        }
         CellRun {
             args,
             loaded,
@@ -214,7 +233,16 @@ impl<'a> CellRun<'a> {
             return Ok(m);
         }
         let machine = self.loaded.machine;
-        let run = sweep::replay_cell(&self.loaded.workload, machine, cell, self.args.validate)?;
+        let options = ReplayOptions {
+            kill_at_estimate: self.args.kill_at_estimate,
+        };
+        let run = sweep::replay_cell_with(
+            &self.loaded.workload,
+            machine,
+            cell,
+            options,
+            self.args.validate,
+        )?;
         if self.args.per_job {
             let path = jobs::per_job_path(self.out, cell);
             jobs::write_per_job(&path, &run.workload, &run.outcome)?;
@@ -296,6 +324,7 @@ fn rows(loaded: &LoadedTrace, results: &[CellResult]) -> Vec<SummaryRow> {
             machine: loaded.machine.to_string(),
             scheduler: r.cell.scheduler.to_string(),
             allocator: r.cell.allocator.to_string(),
+            estimate: r.cell.estimate.to_string(),
             load_factor: r.cell.load_factor,
             metrics: r.metrics,
         })

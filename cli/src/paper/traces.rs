@@ -9,6 +9,7 @@ use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::replicate::Estimate;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, AutoLoads, CellResult, Series};
+use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::Workload;
 
 use super::data::{FigureData, Point};
@@ -86,6 +87,7 @@ pub fn run_pair(
         .map(|scheduler| Series {
             scheduler,
             allocator: AllocKind::Mpl,
+            estimate: EstimateModel::Exact,
         })
         .collect();
     let runner = |cell: &sweep::Cell| -> Result<RunMetrics, sweep::CellError> {

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::sweep::Cell;
+use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::tracepath::sha256_bytes;
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +51,9 @@ impl CellCache {
         k.insert("scheduler".into(), cell.scheduler.to_string());
         k.insert("allocator".into(), cell.allocator.to_string());
         k.insert("load_factor".into(), cell.load_factor.to_string());
+        if cell.estimate != EstimateModel::Exact {
+            k.insert("estimate".into(), cell.estimate.to_string());
+        }
         k
     }
 
@@ -109,6 +113,7 @@ mod tests {
             scheduler: SchedKind::Window(240),
             allocator: AllocKind::Mpl,
             load_factor: 0.3,
+            estimate: EstimateModel::Exact,
         };
         let m = RunMetrics {
             jobs: 5,
@@ -127,6 +132,11 @@ mod tests {
             ..cell
         };
         assert_eq!(cache.load(&other_cell), None);
+        let user = Cell {
+            estimate: EstimateModel::User,
+            ..cell
+        };
+        assert_eq!(cache.load(&user), None, "estimates are part of the key");
         std::fs::write(cache.path(&cell), b"{ truncated").unwrap();
         assert_eq!(cache.load(&cell), None, "a damaged file is recomputed");
     }

@@ -10,14 +10,18 @@ use pwa_replay::engine::Outcome;
 use pwa_replay::machine::Placement;
 use pwa_replay::sweep::Cell;
 use pwa_replay::swf::{self, Header, Record};
-use pwa_replay::workload::Workload;
+use pwa_replay::workload::{EstimateModel, Workload};
 
 use super::atomic::write_atomic;
 
 /// A file-name stem for a cell: labels joined by `_`, `:` replaced by `-`.
 pub fn stem(cell: &Cell) -> String {
+    let estimate = match cell.estimate {
+        EstimateModel::Exact => String::new(),
+        e => format!("_{e}"),
+    };
     format!(
-        "{}_{}_lf{}",
+        "{}_{}_lf{}{estimate}",
         cell.scheduler, cell.allocator, cell.load_factor
     )
     .replace([':', '/', ' '], "-")
@@ -182,6 +186,7 @@ mod tests {
             end,
             placement: Placement::Submesh { at, rotated },
             killed: false,
+            reserved: None,
         };
         let out = Outcome {
             records: vec![
@@ -274,7 +279,13 @@ mod tests {
             scheduler: SchedKind::Window(240),
             allocator: AllocKind::Mpl,
             load_factor: 0.3,
+            estimate: EstimateModel::Exact,
         };
         assert_eq!(stem(&cell), "window-240_mpl_lf0.3");
+        let user = Cell {
+            estimate: EstimateModel::User,
+            ..cell
+        };
+        assert_eq!(stem(&user), "window-240_mpl_lf0.3_user");
     }
 }

@@ -249,6 +249,7 @@ mod tests {
             scheduler: s.into(),
             allocator: "mpl".into(),
             load_factor: lf,
+            estimate: "exact".into(),
             metrics: RunMetrics {
                 mean_turnaround_s: t,
                 ..RunMetrics::default()

@@ -59,6 +59,12 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         sim_wall_s,
         external_fragmentation,
         mean_torus_dims,
+        p50_bounded_slowdown,
+        p95_bounded_slowdown,
+        p99_bounded_slowdown,
+        backfilled_jobs,
+        backfilled_share,
+        mean_reservation_error_s,
     } = *m;
     vec![
         ("jobs", C(jobs)),
@@ -81,11 +87,17 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         ("sim_wall_s", R(sim_wall_s)),
         ("external_fragmentation", R(external_fragmentation)),
         ("mean_torus_dims", R(mean_torus_dims)),
+        ("p50_bounded_slowdown", R(p50_bounded_slowdown)),
+        ("p95_bounded_slowdown", R(p95_bounded_slowdown)),
+        ("p99_bounded_slowdown", R(p99_bounded_slowdown)),
+        ("backfilled_jobs", C(backfilled_jobs)),
+        ("backfilled_share", R(backfilled_share)),
+        ("mean_reservation_error_s", R(mean_reservation_error_s)),
     ]
 }
 
 /// The metrics that are durations in seconds (shown with units in tables for humans).
-pub const DURATIONS: [&str; 9] = [
+pub const DURATIONS: [&str; 10] = [
     "mean_turnaround_s",
     "mean_wait_s",
     "max_wait_s",
@@ -95,6 +107,7 @@ pub const DURATIONS: [&str; 9] = [
     "makespan_s",
     "alloc_time_s",
     "sim_wall_s",
+    "mean_reservation_error_s",
 ];
 
 /// Whether the metric `name` is a duration in seconds.
@@ -133,6 +146,11 @@ pub fn from_lookup(
     let sim_wall_s = real("sim_wall_s")?;
     let external_fragmentation = real("external_fragmentation")?;
     let mean_torus_dims = real("mean_torus_dims")?;
+    let p50_bounded_slowdown = real("p50_bounded_slowdown")?;
+    let p95_bounded_slowdown = real("p95_bounded_slowdown")?;
+    let p99_bounded_slowdown = real("p99_bounded_slowdown")?;
+    let backfilled_share = real("backfilled_share")?;
+    let mean_reservation_error_s = real("mean_reservation_error_s")?;
     Ok(RunMetrics {
         jobs: count("jobs", get("jobs")?)?,
         mean_turnaround_s,
@@ -154,6 +172,12 @@ pub fn from_lookup(
         sim_wall_s,
         external_fragmentation,
         mean_torus_dims,
+        p50_bounded_slowdown,
+        p95_bounded_slowdown,
+        p99_bounded_slowdown,
+        backfilled_jobs: count("backfilled_jobs", get("backfilled_jobs")?)?,
+        backfilled_share,
+        mean_reservation_error_s,
     })
 }
 

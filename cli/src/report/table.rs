@@ -29,18 +29,33 @@ pub struct SummaryRow {
     pub allocator: String,
     /// Load factor.
     pub load_factor: f64,
+    /// Estimate model (`exact`, `user`, `x2`); the `estimate` column is written only when some
+    /// row's is not exact, so exact-only sweeps keep their columns.
+    pub estimate: String,
     /// The cell's metrics.
     pub metrics: RunMetrics,
 }
 
 impl SummaryRow {
-    /// `scheduler + allocator`: the series label of plots and tables.
+    /// `scheduler + allocator` (then ` (user)` for estimates other than exact): the series label of
+    /// plots and tables, as [`pwa_replay::sweep::Series`] prints it.
     pub fn series(&self) -> String {
-        format!("{} + {}", self.scheduler, self.allocator)
+        if self.estimate == EXACT {
+            format!("{} + {}", self.scheduler, self.allocator)
+        } else {
+            format!(
+                "{} + {} ({})",
+                self.scheduler, self.allocator, self.estimate
+            )
+        }
     }
 }
 
-/// The rows as a data frame: label columns, then every metric under its name.
+/// The label of exact estimates.
+const EXACT: &str = "exact";
+
+/// The rows as a data frame: label columns (`estimate` only when some row's is not exact), then
+/// every metric under its name.
 pub fn to_frame(rows: &[SummaryRow]) -> anyhow::Result<DataFrame> {
     let text = |f: fn(&SummaryRow) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
     let mut cols: Vec<Column> = vec![
@@ -53,6 +68,9 @@ pub fn to_frame(rows: &[SummaryRow]) -> anyhow::Result<DataFrame> {
             rows.iter().map(|r| r.load_factor).collect::<Vec<f64>>(),
         ),
     ];
+    if rows.iter().any(|r| r.estimate != EXACT) {
+        cols.push(Column::new("estimate".into(), text(|r| &r.estimate)));
+    }
     let per_row: Vec<Vec<(&str, MetricValue)>> =
         rows.iter().map(|r| metrics::values(&r.metrics)).collect();
     for (j, (name, kind)) in metrics::values(&RunMetrics::default())
@@ -98,6 +116,10 @@ pub fn from_frame(df: &DataFrame) -> anyhow::Result<Vec<SummaryRow>> {
     let (trace, machine) = (strings("trace")?, strings("machine")?);
     let (scheduler, allocator) = (strings("scheduler")?, strings("allocator")?);
     let load = reals(df, "load_factor")?;
+    let estimate = match df.column("estimate") {
+        Ok(_) => strings("estimate")?,
+        Err(_) => vec![EXACT.to_string(); df.height()],
+    };
     let mut cols: Vec<(&'static str, Vec<MetricValue>)> = Vec::new();
     for (name, kind) in metrics::values(&RunMetrics::default()) {
         let v = match kind {
@@ -126,6 +148,7 @@ pub fn from_frame(df: &DataFrame) -> anyhow::Result<Vec<SummaryRow>> {
                 scheduler: scheduler[i].clone(),
                 allocator: allocator[i].clone(),
                 load_factor: load[i],
+                estimate: estimate[i].clone(),
                 metrics,
             })
         })
@@ -198,6 +221,7 @@ mod tests {
             scheduler: s.into(),
             allocator: "mpl".into(),
             load_factor: lf,
+            estimate: "exact".into(),
             metrics: RunMetrics {
                 jobs: 3,
                 mean_turnaround_s: t,
