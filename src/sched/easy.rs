@@ -54,6 +54,12 @@ impl Shadow {
         if end <= self.time {
             return true;
         }
+        // An allocator whose free set is structured (semitorus pieces) may not be able to hold `p`
+        // in the shadow state's structure: then the head's time cannot be shown safe, and the job
+        // waits.
+        if !self.state.is_free(p) {
+            return false;
+        }
         let mut probe = self.state.snapshot();
         probe.occupy(p);
         probe.find(&self.head).is_some()

@@ -18,6 +18,7 @@ use pwa_replay::machine::AllocKind;
 use pwa_replay::replicate::Estimate;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, CellResult, Series};
+use pwa_replay::workload::EstimateModel;
 
 use super::data::{FigureData, Point};
 use super::figures::Paper;
@@ -37,6 +38,7 @@ pub fn series() -> Vec<Series> {
     let s = |scheduler, allocator| Series {
         scheduler,
         allocator,
+        estimate: EstimateModel::Exact,
     };
     let mut out = vec![
         s(SchedKind::Fcfs, AllocKind::Ep),
@@ -252,6 +254,7 @@ pub fn readme(systems: &[SystemResult], quick: bool) -> String {
             let reference = Series {
                 scheduler: sr.scheduler,
                 allocator: AllocKind::Flat,
+                estimate: EstimateModel::Exact,
             };
             let d = distance(&r.results, sr, reference, 1.0);
             let _ = writeln!(
@@ -283,10 +286,12 @@ pub fn readme(systems: &[SystemResult], quick: bool) -> String {
                     Series {
                         scheduler: e,
                         allocator: AllocKind::Nep,
+                        estimate: EstimateModel::Exact,
                     },
                     Series {
                         scheduler: e,
                         allocator: AllocKind::Flat,
+                        estimate: EstimateModel::Exact,
                     },
                     1.0,
                 );
@@ -334,6 +339,7 @@ mod tests {
             cell: Cell {
                 scheduler: sched,
                 allocator: alloc,
+                estimate: EstimateModel::Exact,
                 load_factor: lf,
             },
             metrics: RunMetrics {
@@ -357,6 +363,7 @@ mod tests {
         let s = |a| Series {
             scheduler: f,
             allocator: a,
+            estimate: EstimateModel::Exact,
         };
         let d = distance(&r, s(AllocKind::Nep), s(AllocKind::Flat), 1.0);
         assert_eq!(d.loads, 2);

@@ -164,7 +164,9 @@ fn sweep_without_sched_or_alloc_uses_the_catalog_grid_and_says_so() {
         .arg(&out));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("default grid (default for flat machines): --sched fcfs,oo --alloc flat"),
+        err.contains(
+            "default grid (default for flat machines): --sched fcfs,easy,conservative --alloc flat --estimate exact,user"
+        ),
         "{err}"
     );
     fails_with(
