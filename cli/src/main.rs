@@ -33,7 +33,8 @@ enum Command {
     Plot(cmd::plot::Args),
     /// Generate a synthetic workload as SWF.
     Synth(cmd::synth::Args),
-    /// Regenerate the figures of the mesh papers (window-k, bypass queue) under out/paper.
+    /// Regenerate the figures of the five papers (window-k, bypass queue, lazy hypercube, semitorus,
+    /// coscheduling) under out/paper.
     Paper(cmd::paper::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(cmd::completions::Args),
