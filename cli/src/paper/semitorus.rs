@@ -5,9 +5,8 @@
 //! mean wait against the load factor, and a `README.md` with the study's headline, how far each
 //! series is from the fully connected machine, and a verdict.
 //!
-//! The study's backfilling is EASY (issue 9): the EASY series are included as soon as `easy` parses
-//! as a scheduler label; until then the comparison is made under FCFS (`fcfs+flat`, `fcfs+ff`), and
-//! the README says so.
+//! The study's backfilling is EASY (`easy`, exact estimates); every series is compared with the
+//! fully connected machine under the same scheduler (`fcfs+flat`, `easy+flat`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -40,28 +39,16 @@ pub fn series() -> Vec<Series> {
         allocator,
         estimate: EstimateModel::Exact,
     };
-    let mut out = vec![
-        s(SchedKind::Fcfs, AllocKind::Ep),
-        s(SchedKind::Fcfs, AllocKind::Nep),
-    ];
-    match easy() {
-        Some(e) => out.extend([
-            s(e, AllocKind::Ep),
-            s(e, AllocKind::Nep),
-            s(e, AllocKind::Flat),
-            s(e, AllocKind::FirstFit),
-        ]),
-        None => out.extend([
-            s(SchedKind::Fcfs, AllocKind::Flat),
-            s(SchedKind::Fcfs, AllocKind::FirstFit),
-        ]),
-    }
-    out
-}
-
-/// EASY backfilling, when this build has it.
-fn easy() -> Option<SchedKind> {
-    "easy".parse::<SchedKind>().ok()
+    let (fcfs, easy) = (SchedKind::Fcfs, SchedKind::Easy);
+    vec![
+        s(fcfs, AllocKind::Ep),
+        s(fcfs, AllocKind::Nep),
+        s(fcfs, AllocKind::Flat),
+        s(easy, AllocKind::Ep),
+        s(easy, AllocKind::Nep),
+        s(easy, AllocKind::Flat),
+        s(easy, AllocKind::FirstFit),
+    ]
 }
 
 /// What one system's sweep measured.
@@ -118,19 +105,28 @@ pub fn run_system(
 
 /// The three figures of one system.
 pub fn figures(r: &SystemResult) -> Vec<FigureData> {
-    let metrics: [(&str, &str, fn(&RunMetrics) -> f64); 3] = [
-        ("utilization", "utilization (fraction)", |m| m.utilization),
-        ("bsld", "mean bounded slowdown (τ = 10 s)", |m| {
-            m.mean_bounded_slowdown
-        }),
-        ("wait", "mean wait (s)", |m| m.mean_wait_s),
+    let metrics: [(&str, &str, &str, fn(&RunMetrics) -> f64); 3] = [
+        (
+            "utilization",
+            "utilization",
+            "utilization (fraction)",
+            |m| m.utilization,
+        ),
+        (
+            "bsld",
+            "slowdown",
+            "mean bounded slowdown (τ = 10 s)",
+            |m| m.mean_bounded_slowdown,
+        ),
+        ("wait", "wait", "mean wait (s)", |m| m.mean_wait_s),
     ];
     metrics
         .iter()
-        .map(|&(id, label, of)| FigureData {
+        .map(|&(id, short, label, of)| FigureData {
             paper: Paper::Semitorus,
             id: format!("{}-{id}", r.trace),
-            title: format!("{label}, {} on {}", r.trace, r.machine),
+            // Short enough for the canvas: the id already names the trace.
+            title: format!("{short} on {}", r.machine),
             x_label: "load factor".into(),
             y_label: label.into(),
             log_x: false,
@@ -220,20 +216,7 @@ pub fn readme(systems: &[SystemResult], quick: bool) -> String {
          recorded and lighter).\n",
         SYSTEMS.join("`, `")
     );
-    let backfill = easy();
-    match backfill {
-        Some(e) => {
-            let _ = writeln!(s, "Backfilling is `{e}` (EASY).\n");
-        }
-        None => {
-            let _ = writeln!(
-                s,
-                "**This build has no EASY backfilling** (issue 9): the study's headline cannot be \
-                 checked yet; the table compares FCFS series with `fcfs+flat`. Rerun `make paper` \
-                 once `easy` exists: the EASY series are added automatically.\n"
-            );
-        }
-    }
+    let _ = writeln!(s, "Backfilling is `easy` (EASY), with exact estimates.\n");
     if quick {
         let _ = writeln!(
             s,
@@ -278,36 +261,23 @@ pub fn readme(systems: &[SystemResult], quick: bool) -> String {
     }
     let _ = writeln!(s, "\n## The study's headline\n");
     for r in systems {
-        let verdict = match backfill {
-            None => "not checked (no EASY in this build)".to_string(),
-            Some(e) => {
-                let d = distance(
-                    &r.results,
-                    Series {
-                        scheduler: e,
-                        allocator: AllocKind::Nep,
-                        estimate: EstimateModel::Exact,
-                    },
-                    Series {
-                        scheduler: e,
-                        allocator: AllocKind::Flat,
-                        estimate: EstimateModel::Exact,
-                    },
-                    1.0,
-                );
-                format!(
-                    "{} (max |Δ utilization| {:.3}, max bounded-slowdown ratio {:.2} over {} loads)",
-                    if d.comparable() {
-                        "**holds**"
-                    } else {
-                        "**differs**"
-                    },
-                    d.max_util_gap,
-                    d.max_bsld_ratio,
-                    d.loads
-                )
-            }
+        let easy = |allocator| Series {
+            scheduler: SchedKind::Easy,
+            allocator,
+            estimate: EstimateModel::Exact,
         };
+        let d = distance(&r.results, easy(AllocKind::Nep), easy(AllocKind::Flat), 1.0);
+        let verdict = format!(
+            "{} (max |Δ utilization| {:.3}, max bounded-slowdown ratio {:.2} over {} loads)",
+            if d.comparable() {
+                "**holds**"
+            } else {
+                "**differs**"
+            },
+            d.max_util_gap,
+            d.max_bsld_ratio,
+            d.loads
+        );
         let _ = writeln!(
             s,
             "- {} on `{}`: EASY/NEP comparable to the fully connected machine — {verdict}",
@@ -378,7 +348,7 @@ mod tests {
     #[test]
     fn series_follow_the_study() {
         let s = series();
-        assert_eq!(s.len(), if easy().is_some() { 6 } else { 4 });
+        assert_eq!(s.len(), 7);
         assert_eq!(s[0].allocator, AllocKind::Ep);
         assert!(s.iter().any(|x| x.allocator == AllocKind::Flat));
         assert!(s.iter().any(|x| x.allocator == AllocKind::FirstFit));
