@@ -261,17 +261,31 @@ fn load_synth(
         .generate(seed)
         .with_context(|| format!("generating {label}"))?;
     let machine = machine.unwrap_or(MachineSpec::Mesh { size: spec.mesh });
-    let (grid, grid_source) = family_grid(machine);
     let mut header = Header::new();
     header.push("Computer", &format!("synthetic {}", spec.mesh));
     for line in spec.describe() {
         header.push("Note", &line);
     }
     header.push("Note", &format!("seed {seed}"));
-    Ok(LoadedTrace {
+    let key = canonical_label(&spec, seed);
+    Ok(synthetic(label, machine, lenient, workload, header, &key))
+}
+
+/// A generated workload as a loaded trace; `key` (a canonical label) stands in for the file hash in
+/// cache keys.
+fn synthetic(
+    label: &str,
+    machine: MachineSpec,
+    lenient: bool,
+    workload: Workload,
+    header: Header,
+    key: &str,
+) -> LoadedTrace {
+    let (grid, grid_source) = family_grid(machine);
+    LoadedTrace {
         name: label.trim().to_string(),
         path: PathBuf::from(label.trim()),
-        sha256: tracepath::sha256_bytes(canonical_label(&spec, seed).as_bytes()),
+        sha256: tracepath::sha256_bytes(key.as_bytes()),
         machine,
         conversion: Conversion {
             lenient,
@@ -283,7 +297,7 @@ fn load_synth(
         skipped: SkipReport::default(),
         grid,
         grid_source,
-    })
+    }
 }
 
 /// Generates a `synth:hypercube,…` workload (lazy-scheduling-hypercube.md §4) on its `hypercube:n`.
@@ -297,28 +311,19 @@ fn load_synth_hypercube(
         .generate(seed)
         .with_context(|| format!("generating {label}"))?;
     let machine = machine.unwrap_or(spec.machine());
-    let (grid, grid_source) = family_grid(machine);
     let mut header = Header::new();
     header.push("Computer", &format!("synthetic {}", spec.machine()));
     for line in spec.describe() {
         header.push("Note", &line);
     }
-    Ok(LoadedTrace {
-        name: label.trim().to_string(),
-        path: PathBuf::from(label.trim()),
-        sha256: tracepath::sha256_bytes(spec.label(seed).as_bytes()),
+    Ok(synthetic(
+        label,
         machine,
-        conversion: Conversion {
-            lenient,
-            ..Conversion::for_machine(machine)
-        },
+        lenient,
         workload,
-        dropped: BTreeMap::new(),
         header,
-        skipped: SkipReport::default(),
-        grid,
-        grid_source,
-    })
+        &spec.label(seed),
+    ))
 }
 
 fn load_entry(

@@ -103,14 +103,13 @@ impl Easy {
             head: req,
         };
         let mut now_state = sys.snapshot();
-        self.backfill(1, &mut shadow, now_state.as_mut(), sys);
+        self.backfill(&mut shadow, now_state.as_mut(), sys);
     }
 
-    /// Step 3: the jobs behind the head from queue position `from` on, in arrival order, on the
+    /// Step 3: the jobs behind the head, in arrival order, on the
     /// machine `now_state` (kept up to date).
     fn backfill(
         &mut self,
-        from: usize,
         shadow: &mut Shadow,
         now_state: &mut dyn Allocator,
         sys: &mut dyn System,
@@ -119,7 +118,7 @@ impl Easy {
         let mut no_fit: HashSet<Request> = HashSet::new();
         let now = sys.now();
         let mut kept = VecDeque::with_capacity(self.queue.len());
-        kept.extend(self.queue.drain(..from.min(self.queue.len())));
+        kept.extend(self.queue.pop_front());
         while let Some(j) = self.queue.pop_front() {
             if now_state.free_nodes() == 0 {
                 kept.push_back(j);
