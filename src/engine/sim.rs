@@ -2,7 +2,7 @@
 //! scheduler.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BTreeSet, BinaryHeap, HashSet};
 use std::time::{Duration, Instant};
 
 use super::observer::Observer;
@@ -82,9 +82,33 @@ struct Progress {
     since: SimTime,
     /// Suspensions so far; a departure event carries the epoch it was scheduled in.
     epoch: u32,
-    /// Index in the running list while running.
-    slot: u32,
+    /// While running: when the current segment ends if the job needs exactly its estimate.
+    est_end: SimTime,
 }
+
+/// A running job in the order [`System::running_jobs`] lists them: by estimated end, then job id.
+#[derive(Debug, Clone, Copy)]
+struct ByEnd(SimTime, JobId);
+
+impl Ord for ByEnd {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+impl PartialOrd for ByEnd {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for ByEnd {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for ByEnd {}
 
 /// Counters of the engine's own work.
 #[derive(Debug, Default)]
@@ -140,8 +164,8 @@ struct State<'w> {
     /// One record per job; `start` is NaN until the job starts.
     records: Vec<JobRecord>,
     progress: Vec<Progress>,
-    /// The jobs running now (order: starts and swap-removals; see [`System::running_jobs`]).
-    running_ids: Vec<JobId>,
+    /// The jobs running now, by estimated end (planners release them in that order).
+    running_ids: BTreeSet<ByEnd>,
     segments: Vec<Segment>,
     events: BinaryHeap<Event>,
     seq: u64,
@@ -183,7 +207,7 @@ impl<'w> Engine<'w> {
                 status: vec![Status::NotArrived; n],
                 records: vec![NOT_STARTED; n],
                 progress: vec![Progress::default(); n],
-                running_ids: Vec::new(),
+                running_ids: BTreeSet::new(),
                 segments: Vec::new(),
                 events: BinaryHeap::new(),
                 seq: 0,
@@ -382,11 +406,10 @@ impl State<'_> {
         self.failed.clear();
         self.running -= 1;
         self.busy -= placement.nodes();
-        let slot = self.progress[id.index()].slot as usize;
-        self.running_ids.swap_remove(slot);
-        if let Some(moved) = self.running_ids.get(slot) {
-            self.progress[moved.index()].slot = slot as u32;
-        }
+        let removed = self
+            .running_ids
+            .remove(&ByEnd(self.progress[id.index()].est_end, id));
+        debug_assert!(removed, "job {id:?} was not in the running list");
     }
 
     /// Service the job needs: its run time, or its estimate when it is shorter and jobs are killed
@@ -404,10 +427,10 @@ impl State<'_> {
         let i = id.index();
         let p = &mut self.progress[i];
         p.since = self.now;
-        p.slot = self.running_ids.len() as u32;
+        p.est_end = self.now + (self.jobs[i].estimate - p.served).max(0.0);
         let end = self.now + (service - p.served).max(0.0);
         let epoch = p.epoch;
-        self.running_ids.push(id);
+        self.running_ids.insert(ByEnd(p.est_end, id));
         self.status[i] = Status::Running;
         self.running += 1;
         self.busy += placement.nodes();
@@ -432,15 +455,11 @@ impl State<'_> {
     fn running_jobs(&self) -> Vec<RunningJob> {
         self.running_ids
             .iter()
-            .map(|&id| {
-                let (p, rec) = (&self.progress[id.index()], &self.records[id.index()]);
-                let estimate = self.jobs[id.index()].estimate;
-                RunningJob {
-                    job: id,
-                    since: p.since,
-                    est_end: p.since + (estimate - p.served).max(0.0),
-                    placement: rec.placement,
-                }
+            .map(|&ByEnd(est_end, id)| RunningJob {
+                job: id,
+                since: self.progress[id.index()].since,
+                est_end,
+                placement: self.records[id.index()].placement,
             })
             .collect()
     }

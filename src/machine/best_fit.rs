@@ -21,6 +21,11 @@ impl PlacementRule for BestFitRule {
     fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
         Some((best_fit(&mesh.free_bases(shape)?)?, false))
     }
+
+    /// Any free base will do: best fit ranks all of them.
+    fn fits(&self, mesh: &mut Mesh, shape: Shape) -> bool {
+        mesh.free_bases(shape).is_some()
+    }
 }
 
 /// The free placement with the largest boundary contact; the first one on ties.

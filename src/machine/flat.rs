@@ -72,6 +72,11 @@ impl Allocator for Flat {
     fn snapshot(&self) -> Box<dyn Allocator> {
         Box::new(self.clone())
     }
+    /// Node counting: `taken`'s nodes come off the free count.
+    fn fits_beside(&mut self, taken: &Placement, req: &Request) -> bool {
+        let free = self.free.saturating_sub(taken.nodes());
+        nodes(req).is_some_and(|n| n > 0 && n <= free)
+    }
 }
 
 #[cfg(test)]

@@ -184,6 +184,20 @@ pub trait Allocator: Send {
     fn granted_torus(&self, _p: &Placement) -> Option<Dims> {
         None
     }
+    /// Whether `req` has a free placement now: `find(req).is_some()`, answered more cheaply where an
+    /// allocator can (MPL scans for any free base instead of ranking maximal free submeshes).
+    fn fits(&mut self, req: &Request) -> bool {
+        self.find(req).is_some()
+    }
+    /// Whether `req` would still have a free placement with `taken` (free now) occupied as well; the
+    /// state is left as it was. Backfilling asks this for every candidate against the head's
+    /// reservation; allocators whose state is only their occupancy answer it in place, without the
+    /// default's snapshot.
+    fn fits_beside(&mut self, taken: &Placement, req: &Request) -> bool {
+        let mut probe = self.snapshot();
+        probe.occupy(taken);
+        probe.fits(req)
+    }
     /// Finds a place for `req` and occupies it.
     fn allocate(&mut self, req: &Request) -> Option<Placement> {
         let p = self.find(req)?;

@@ -51,6 +51,10 @@ impl PlacementRule for MplRule {
     fn fits_empty(&self, mesh: &Mesh, shape: Shape) -> bool {
         mesh.can_hold(shape) || mesh.can_hold(shape.rotated())
     }
+
+    fn fits(&self, mesh: &mut Mesh, shape: Shape) -> bool {
+        MplFixedRule.fits(mesh, shape) || (shape.w != shape.h && MplFixedRule.fits(mesh, shape.rotated()))
+    }
 }
 
 /// The MPL rule in the requested orientation: the corner of a border-touching maximal free submesh
@@ -63,6 +67,11 @@ impl PlacementRule for MplFixedRule {
     #[inline]
     fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<(Submesh, bool)> {
         Some((mpl(&mesh.free_bases(shape)?)?, false))
+    }
+
+    /// Any free base will do: MPL places wherever one exists.
+    fn fits(&self, mesh: &mut Mesh, shape: Shape) -> bool {
+        mesh.free_bases(shape).is_some()
     }
 }
 

@@ -20,7 +20,9 @@
 //! reservation *time* is kept, while the head may end up on another placement of the shadow state
 //! (docs/ALGORITHMS.md, "Backfilling on topologies").
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashSet;
 
 use super::backfill::DeferredPass;
 use super::plan;
@@ -34,8 +36,18 @@ use crate::workload::JobId;
 #[derive(Debug, Default)]
 pub(crate) struct Easy {
     /// Waiting jobs in arrival order.
-    queue: VecDeque<JobId>,
+    queue: VecDeque<Waiting>,
     pass: DeferredPass,
+}
+
+/// A waiting job with what the backfill pass reads of it, copied once at arrival (a pass visits
+/// every waiting job; at high load the queue holds thousands).
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    id: JobId,
+    req: Request,
+    nodes: u32,
+    estimate: SimTime,
 }
 
 /// The head's reservation during one pass.
@@ -44,41 +56,46 @@ struct Shadow {
     time: SimTime,
     /// The machine at that time, with the backfilled jobs that outlast it.
     state: Box<dyn Allocator>,
+    /// Its free nodes.
+    free: u32,
     /// The head's request.
     head: Request,
 }
 
 impl Shadow {
+    /// Whether a job of `nodes` nodes ending (by estimate) at `end` could leave the head its start
+    /// time at all: one that outlasts the shadow time must leave the head enough free nodes there.
+    /// A cheap necessary condition, checked before the allocator is asked for a placement.
+    fn may_admit(&self, nodes: u32, end: SimTime) -> bool {
+        end <= self.time || self.free.saturating_sub(nodes) >= self.head.nodes()
+    }
+
     /// Whether a job on `p` ending (by estimate) at `end` leaves the head its start time.
-    fn admits(&self, p: &Placement, end: SimTime) -> bool {
+    fn admits(&mut self, p: &Placement, end: SimTime) -> bool {
         if end <= self.time {
             return true;
         }
         // An allocator whose free set is structured (semitorus pieces) may not be able to hold `p`
         // in the shadow state's structure: then the head's time cannot be shown safe, and the job
         // waits.
-        if !self.state.is_free(p) {
-            return false;
-        }
-        let mut probe = self.state.snapshot();
-        probe.occupy(p);
-        probe.find(&self.head).is_some()
+        self.state.is_free(p) && self.state.fits_beside(p, &self.head)
     }
 
     /// A job started on `p`, ending at `end`: it holds `p` in the shadow state if it outlasts it.
     fn take(&mut self, p: &Placement, end: SimTime) {
         if end > self.time {
             self.state.occupy(p);
+            self.free = self.state.free_nodes();
         }
     }
 }
 
 impl Easy {
     /// Starts jobs from the head while they fit; the head that is left, if any.
-    fn start_head(&mut self, sys: &mut dyn System) -> Option<JobId> {
-        while let Some(&head) = self.queue.front() {
-            if !sys.try_start(head) {
-                return Some(head);
+    fn start_head(&mut self, sys: &mut dyn System) -> Option<Request> {
+        while let Some(head) = self.queue.front() {
+            if !sys.try_start(head.id) {
+                return Some(head.req);
             }
             self.queue.pop_front();
         }
@@ -87,18 +104,18 @@ impl Easy {
 
     /// The pass of one instant.
     fn run(&mut self, sys: &mut dyn System) {
-        let Some(head) = self.start_head(sys) else {
+        let Some(req) = self.start_head(sys) else {
             return;
         };
         let now = sys.now();
-        let req = sys.job(head).request;
         let mut state = sys.snapshot();
         let Some(res) = plan::earliest_start(now, &req, state.as_mut(), &sys.running_jobs()) else {
             return;
         };
-        sys.promise(head, res.start);
+        sys.promise(self.queue[0].id, res.start);
         let mut shadow = Shadow {
             time: res.start,
+            free: state.free_nodes(),
             state,
             head: req,
         };
@@ -106,8 +123,8 @@ impl Easy {
         self.backfill(&mut shadow, now_state.as_mut(), sys);
     }
 
-    /// Step 3: the jobs behind the head, in arrival order, on the
-    /// machine `now_state` (kept up to date).
+    /// Step 3: the jobs behind the head, in arrival order, on the machine `now_state` (kept up to
+    /// date). Started jobs leave the queue where they stand.
     fn backfill(
         &mut self,
         shadow: &mut Shadow,
@@ -115,37 +132,45 @@ impl Easy {
         sys: &mut dyn System,
     ) {
         // Requests that do not fit now: the free set only shrinks during the pass.
-        let mut no_fit: HashSet<Request> = HashSet::new();
+        let mut no_fit = FxHashSet::default();
+        // Requests that fit now but, outlasting the shadow time, would take the head's room: the
+        // same until the next start changes the machine or the shadow state.
+        let mut refused = FxHashSet::default();
         let now = sys.now();
-        let mut kept = VecDeque::with_capacity(self.queue.len());
-        kept.extend(self.queue.pop_front());
-        while let Some(j) = self.queue.pop_front() {
-            if now_state.free_nodes() == 0 {
-                kept.push_back(j);
-                kept.extend(self.queue.drain(..));
-                break;
-            }
-            let job = sys.job(j);
-            let (req, end) = (job.request, now + job.estimate);
-            let started = now_state.free_nodes() >= req.nodes()
-                && !no_fit.contains(&req)
-                && match now_state.find(&req) {
+        let mut free = now_state.free_nodes();
+        let mut i = 1;
+        while i < self.queue.len() && free > 0 {
+            let w = self.queue[i];
+            let end = now + w.estimate;
+            let outlasts = end > shadow.time;
+            let started = free >= w.nodes
+                && shadow.may_admit(w.nodes, end)
+                && !no_fit.contains(&w.req)
+                && !(outlasts && refused.contains(&w.req))
+                && match now_state.find(&w.req) {
                     None => {
-                        no_fit.insert(req);
+                        no_fit.insert(w.req);
+                        false
+                    }
+                    Some(p) if !shadow.admits(&p, end) => {
+                        refused.insert(w.req);
                         false
                     }
                     Some(p) => {
-                        shadow.admits(&p, end) && start_on(j, p, now_state, sys) && {
+                        start_on(w.id, p, now_state, sys) && {
                             shadow.take(&p, end);
+                            refused.clear();
+                            free = now_state.free_nodes();
                             true
                         }
                     }
                 };
-            if !started {
-                kept.push_back(j);
+            if started {
+                self.queue.remove(i);
+            } else {
+                i += 1;
             }
         }
-        self.queue = kept;
     }
 }
 
@@ -159,8 +184,14 @@ fn start_on(j: JobId, p: Placement, now_state: &mut dyn Allocator, sys: &mut dyn
 }
 
 impl Scheduler for Easy {
-    fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
-        self.queue.push_back(job);
+    fn on_arrival(&mut self, id: JobId, sys: &mut dyn System) {
+        let job = sys.job(id);
+        self.queue.push_back(Waiting {
+            id,
+            req: job.request,
+            nodes: job.request.nodes(),
+            estimate: job.estimate,
+        });
         self.pass.arm(sys);
     }
 

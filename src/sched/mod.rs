@@ -83,8 +83,8 @@ pub trait System {
     fn free_nodes(&self) -> u32;
     /// Number of jobs running now.
     fn running(&self) -> usize;
-    /// The jobs running now with their placements and estimated ends (in no particular order; built
-    /// on each call, O(running)).
+    /// The jobs running now with their placements and estimated ends, in order of estimated end, then
+    /// job id (built on each call, O(running)).
     fn running_jobs(&self) -> Vec<RunningJob>;
     /// A private copy of the allocator in its current state, to plan on.
     fn snapshot(&self) -> Box<dyn Allocator>;

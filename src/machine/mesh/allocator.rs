@@ -21,6 +21,12 @@ pub trait PlacementRule: Send {
     fn fits_empty(&self, mesh: &Mesh, shape: Shape) -> bool {
         mesh.can_hold(shape)
     }
+
+    /// Whether [`place`](Self::place) would find a placement; rules that rank candidates answer
+    /// with a scan.
+    fn fits(&self, mesh: &mut Mesh, shape: Shape) -> bool {
+        self.place(mesh, shape).is_some()
+    }
 }
 
 /// A submesh allocator on a 2D mesh: the shared bookkeeping around one [`PlacementRule`].
@@ -128,6 +134,25 @@ impl<R: PlacementRule + Clone + 'static> Allocator for MeshAllocator<R> {
 
     fn snapshot(&self) -> Box<dyn Allocator> {
         Box::new(self.clone())
+    }
+
+    fn fits(&mut self, req: &Request) -> bool {
+        match *req {
+            Request::Submesh(shape) => self.rule.fits(&mut self.mesh, shape),
+            _ => false,
+        }
+    }
+
+    /// Marks `taken` busy, asks the rule, and restores the mesh (failure cache included).
+    fn fits_beside(&mut self, taken: &Placement, req: &Request) -> bool {
+        let (Some(at), Request::Submesh(shape)) = (submesh(taken), *req) else {
+            return false;
+        };
+        if !self.mesh.is_free(at) {
+            return false;
+        }
+        let rule = &self.rule;
+        self.mesh.with_taken(at, |mesh| rule.fits(mesh, shape))
     }
 }
 

@@ -190,6 +190,20 @@ impl Mesh {
         }
     }
 
+    /// `check` on the mesh with `s` (inside the mesh, free) marked busy; afterwards the mesh is as it
+    /// was, its cache of failed shapes included (failures seen with `s` busy are dropped).
+    pub fn with_taken<T>(&mut self, s: &Submesh, check: impl FnOnce(&mut Mesh) -> T) -> T {
+        debug_assert!(self.is_free(s), "taking a non-free submesh {s:?}");
+        let saved = self.fail.clone();
+        self.mark(s, false);
+        self.free -= s.shape.area();
+        let answer = check(self);
+        self.mark(s, true);
+        self.free += s.shape.area();
+        self.fail = saved;
+        answer
+    }
+
     /// Every free placement of `shape`, or `None` when there is none (including when `shape` does not
     /// fit the mesh). The answer borrows the mesh; read the state through [`FreeBases::mesh`].
     pub fn free_bases(&mut self, shape: Shape) -> Option<FreeBases<'_>> {
