@@ -269,7 +269,7 @@ fn confidence(md: &mut String, rows: &[SummaryRow]) {
             .collect();
         let values: Vec<String> = at
             .iter()
-            .map(|(l, (m, h))| format!("{l}: {m:.0} ± {h:.0}"))
+            .map(|(l, (m, h))| format!("{l}: {} ± {}", short(*m), short(*h)))
             .collect();
         let mut pairs = Vec::new();
         for (i, (a, ia)) in at.iter().enumerate() {
@@ -287,6 +287,15 @@ fn confidence(md: &mut String, rows: &[SummaryRow]) {
         let _ = writeln!(md, "| {lf} | {} | {pairs} |", values.join("; "));
     }
     let _ = writeln!(md);
+}
+
+/// A time for the confidence table: whole seconds from 100 up, three decimals below.
+fn short(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.3}")
+    }
 }
 
 fn figures(md: &mut String, drawn: &[Drawn]) {
@@ -383,7 +392,7 @@ mod tests {
         assert!(md.contains("## Confidence"), "{md}");
         assert!(md.contains("mean of 8 replays"), "{md}");
         assert!(
-            md.contains("| 0.5 | fcfs + mpl: 100 ± 10; oo + mpl: 115 ± 6; lazy + mpl: 200 ± 5 | fcfs + mpl ~ oo + mpl |"),
+            md.contains("| 0.5 | fcfs + mpl: 100 ± 10.000; oo + mpl: 115 ± 6.000; lazy + mpl: 200 ± 5.000 | fcfs + mpl ~ oo + mpl |"),
             "{md}"
         );
         assert!(md.contains("| 1 | ") && md.contains("| none |"), "{md}");
