@@ -6,6 +6,7 @@ mod install;
 mod paper;
 mod readme;
 mod run;
+mod shake;
 mod stats;
 mod support;
 mod sweep;
