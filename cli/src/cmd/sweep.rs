@@ -179,6 +179,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             )
         })?;
     }
+    let shaking = args.shaking()?;
     let out = args
         .out
         .clone()
@@ -198,7 +199,6 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     )
     .and_then(|_| signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)))
     .context("installing the Ctrl-C handler")?;
-    let shaking = args.shaking()?;
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });

@@ -85,6 +85,8 @@ fn the_same_seed_gives_the_same_summary_and_replicas_resume() {
 
 #[test]
 fn bad_shaking_options_are_refused_before_any_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
     let mut c = bin();
     c.args([
         "sweep", "--trace", TRACE, "--sched", "fcfs", "--alloc", "ff", "--loads", "1",
