@@ -60,6 +60,10 @@ fn main() {
         if is_broken_pipe(&e) {
             return;
         }
+        if let Some(i) = e.downcast_ref::<cmd::sweep::Interrupted>() {
+            eprintln!("{i}");
+            std::process::exit(130);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

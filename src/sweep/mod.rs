@@ -50,6 +50,7 @@ use sha2::{Digest, Sha256};
 use crate::engine::{self, NoObserver, Outcome, ReplayOptions, RunMetrics};
 use crate::machine::{AllocKind, MachineSpec};
 use crate::sched::SchedKind;
+use crate::workload::shake::ShakeModel;
 use crate::workload::{EstimateModel, Workload};
 
 pub use knee::{Knee, KneeRule};
@@ -283,7 +284,24 @@ pub fn replay_cell_with(
     options: ReplayOptions,
     validate: bool,
 ) -> Result<CellRun, CellError> {
+    replay_replica(workload, machine, cell, options, None, validate)
+}
+
+/// [`replay_cell_with`] on a shaken copy of the load-scaled workload: `shake` is the model and the
+/// replica's seed (see [`crate::workload::shake`]; `None` replays the workload as it is). Shaking
+/// comes after load scaling, so the offsets are in replayed seconds at every load factor.
+pub fn replay_replica(
+    workload: &Workload,
+    machine: MachineSpec,
+    cell: &Cell,
+    options: ReplayOptions,
+    shake: Option<(&ShakeModel, u64)>,
+    validate: bool,
+) -> Result<CellRun, CellError> {
     let mut workload = workload.scaled(cell.load_factor)?;
+    if let Some((model, seed)) = shake {
+        workload = crate::workload::shake::shake(&workload, seed, model)?;
+    }
     if cell.estimate != EstimateModel::Exact {
         workload.set_estimates(cell.estimate);
     }

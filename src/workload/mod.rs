@@ -1,7 +1,9 @@
-//! Workloads: jobs, the trace catalog, filters, shape conversions, load scaling, synthetic models.
+//! Workloads: jobs, the trace catalog, filters, shape conversions, load scaling, input shaking,
+//! synthetic models.
 
 pub mod catalog;
 mod job;
+pub mod shake;
 pub mod stats;
 pub mod synth;
 pub mod synth_hypercube;

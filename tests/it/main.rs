@@ -8,6 +8,7 @@ mod lazy;
 mod machine;
 mod sched;
 mod seam;
+mod shake;
 mod sweep;
 mod swf;
 mod synth;

@@ -2,23 +2,37 @@
 //! behind a progress bar; writes the summary table, figures and report (see docs/OUTPUTS.md).
 //! Without `--sched` / `--alloc`, the trace's default grid (its catalog entry's, else its machine
 //! family's) fills in what is missing, said on stderr.
+//!
+//! `--shake N` replays every cell N times on shaken input ([`pwa_replay::workload::shake`]) and
+//! reports means with 95% intervals. Robustness (docs/OUTPUTS.md, "Robustness"): the output
+//! directory is locked against a second sweep; temporaries of killed runs are removed; on Ctrl-C no
+//! new cell starts, finished cells stay in the cache and the run exits 130 with a `--resume` hint;
+//! the first failing cell (a full disk, say) stops the sweep the same way, with its error.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::engine::ReplayOptions;
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::machine::AllocKind;
+use pwa_replay::replicate::seed_for;
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{self, Cell, CellError, CellResult, Grid, LoadSpec};
+use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec};
 use pwa_replay::swf::Header;
+use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 use pwa_replay::workload::{DefaultGrid, EstimateModel};
+use rayon::prelude::*;
 
-use crate::report::cache::CellCache;
+use crate::report::atomic::remove_stale_temporaries;
+use crate::report::cache::{CellCache, Lookup};
+use crate::report::lock::OutLock;
 use crate::report::progress::Progress;
+use crate::report::spread::{self, Spread};
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
 use crate::trace::{LoadedTrace, NoMachine, TraceArgs};
@@ -76,7 +90,67 @@ pub struct Args {
     /// Log scale on the time axes (applied anyway where a curve spans more than 100×).
     #[arg(long)]
     pub log_y: bool,
+    /// Replay every cell N times on shaken input (Tsafrir et al. 2007) and report the mean with a
+    /// 95% interval (N ≥ 2; replica seeds derive from the cell).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..),
+          conflicts_with_all = ["per_job", "swf_out"])]
+    pub shake: Option<u32>,
+    /// `--shake`: submit times move by an offset uniform in ±SECONDS [default: 10].
+    #[arg(long, value_name = "SECONDS", requires = "shake")]
+    pub shake_submit: Option<f64>,
+    /// `--shake`: run times are multiplied by a factor uniform in 1 ± FRACTION (0 ≤ FRACTION < 1)
+    /// [default: 0, off].
+    #[arg(long, value_name = "FRACTION", requires = "shake")]
+    pub shake_runtime: Option<f64>,
 }
+
+impl Args {
+    /// The replicas and model of `--shake`, checked.
+    fn shaking(&self) -> anyhow::Result<Option<(u32, ShakeModel)>> {
+        let Some(n) = self.shake else {
+            return Ok(None);
+        };
+        let model = ShakeModel {
+            submit_s: self.shake_submit.unwrap_or(DEFAULT_SUBMIT_S),
+            runtime_frac: self.shake_runtime.unwrap_or(0.0),
+        };
+        model.check().context("--shake-submit / --shake-runtime")?;
+        Ok(Some((n, model)))
+    }
+}
+
+/// A sweep stopped by Ctrl-C: what was kept (printed as is; the process exits 130).
+#[derive(Debug)]
+pub struct Interrupted {
+    /// Cells finished (simulated or reused) before the interrupt, all in the cache.
+    pub finished: usize,
+    /// Cells planned.
+    pub planned: usize,
+}
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "interrupted: {} of {} cells finished and kept; rerun with --resume to continue",
+            self.finished, self.planned
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// The marker a cell returns when the sweep is stopping (Ctrl-C or an earlier failure).
+#[derive(Debug)]
+struct Stopped;
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not started: the sweep is stopping")
+    }
+}
+
+impl std::error::Error for Stopped {}
 
 /// Runs the subcommand.
 pub fn run(mut args: Args) -> anyhow::Result<()> {
@@ -105,20 +179,50 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             )
         })?;
     }
+    let shaking = args.shaking()?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&loaded.name));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let lock = OutLock::acquire(&out)?;
+    let stale = remove_stale_temporaries(&out)?;
+    if stale > 0 && !args.quiet {
+        eprintln!("removed {stale} temporary files left by an interrupted run");
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    // First Ctrl-C: stop starting cells; a second one ends the process at once.
+    signal_hook::flag::register_conditional_shutdown(
+        signal_hook::consts::SIGINT,
+        130,
+        Arc::clone(&stop),
+    )
+    .and_then(|_| signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)))
+    .context("installing the Ctrl-C handler")?;
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let counts = Counts::default();
     let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
+    let cell_run = CellRun::new(
+        &args,
+        &loaded,
+        &out,
+        &counts,
+        Guard {
+            lock: &lock,
+            stop: &stop,
+        },
+        shaking,
+    );
     let results = {
-        let cell_run = CellRun::new(&args, &loaded, &out, &counts);
         let runner = |c: &Cell| cell_run.run(c);
-        let sink = |e| progress.event(e);
+        let sink = |e| {
+            if let CellEvent::Planned { cells } = e {
+                counts.planned.fetch_add(cells, Ordering::SeqCst);
+            }
+            progress.event(e);
+        };
         let series = Grid {
             schedulers: args.sched.clone(),
             allocators: args.alloc.clone(),
@@ -139,9 +243,36 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         }
     };
     progress.finish();
+    let failure = cell_run
+        .failure
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if stop.load(Ordering::SeqCst) {
+        return Err(Interrupted {
+            finished: counts.finished.load(Ordering::SeqCst),
+            planned: counts.planned.load(Ordering::SeqCst),
+        }
+        .into());
+    }
     let results = results?;
+    let damaged = counts.damaged.load(Ordering::SeqCst);
+    if damaged > 0 {
+        eprintln!(
+            "recomputed {damaged} damaged cache entries under {}",
+            out.join("cells").display()
+        );
+    }
     let config = config(&args, &loaded, threads, &counts, t0);
-    let rows = rows(&loaded, &results);
+    let spreads = cell_run
+        .spreads
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    let rows = rows(&loaded, &results, &spreads);
+    lock.check()?;
     report::publish(&out, &rows, Some(&config), args.log_y)?;
     if !args.quiet {
         eprintln!(
@@ -184,11 +315,22 @@ fn labels<T: ToString>(v: &[T]) -> String {
         .join(",")
 }
 
-/// Cells simulated and reused by this run (speculative `auto` cells included).
+/// Cells simulated and reused by this run (speculative `auto` cells included; with `--shake`,
+/// replicas), cells planned and finished, damaged cache entries met.
 #[derive(Default)]
 struct Counts {
     simulated: AtomicUsize,
     reused: AtomicUsize,
+    planned: AtomicUsize,
+    finished: AtomicUsize,
+    damaged: AtomicUsize,
+}
+
+/// What every cell checks before it starts: the sweep is not stopping, the directory is still ours.
+#[derive(Clone, Copy)]
+struct Guard<'a> {
+    lock: &'a OutLock,
+    stop: &'a AtomicBool,
 }
 
 /// The replay of one cell with the cache and the per-cell outputs around it.
@@ -199,10 +341,23 @@ struct CellRun<'a> {
     cache: CellCache,
     header: Header,
     counts: &'a Counts,
+    guard: Guard<'a>,
+    shaking: Option<(u32, ShakeModel)>,
+    /// The first real failure (the sweep stops on it).
+    failure: Mutex<Option<anyhow::Error>>,
+    /// The spread of each shaken cell, by [`Cell::key`].
+    spreads: Mutex<BTreeMap<String, Spread>>,
 }
 
 impl<'a> CellRun<'a> {
-    fn new(args: &'a Args, loaded: &'a LoadedTrace, out: &'a Path, counts: &'a Counts) -> Self {
+    fn new(
+        args: &'a Args,
+        loaded: &'a LoadedTrace,
+        out: &'a Path,
+        counts: &'a Counts,
+        guard: Guard<'a>,
+        shaking: Option<(u32, ShakeModel)>,
+    ) -> Self {
         let context = BTreeMap::from([
             ("trace_sha256".to_string(), loaded.sha256.clone()),
             ("machine".to_string(), loaded.machine.to_string()),
@@ -221,28 +376,98 @@ impl<'a> CellRun<'a> {
             cache: CellCache::new(out, context),
             header: swf_header(loaded),
             counts,
+            guard,
+            shaking,
+            failure: Mutex::new(None),
+            spreads: Mutex::new(BTreeMap::new()),
         }
     }
 
+    /// One cell; the first failure is kept in `failure` and stops the sweep.
     fn run(&self, cell: &Cell) -> Result<RunMetrics, CellError> {
-        if self.args.resume
-            && let Some(m) = self.cache.load(cell)
-            && self.outputs_exist(cell)
-        {
-            self.counts.reused.fetch_add(1, Ordering::SeqCst);
-            return Ok(m);
+        let r = match self.shaking {
+            None => self.run_once(cell, &self.cache, None),
+            Some((n, model)) => self.run_shaken(cell, n, &model),
+        };
+        match r {
+            Ok(m) => {
+                self.counts.finished.fetch_add(1, Ordering::SeqCst);
+                Ok(m)
+            }
+            Err(e) => {
+                self.halt(cell, e);
+                Err(Box::new(Stopped))
+            }
+        }
+    }
+
+    /// Keeps the first real failure and stops the sweep; [`Stopped`] markers pass through.
+    fn halt(&self, cell: &Cell, e: anyhow::Error) -> anyhow::Error {
+        if !e.is::<Stopped>() {
+            self.guard.stop.store(true, Ordering::SeqCst);
+            let mut first = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+            first.get_or_insert(e.context(format!("cell {cell} failed")));
+        }
+        Stopped.into()
+    }
+
+    /// The N replicas of a shaken cell (in parallel, each cached under its own key): their mean.
+    fn run_shaken(&self, cell: &Cell, n: u32, model: &ShakeModel) -> anyhow::Result<RunMetrics> {
+        let cache = self.cache.with("shake", model.to_string());
+        let reps: Vec<RunMetrics> = (0..n)
+            .into_par_iter()
+            .map(|rep| {
+                let seed = seed_for(&cell.key(), rep as usize);
+                let cache = cache.with("replica", rep.to_string());
+                self.run_once(cell, &cache, Some((model, seed)))
+                    .map_err(|e| self.halt(cell, e))
+            })
+            .collect::<anyhow::Result<_>>()?;
+        let (mean, spread) = spread::aggregate(&reps)?;
+        self.spreads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(cell.key(), spread);
+        Ok(mean)
+    }
+
+    /// One replay of `cell` (shaken by `shake`), or its sound cache entry under `--resume`.
+    fn run_once(
+        &self,
+        cell: &Cell,
+        cache: &CellCache,
+        shake: Option<(&ShakeModel, u64)>,
+    ) -> anyhow::Result<RunMetrics> {
+        if self.guard.stop.load(Ordering::SeqCst) {
+            return Err(Stopped.into());
+        }
+        self.guard.lock.check()?;
+        if self.args.resume {
+            match cache.lookup(cell) {
+                Lookup::Hit(m) if self.outputs_exist(cell) => {
+                    self.counts.reused.fetch_add(1, Ordering::SeqCst);
+                    return Ok(m);
+                }
+                Lookup::Damaged(why) => {
+                    self.counts.damaged.fetch_add(1, Ordering::SeqCst);
+                    eprintln!("damaged cache entry, recomputed: {why}");
+                }
+                Lookup::Hit(_) | Lookup::Miss => {}
+            }
         }
         let machine = self.loaded.machine;
         let options = ReplayOptions {
             kill_at_estimate: self.args.kill_at_estimate,
         };
-        let run = sweep::replay_cell_with(
+        let run = sweep::replay_replica(
             &self.loaded.workload,
             machine,
             cell,
             options,
+            shake,
             self.args.validate,
-        )?;
+        )
+        .map_err(anyhow::Error::from_boxed)?;
         if self.args.per_job {
             let path = jobs::per_job_path(self.out, cell);
             jobs::write_per_job(&path, &run.workload, &run.outcome)?;
@@ -253,7 +478,7 @@ impl<'a> CellRun<'a> {
             header.push("Note", &format!("simulated schedule of {cell}"));
             jobs::write_swf(&path, &header, &run.workload, &run.outcome)?;
         }
-        self.cache.store(cell, &run.metrics)?;
+        cache.store(cell, &run.metrics)?;
         self.counts.simulated.fetch_add(1, Ordering::SeqCst);
         Ok(run.metrics)
     }
@@ -313,10 +538,19 @@ fn config(
         reused: counts.reused.load(Ordering::SeqCst),
         wall_s: t0.elapsed().as_secs_f64(),
         version: env!("CARGO_PKG_VERSION").to_string(),
+        shake: args
+            .shaking()
+            .ok()
+            .flatten()
+            .map(|(n, model)| format!("{n} replicas, {model}")),
     }
 }
 
-fn rows(loaded: &LoadedTrace, results: &[CellResult]) -> Vec<SummaryRow> {
+fn rows(
+    loaded: &LoadedTrace,
+    results: &[CellResult],
+    spreads: &BTreeMap<String, Spread>,
+) -> Vec<SummaryRow> {
     results
         .iter()
         .map(|r| SummaryRow {
@@ -327,6 +561,7 @@ fn rows(loaded: &LoadedTrace, results: &[CellResult]) -> Vec<SummaryRow> {
             estimate: r.cell.estimate.to_string(),
             load_factor: r.cell.load_factor,
             metrics: r.metrics,
+            spread: spreads.get(&r.cell.key()).cloned(),
         })
         .collect()
 }

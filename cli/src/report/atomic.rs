@@ -1,4 +1,7 @@
-//! Interrupt-safe file writes: write to a temporary name in the same directory, then rename.
+//! Interrupt-safe file writes: write to a temporary name in the same directory, then rename; and
+//! the removal of temporaries a killed process left behind ([`remove_stale_temporaries`]).
+//!
+//! Temporary names contain `.tmp-<pid>` (`summary.csv.tmp-812`, `turnaround.tmp-812.png`).
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -36,6 +39,49 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     write_atomic(path, |w| Ok(w.write_all(bytes)?))
 }
 
+/// Removes, under `dir` (recursively), every temporary (`*.tmp-<pid>*`) whose process is no longer
+/// running: what a `SIGKILL` or a power cut left behind. Temporaries of live processes (this one
+/// included) are kept. Returns how many files were removed.
+pub fn remove_stale_temporaries(dir: &Path) -> anyhow::Result<usize> {
+    let mut removed = 0;
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e).with_context(|| format!("listing {}", dir.display())),
+    };
+    for entry in entries {
+        let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            removed += remove_stale_temporaries(&path)?;
+        } else if temp_pid(&entry.file_name().to_string_lossy()).is_some_and(|p| !alive(p)) {
+            fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// The pid in a temporary's name (`a.json.tmp-812` → 812).
+fn temp_pid(name: &str) -> Option<u32> {
+    let (_, rest) = name.rsplit_once(".tmp-")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Whether process `pid` exists (signal 0 probes without sending anything).
+fn alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill with signal 0 only checks whether the process exists and may be signalled.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
 fn temp_name(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp-{}", std::process::id()));
@@ -60,5 +106,53 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
         write_bytes(&p, b"new").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"new");
+    }
+
+    #[test]
+    fn a_full_disk_names_the_file_and_leaves_no_partial_file() {
+        // The write layer on a full file system: the writer fails with ENOSPC half-way.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("summary.csv");
+        let err = write_atomic(&p, |w| {
+            w.write_all(b"half a table")?;
+            Err(std::io::Error::from_raw_os_error(libc::ENOSPC).into())
+        })
+        .unwrap_err();
+        let msg = format!("{err:#}");
+        assert!(msg.contains(&p.display().to_string()), "{msg}");
+        assert!(msg.contains("No space left on device"), "{msg}");
+        assert!(!p.exists(), "nothing under the final name");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "no temporary");
+    }
+
+    #[test]
+    fn stale_temporaries_of_dead_processes_are_removed_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("cells");
+        fs::create_dir_all(&sub).unwrap();
+        // A process that has exited: its pid is free (until reused, which a test cannot rule out
+        // but which only keeps a file).
+        let dead = std::process::Command::new("true").spawn().unwrap();
+        let dead_pid = dead.id();
+        let _ = { dead }.wait();
+        let mine = std::process::id();
+        let names = [
+            format!("summary.csv.tmp-{dead_pid}"),
+            format!("turnaround.tmp-{dead_pid}.png"),
+            format!("cells/a.json.tmp-{dead_pid}"),
+            format!("summary.csv.tmp-{mine}"),
+            "report.md".to_string(),
+        ];
+        for n in &names {
+            fs::write(dir.path().join(n), b"x").unwrap();
+        }
+        assert_eq!(remove_stale_temporaries(dir.path()).unwrap(), 3);
+        assert!(
+            dir.path().join(&names[3]).exists(),
+            "a live process's temporary"
+        );
+        assert!(dir.path().join("report.md").exists());
+        assert_eq!(temp_pid("x.tmp-12.png"), Some(12));
+        assert_eq!(temp_pid("x.json"), None);
     }
 }

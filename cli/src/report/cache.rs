@@ -4,7 +4,10 @@
 //!
 //! A file is reused only when its stored key equals the key asked for, so a changed trace, machine,
 //! filter or version never reuses stale results. Metrics are stored as exact text (see
-//! [`metrics::to_text`]) so a resumed sweep is bit-identical to a fresh one.
+//! [`metrics::to_text`]) so a resumed sweep is bit-identical to a fresh one. Each entry carries the
+//! SHA-256 of its key and metrics: a truncated, corrupt or edited entry is reported as
+//! [`Lookup::Damaged`] and recomputed, never trusted. A shaken sweep keys each replica
+//! ([`CellCache::with`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +23,7 @@ use super::atomic::write_bytes;
 use super::jobs::stem;
 use super::metrics;
 
-const FORMAT: &str = "pwa-replay-cell/1";
+const FORMAT: &str = "pwa-replay-cell/2";
 
 /// The cache of one sweep directory.
 #[derive(Debug, Clone)]
@@ -34,6 +37,27 @@ struct Entry {
     format: String,
     key: BTreeMap<String, String>,
     metrics: BTreeMap<String, String>,
+    /// SHA-256 of the canonical JSON of `[key, metrics]`.
+    checksum: String,
+}
+
+/// What the cache holds for a cell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup {
+    /// No entry (or one of another format or key: a different configuration).
+    Miss,
+    /// A sound entry.
+    Hit(RunMetrics),
+    /// An entry that cannot be trusted: why.
+    Damaged(String),
+}
+
+fn checksum(key: &BTreeMap<String, String>, metrics: &BTreeMap<String, String>) -> String {
+    sha256_bytes(
+        serde_json::to_string(&(key, metrics))
+            .unwrap_or_default()
+            .as_bytes(),
+    )
 }
 
 impl CellCache {
@@ -43,6 +67,13 @@ impl CellCache {
             dir: out.join("cells"),
             context,
         }
+    }
+
+    /// This cache with `name = value` added to every key (a replica of a shaken sweep).
+    pub fn with(&self, name: &str, value: String) -> CellCache {
+        let mut c = self.clone();
+        c.context.insert(name.to_string(), value);
+        c
     }
 
     /// The full key of a cell.
@@ -69,28 +100,55 @@ impl CellCache {
     }
 
     /// The cached metrics of `cell`, if a matching, readable entry exists.
+    #[cfg(test)]
     pub fn load(&self, cell: &Cell) -> Option<RunMetrics> {
-        let bytes = std::fs::read(self.path(cell)).ok()?;
-        let e: Entry = serde_json::from_slice(&bytes).ok()?;
-        if e.format != FORMAT || e.key != self.key(cell) {
-            return None;
+        match self.lookup(cell) {
+            Lookup::Hit(m) => Some(m),
+            Lookup::Miss | Lookup::Damaged(_) => None,
         }
-        metrics::from_lookup(|name| {
+    }
+
+    /// What the cache holds for `cell`: nothing, a sound entry, or a damaged one.
+    pub fn lookup(&self, cell: &Cell) -> Lookup {
+        let path = self.path(cell);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Miss,
+            Err(e) => return Lookup::Damaged(format!("{}: {e}", path.display())),
+        };
+        let damaged = |why: String| Lookup::Damaged(format!("{}: {why}", path.display()));
+        let e: Entry = match serde_json::from_slice(&bytes) {
+            Ok(e) => e,
+            Err(err) => return damaged(format!("not a cache entry ({err})")),
+        };
+        if e.format != FORMAT || e.key != self.key(cell) {
+            return Lookup::Miss;
+        }
+        if e.checksum != checksum(&e.key, &e.metrics) {
+            return damaged("checksum mismatch".into());
+        }
+        let m = metrics::from_lookup(|name| {
             let text = e.metrics.get(name).context("missing")?;
             metrics::from_text(name, text)
-        })
-        .ok()
+        });
+        match m {
+            Ok(m) => Lookup::Hit(m),
+            Err(err) => damaged(format!("{err:#}")),
+        }
     }
 
     /// Stores the metrics of `cell` (atomically).
     pub fn store(&self, cell: &Cell, m: &RunMetrics) -> anyhow::Result<()> {
+        let key = self.key(cell);
+        let metrics: BTreeMap<String, String> = metrics::values(m)
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), metrics::to_text(v)))
+            .collect();
         let e = Entry {
             format: FORMAT.into(),
-            key: self.key(cell),
-            metrics: metrics::values(m)
-                .into_iter()
-                .map(|(n, v)| (n.to_string(), metrics::to_text(v)))
-                .collect(),
+            checksum: checksum(&key, &metrics),
+            key,
+            metrics,
         };
         write_bytes(&self.path(cell), &serde_json::to_vec_pretty(&e)?)
     }
@@ -137,7 +195,47 @@ mod tests {
             ..cell
         };
         assert_eq!(cache.load(&user), None, "estimates are part of the key");
+        let replica = cache.with("replica", "1".into());
+        assert_eq!(replica.load(&cell), None, "replicas have keys of their own");
+        assert_ne!(replica.path(&cell), cache.path(&cell));
         std::fs::write(cache.path(&cell), b"{ truncated").unwrap();
         assert_eq!(cache.load(&cell), None, "a damaged file is recomputed");
+    }
+
+    #[test]
+    fn truncated_corrupt_and_edited_entries_are_damaged_never_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let cell = Cell {
+            scheduler: SchedKind::Fcfs,
+            allocator: AllocKind::FirstFit,
+            load_factor: 1.0,
+            estimate: EstimateModel::Exact,
+        };
+        let m = RunMetrics {
+            jobs: 40,
+            mean_turnaround_s: 1234.5,
+            ..RunMetrics::default()
+        };
+        let cache = CellCache::new(dir.path(), ctx("aa"));
+        cache.store(&cell, &m).unwrap();
+        let path = cache.path(&cell);
+        let good = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(cache.lookup(&cell), Lookup::Hit(m));
+        let damaged = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            matches!(cache.lookup(&cell), Lookup::Damaged(_))
+        };
+        assert!(damaged(&good[..good.len() / 2]), "truncated");
+        assert!(damaged(""), "empty");
+        assert!(
+            damaged(&good.replace("1234.5", "1234.6")),
+            "an edited value"
+        );
+        assert!(
+            damaged(&good.replace("\"jobs\": \"40\"", "\"jobs\": \"x\"")),
+            "edited count"
+        );
+        std::fs::write(&path, &good).unwrap();
+        assert_eq!(cache.lookup(&cell), Lookup::Hit(m), "the sound entry again");
     }
 }

@@ -1,4 +1,5 @@
-//! `report.md`: the run's configuration, the knee per policy, key numbers and the figures.
+//! `report.md`: the run's configuration, the knee per policy, key numbers, which policies a shaken
+//! sweep cannot tell apart, and the figures.
 
 use std::fmt::Write as _;
 
@@ -6,6 +7,7 @@ use pwa_replay::sweep::{Knee, KneeRule};
 
 use super::RunConfig;
 use super::plots::Drawn;
+use super::spread;
 use super::table::SummaryRow;
 
 /// The report as Markdown.
@@ -22,6 +24,7 @@ pub fn render(
     knee_table(&mut md, rows, rule);
     key_numbers(&mut md, rows);
     against_fcfs(&mut md, rows);
+    confidence(&mut md, rows);
     figures(&mut md, drawn);
     md
 }
@@ -54,6 +57,9 @@ fn configuration(md: &mut String, rows: &[SummaryRow], config: Option<&RunConfig
                     c.reused
                 ),
             );
+            if let Some(shake) = &c.shake {
+                row("input shaking", shake.clone());
+            }
             row("threads", c.threads.to_string());
             row("wall time", format!("{:.1} s", c.wall_s));
             row("pwa-replay", c.version.clone());
@@ -229,6 +235,69 @@ fn against_fcfs(md: &mut String, rows: &[SummaryRow]) {
     let _ = writeln!(md);
 }
 
+/// With `--shake`: per load factor, the policy pairs whose 95% intervals of the mean turnaround
+/// overlap (the sweep does not tell them apart there).
+fn confidence(md: &mut String, rows: &[SummaryRow]) {
+    let Some(n) = rows
+        .iter()
+        .find_map(|r| r.spread.as_ref())
+        .map(|s| s.replicas)
+    else {
+        return;
+    };
+    let metric = "mean_turnaround_s";
+    let _ = writeln!(
+        md,
+        "## Confidence\n\n\
+         Each cell is the mean of {n} replays of shaken input (docs/OUTPUTS.md, \"Confidence\"); the \
+         interval is the 95% Student-t interval of the mean turnaround time. Policies whose intervals \
+         overlap at a load factor are not told apart by this sweep there.\n\n\
+         | load factor | mean turnaround (s) ± 95% half-width | overlapping pairs |\n\
+         |---:|---|---|"
+    );
+    let mut loads: Vec<f64> = rows.iter().map(|r| r.load_factor).collect();
+    loads.sort_by(f64::total_cmp);
+    loads.dedup();
+    for lf in loads {
+        let at: Vec<(String, (f64, f64))> = rows
+            .iter()
+            .filter(|r| r.load_factor == lf)
+            .map(|r| {
+                let h = r.spread.as_ref().and_then(|s| s.half_width(metric));
+                (r.series(), (r.metrics.mean_turnaround_s, h.unwrap_or(0.0)))
+            })
+            .collect();
+        let values: Vec<String> = at
+            .iter()
+            .map(|(l, (m, h))| format!("{l}: {} ± {}", short(*m), short(*h)))
+            .collect();
+        let mut pairs = Vec::new();
+        for (i, (a, ia)) in at.iter().enumerate() {
+            for (b, ib) in &at[i + 1..] {
+                if spread::overlap(*ia, *ib) {
+                    pairs.push(format!("{a} ~ {b}"));
+                }
+            }
+        }
+        let pairs = if pairs.is_empty() {
+            "none".to_string()
+        } else {
+            pairs.join("; ")
+        };
+        let _ = writeln!(md, "| {lf} | {} | {pairs} |", values.join("; "));
+    }
+    let _ = writeln!(md);
+}
+
+/// A time for the confidence table: whole seconds from 100 up, three decimals below.
+fn short(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
 fn figures(md: &mut String, drawn: &[Drawn]) {
     let _ = writeln!(md, "## Figures\n");
     for d in drawn {
@@ -254,6 +323,7 @@ mod tests {
                 mean_turnaround_s: t,
                 ..RunMetrics::default()
             },
+            spread: None,
         }
     }
 
@@ -299,5 +369,34 @@ mod tests {
         );
         let alone = render(&rows[2..], None, &KneeRule::default(), &[]);
         assert!(!alone.contains("Against FCFS"), "no FCFS, no section");
+    }
+
+    #[test]
+    fn confidence_lists_the_pairs_whose_intervals_overlap() {
+        let shaken = |s: &str, lf: f64, t: f64, h: f64| {
+            let mut r = row(s, lf, t);
+            let mut ci95 = vec![0.0; spread::MAIN.len()];
+            ci95[0] = h;
+            r.spread = Some(spread::Spread { replicas: 8, ci95 });
+            r
+        };
+        let rows = vec![
+            shaken("fcfs", 0.5, 100.0, 10.0),
+            shaken("oo", 0.5, 115.0, 6.0),
+            shaken("lazy", 0.5, 200.0, 5.0),
+            shaken("fcfs", 1.0, 900.0, 10.0),
+            shaken("oo", 1.0, 500.0, 10.0),
+            shaken("lazy", 1.0, 400.0, 5.0),
+        ];
+        let md = render(&rows, None, &KneeRule::default(), &[]);
+        assert!(md.contains("## Confidence"), "{md}");
+        assert!(md.contains("mean of 8 replays"), "{md}");
+        assert!(
+            md.contains("| 0.5 | fcfs + mpl: 100 ± 10.000; oo + mpl: 115 ± 6.000; lazy + mpl: 200 ± 5.000 | fcfs + mpl ~ oo + mpl |"),
+            "{md}"
+        );
+        assert!(md.contains("| 1 | ") && md.contains("| none |"), "{md}");
+        let plain = render(&[row("fcfs", 1.0, 5.0)], None, &KneeRule::default(), &[]);
+        assert!(!plain.contains("Confidence"), "no shaking, no section");
     }
 }

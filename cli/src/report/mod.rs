@@ -7,11 +7,13 @@ pub mod atomic;
 pub mod cache;
 pub mod human;
 pub mod jobs;
+pub mod lock;
 pub mod markdown;
 pub mod metrics;
 pub mod palette;
 pub mod plots;
 pub mod progress;
+pub mod spread;
 pub mod table;
 
 use std::path::Path;
@@ -58,6 +60,9 @@ pub struct RunConfig {
     pub wall_s: f64,
     /// pwa-replay version.
     pub version: String,
+    /// Input shaking (`--shake`): replicas and model, absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shake: Option<String>,
 }
 
 /// Writes the summary table, figures, configuration and report of `rows` into `dir`.

@@ -1,7 +1,8 @@
 //! The four figures of a sweep (mean turnaround, maximum wait, mean wait, utilization against load
 //! factor), drawn with plotters into 1200×800 PNGs: one line per scheduler + allocator with markers,
 //! the legend in its own column right of the plot (it never hides a line), axis labels with units,
-//! the trace and machine in the title, and a log y axis on request or when a curve explodes.
+//! the trace and machine in the title, and a log y axis on request or when a curve explodes. A shaken
+//! sweep (`--shake`) draws each curve's 95% interval as a translucent band of its colour.
 //!
 //! The canvas, chart frame, curves, markers and legend rows are `pub(crate)` primitives that the
 //! paper figures (`paper::plot`) draw with too, so both kinds of figure look alike.
@@ -47,6 +48,8 @@ pub struct Figure {
     pub y_label: &'static str,
     /// The plotted metric.
     pub value: fn(&RunMetrics) -> f64,
+    /// Its column name (the band of a shaken sweep is this metric's `_ci95`).
+    pub metric: &'static str,
     /// Whether a log scale may be used (times yes, utilization no).
     pub may_log: bool,
 }
@@ -58,6 +61,7 @@ pub const FIGURES: [Figure; 4] = [
         title: "Mean turnaround time",
         y_label: "Mean turnaround time (s)",
         value: |m| m.mean_turnaround_s,
+        metric: "mean_turnaround_s",
         may_log: true,
     },
     Figure {
@@ -65,6 +69,7 @@ pub const FIGURES: [Figure; 4] = [
         title: "Maximum waiting time",
         y_label: "Maximum waiting time (s)",
         value: |m| m.max_wait_s,
+        metric: "max_wait_s",
         may_log: true,
     },
     Figure {
@@ -72,6 +77,7 @@ pub const FIGURES: [Figure; 4] = [
         title: "Mean waiting time",
         y_label: "Mean waiting time (s)",
         value: |m| m.mean_wait_s,
+        metric: "mean_wait_s",
         may_log: true,
     },
     Figure {
@@ -79,6 +85,7 @@ pub const FIGURES: [Figure; 4] = [
         title: "Utilization",
         y_label: "Utilization (busy node-time / available)",
         value: |m| m.utilization,
+        metric: "utilization",
         may_log: false,
     },
 ];
@@ -91,6 +98,8 @@ struct Curve {
     colour: RGBColor,
     marker: Marker,
     points: Vec<(f64, f64)>,
+    /// The 95% interval `(x, low, high)` per point of a shaken sweep (empty otherwise).
+    band: Vec<(f64, f64, f64)>,
 }
 
 /// What was drawn: file and whether its y axis is logarithmic.
@@ -151,9 +160,14 @@ fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
     let mut out: Vec<Curve> = Vec::new();
     for r in rows {
         let p = (r.load_factor, (fig.value)(&r.metrics));
+        let half = r.spread.as_ref().and_then(|s| s.half_width(fig.metric));
+        let band = half.map(|h| (p.0, p.1 - h, p.1 + h));
         let label = r.series();
         match out.iter_mut().find(|c| c.label == label) {
-            Some(c) => c.points.push(p),
+            Some(c) => {
+                c.points.push(p);
+                c.band.extend(band);
+            }
             None => out.push(Curve {
                 label,
                 scheduler: r.scheduler.clone(),
@@ -165,12 +179,15 @@ fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
                 },
                 marker: palette::allocator_marker(&r.allocator),
                 points: vec![p],
+                band: band.into_iter().collect(),
             }),
         }
     }
     for c in &mut out {
         c.points.sort_by(|a, b| a.0.total_cmp(&b.0));
         c.points.retain(|p| p.1.is_finite());
+        c.band.sort_by(|a, b| a.0.total_cmp(&b.0));
+        c.band.retain(|b| b.1.is_finite() && b.2.is_finite());
     }
     out
 }
@@ -182,7 +199,10 @@ fn explodes(curves: &[Curve]) -> bool {
 }
 
 fn positive_range(curves: &[Curve]) -> (f64, f64) {
-    positive_span(curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)))
+    positive_span(curves.iter().flat_map(|c| {
+        let band = c.band.iter().flat_map(|b| [b.1, b.2]);
+        c.points.iter().map(|p| p.1).chain(band)
+    }))
 }
 
 /// Smallest and largest finite positive value (`(inf, 0)` when there is none).
@@ -332,7 +352,12 @@ fn draw(
     } else {
         let hi = curves
             .iter()
-            .flat_map(|c| c.points.iter().map(|p| p.1))
+            .flat_map(|c| {
+                c.points
+                    .iter()
+                    .map(|p| p.1)
+                    .chain(c.band.iter().map(|b| b.2))
+            })
             .fold(0.0f64, f64::max);
         let hi = match (fig.may_log, hi > 0.0) {
             (true, true) => hi * 1.05,
@@ -397,6 +422,9 @@ where
         .bold_line_style(RGBColor(205, 205, 205))
         .draw()?;
     for c in curves {
+        draw_band(&mut chart, c, axis)?;
+    }
+    for c in curves {
         let pts: Vec<(f64, f64)> = c
             .points
             .iter()
@@ -412,6 +440,33 @@ where
         };
         draw_curve(&mut chart, area, pts, &[], stroke)?;
     }
+    Ok(())
+}
+
+/// A curve's 95% band: a translucent polygon of its colour along the upper ends and back along the
+/// lower ones (lower ends a log axis cannot show are lifted to the lowest shown value).
+fn draw_band<X, Y>(chart: &mut Chart<'_, '_, X, Y>, c: &Curve, axis: &YAxis) -> anyhow::Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    if c.band.len() < 2 {
+        return Ok(());
+    }
+    let floor = c
+        .band
+        .iter()
+        .map(|b| b.1)
+        .filter(|y| (axis.shown)(&(0.0, *y)))
+        .fold(f64::INFINITY, f64::min);
+    let low = |y: f64| if (axis.shown)(&(0.0, y)) { y } else { floor };
+    let mut outline: Vec<(f64, f64)> = c.band.iter().map(|b| (b.0, b.2)).collect();
+    outline.extend(c.band.iter().rev().map(|b| (b.0, low(b.1))));
+    if outline.iter().any(|p| !p.1.is_finite()) {
+        return Ok(());
+    }
+    let fill = c.colour.mix(0.18).filled();
+    chart.draw_series(std::iter::once(Polygon::new(outline, fill)))?;
     Ok(())
 }
 
@@ -650,6 +705,7 @@ mod tests {
             colour: BLACK,
             marker: Marker::Circle,
             points: ys.iter().enumerate().map(|(i, y)| (i as f64, *y)).collect(),
+            band: vec![],
         };
         assert!(!explodes(&[c(&[10.0, 50.0, 900.0])]));
         assert!(explodes(&[c(&[10.0, 50.0]), c(&[0.0, 5000.0])]));
@@ -665,6 +721,7 @@ mod tests {
             colour: palette::scheduler_colour(s),
             marker: palette::allocator_marker(a),
             points: vec![],
+            band: vec![],
         };
         let titles = |e: &[Entry]| -> Vec<String> {
             e.iter()

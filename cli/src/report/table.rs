@@ -11,6 +11,7 @@ use pwa_replay::engine::RunMetrics;
 
 use super::atomic::write_atomic;
 use super::metrics::{self, MetricValue};
+use super::spread::{self, Spread};
 
 /// Label columns, in order, before the metric columns.
 #[cfg(test)]
@@ -32,8 +33,10 @@ pub struct SummaryRow {
     /// Estimate model (`exact`, `user`, `x2`); the `estimate` column is written only when some
     /// row's is not exact, so exact-only sweeps keep their columns.
     pub estimate: String,
-    /// The cell's metrics.
+    /// The cell's metrics (with `--shake`, the mean over its replicas).
     pub metrics: RunMetrics,
+    /// With `--shake`: the replicas and the 95% half-widths of the main metrics.
+    pub spread: Option<Spread>,
 }
 
 impl SummaryRow {
@@ -55,7 +58,8 @@ impl SummaryRow {
 const EXACT: &str = "exact";
 
 /// The rows as a data frame: label columns (`estimate` only when some row's is not exact), then
-/// every metric under its name.
+/// every metric under its name; with `--shake` rows, `replicas` after the labels and a `_ci95`
+/// column per main metric at the end.
 pub fn to_frame(rows: &[SummaryRow]) -> anyhow::Result<DataFrame> {
     let text = |f: fn(&SummaryRow) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
     let mut cols: Vec<Column> = vec![
@@ -70,6 +74,14 @@ pub fn to_frame(rows: &[SummaryRow]) -> anyhow::Result<DataFrame> {
     ];
     if rows.iter().any(|r| r.estimate != EXACT) {
         cols.push(Column::new("estimate".into(), text(|r| &r.estimate)));
+    }
+    let shaken = rows.iter().any(|r| r.spread.is_some());
+    if shaken {
+        let n = |r: &SummaryRow| r.spread.as_ref().map_or(1, |s| s.replicas);
+        cols.push(Column::new(
+            "replicas".into(),
+            rows.iter().map(n).collect::<Vec<u64>>(),
+        ));
     }
     let per_row: Vec<Vec<(&str, MetricValue)>> =
         rows.iter().map(|r| metrics::values(&r.metrics)).collect();
@@ -94,6 +106,13 @@ pub fn to_frame(rows: &[SummaryRow]) -> anyhow::Result<DataFrame> {
             ),
         };
         cols.push(col);
+    }
+    if shaken {
+        for (i, name) in spread::MAIN.iter().enumerate() {
+            let h = |r: &SummaryRow| r.spread.as_ref().map_or(0.0, |s| s.ci95[i]);
+            let values: Vec<f64> = rows.iter().map(h).collect();
+            cols.push(Column::new(spread::column(name).into(), values));
+        }
     }
     DataFrame::new(rows.len(), cols).context("building the summary table")
 }
@@ -134,6 +153,7 @@ pub fn from_frame(df: &DataFrame) -> anyhow::Result<Vec<SummaryRow>> {
         };
         cols.push((name, v));
     }
+    let spreads = spreads(df)?;
     (0..df.height())
         .map(|i| {
             let metrics = metrics::from_lookup(|name| {
@@ -150,9 +170,27 @@ pub fn from_frame(df: &DataFrame) -> anyhow::Result<Vec<SummaryRow>> {
                 load_factor: load[i],
                 estimate: estimate[i].clone(),
                 metrics,
+                spread: spreads.as_ref().map(|s| s[i].clone()),
             })
         })
         .collect()
+}
+
+/// The spread of every row when the frame has a `replicas` column (a shaken sweep).
+fn spreads(df: &DataFrame) -> anyhow::Result<Option<Vec<Spread>>> {
+    if df.column("replicas").is_err() {
+        return Ok(None);
+    }
+    let replicas = counts(df, "replicas")?;
+    let ci: Vec<Vec<f64>> = spread::MAIN
+        .iter()
+        .map(|m| reals(df, &spread::column(m)))
+        .collect::<anyhow::Result<_>>()?;
+    let row = |i: usize| Spread {
+        replicas: replicas[i],
+        ci95: ci.iter().map(|c| c[i]).collect(),
+    };
+    Ok(Some((0..df.height()).map(row).collect()))
 }
 
 fn reals(df: &DataFrame, name: &str) -> anyhow::Result<Vec<f64>> {
@@ -229,6 +267,7 @@ mod tests {
                 alloc_attempts: 17,
                 ..RunMetrics::default()
             },
+            spread: None,
         })
         .collect()
     }
@@ -247,5 +286,36 @@ mod tests {
         expected.extend(metrics::names());
         assert_eq!(header, expected.join(","));
         assert_eq!(csv.lines().count(), 4);
+    }
+
+    #[test]
+    fn shaken_rows_add_replicas_and_ci95_columns_and_come_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let shaken: Vec<SummaryRow> = rows()
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| SummaryRow {
+                spread: Some(Spread {
+                    replicas: 5,
+                    ci95: (0..spread::MAIN.len())
+                        .map(|j| (i * 10 + j) as f64 / 3.0)
+                        .collect(),
+                }),
+                ..r
+            })
+            .collect();
+        write_summary(dir.path(), &shaken).unwrap();
+        assert_eq!(
+            read_summary(&dir.path().join("summary.parquet")).unwrap(),
+            shaken
+        );
+        let csv = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        assert_eq!(header[LABELS.len()], "replicas");
+        assert_eq!(header.last(), Some(&"makespan_s_ci95"));
+        assert_eq!(
+            header.len(),
+            LABELS.len() + 1 + metrics::names().len() + spread::MAIN.len()
+        );
     }
 }

@@ -1,10 +1,12 @@
 //! CLI integration tests, one binary: a module per subcommand.
 mod catalog;
+mod faults;
 mod fetch;
 mod install;
 mod paper;
 mod readme;
 mod run;
+mod shake;
 mod stats;
 mod support;
 mod sweep;
