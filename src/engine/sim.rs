@@ -627,6 +627,10 @@ impl System for Sys<'_, '_> {
     fn running_jobs(&self) -> Vec<RunningJob> {
         self.st.running_jobs()
     }
+    fn placement(&self, id: JobId) -> Option<Placement> {
+        (self.st.status.get(id.index()) == Some(&Status::Running))
+            .then(|| self.st.records[id.index()].placement)
+    }
     fn snapshot(&self) -> Box<dyn Allocator> {
         self.st.alloc.snapshot()
     }

@@ -24,7 +24,7 @@ use super::{AllocKind, Allocator, MachineSpec, Placement, Request, SpecError, Su
 pub struct Buddy {
     nodes: CubeNodes,
     /// All lists in one bitmap: bit `slot(k, base)` set when the aligned `k`-cube at `base` is free
-    /// and listed in `F_k` (level `k` holds `2^(n−k)` slots, levels in increasing `k`).
+    /// and listed in `F_k` (level `k` holds `2^(n−k)` slots, in heap order).
     lists: NodeBits,
     /// Number of cubes in each list (`order ≤ 20`).
     counts: [u32; 21],
@@ -50,7 +50,7 @@ impl Buddy {
             counts: [0; 21],
             nonempty: 0,
         };
-        b.list(order, 0, true);
+        b.list(order, 1, true);
         b
     }
 
@@ -63,69 +63,68 @@ impl Buddy {
         .collect()
     }
 
-    /// Bit index of level `k`'s first slot: `2^(n+1) − 2^(n−k+1)`.
-    fn level_start(&self, k: u8) -> u32 {
-        let n = u32::from(self.nodes.order);
-        (2 << n) - (2 << (n - u32::from(k)))
-    }
-
-    /// Bit index of the aligned `k`-cube at `base`.
+    /// Bit index of the aligned `k`-cube at `base`, in heap order: the whole cube is slot 1, the two
+    /// halves of slot `s` are `2s` and `2s + 1`, so level `k` holds slots `2^(n−k) … 2^(n−k+1) − 1`.
     fn slot(&self, k: u8, base: u32) -> u32 {
-        self.level_start(k) + (base >> k)
+        (1 << (self.nodes.order - k)) | (base >> k)
     }
 
     /// The lowest listed `k`-cube at or after address `from`.
     fn first_listed(&self, k: u8, from: u32) -> Option<u32> {
-        let start = self.level_start(k);
-        let end = start + (1 << (self.nodes.order - k));
+        let start = 1 << (self.nodes.order - k);
         let bit = self.lists.first_set(start + (from >> k))?;
-        (bit < end).then(|| (bit - start) << k)
+        (bit < 2 * start).then(|| (bit - start) << k)
     }
 
-    /// Puts (or takes) the aligned `k`-cube at `base` in (out of) `F_k`.
-    fn list(&mut self, k: u8, base: u32, on: bool) {
-        self.lists.put(self.slot(k, base), on);
+    /// Puts (or takes) the `k`-cube of slot `s` in (out of) `F_k`.
+    fn list(&mut self, k: u8, s: u32, on: bool) {
+        self.lists.put(s, on);
         let count = &mut self.counts[k as usize];
         if on {
             *count += 1;
+            self.nonempty |= 1 << k;
         } else {
             *count -= 1;
+            if *count == 0 {
+                self.nonempty &= !(1 << k);
+            }
         }
-        if *count == 0 {
-            self.nonempty &= !(1 << k);
-        } else {
-            self.nonempty |= 1 << k;
-        }
-    }
-
-    /// Whether the aligned `k`-cube at `base` is in `F_k`.
-    fn listed(&self, k: u8, base: u32) -> bool {
-        self.lists.get(self.slot(k, base))
     }
 
     /// Takes the aligned free `k`-cube at `base` out of the lists: the listed cube containing it is
     /// removed and decomposed, every upper half not holding it going to its list.
     fn take_aligned(&mut self, k: u8, base: u32) {
-        let order = self.nodes.order;
-        let Some(j) = (k..=order).find(|&j| self.listed(j, base & !cube::low_bits(j))) else {
-            debug_assert!(false, "no free cube holds the {k}-cube at {base}");
-            return;
+        // Only non-empty lists can hold it: their levels from `k` up.
+        let mut levels = self.nonempty >> k << k;
+        let (j, mut s) = loop {
+            if levels == 0 {
+                debug_assert!(false, "no free cube holds the {k}-cube at {base}");
+                return;
+            }
+            let j = levels.trailing_zeros() as u8;
+            let s = self.slot(j, base);
+            if self.lists.get(s) {
+                break (j, s);
+            }
+            levels &= levels - 1;
         };
-        self.list(j, base & !cube::low_bits(j), false);
+        self.list(j, s, false);
         for l in (k..j).rev() {
-            let sibling = (base & !cube::low_bits(l)) ^ (1 << l);
-            self.list(l, sibling, true);
+            // Down to the half holding `base`; the other half is listed.
+            s = 2 * s + (base >> l & 1);
+            self.list(l, s ^ 1, true);
         }
     }
 
     /// Buddy_Release of the aligned `k`-cube at `base`: listed, merged with its buddy while it can.
-    fn release_aligned(&mut self, mut k: u8, mut base: u32) {
-        while k < self.nodes.order && self.listed(k, base ^ (1 << k)) {
-            self.list(k, base ^ (1 << k), false);
-            base &= !(1 << k);
+    fn release_aligned(&mut self, mut k: u8, base: u32) {
+        let mut s = self.slot(k, base);
+        while s > 1 && self.lists.get(s ^ 1) {
+            self.list(k, s ^ 1, false);
+            s >>= 1;
             k += 1;
         }
-        self.list(k, base, true);
+        self.list(k, s, true);
     }
 }
 

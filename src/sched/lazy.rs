@@ -127,8 +127,8 @@ impl Lazy {
         };
         self.waiting -= 1;
         self.servers[k] += 1;
-        if let Some(r) = sys.running_jobs().iter().rev().find(|r| r.job == job) {
-            self.held.insert(job, r.placement);
+        if let Some(p) = sys.placement(job) {
+            self.held.insert(job, p);
         }
         let now = sys.now();
         self.monitor.allocated(now - sys.job(job).submit, now);

@@ -86,6 +86,8 @@ pub trait System {
     /// The jobs running now with their placements and estimated ends, in order of estimated end, then
     /// job id (built on each call, O(running)).
     fn running_jobs(&self) -> Vec<RunningJob>;
+    /// Where `id` runs now; `None` when it is not running.
+    fn placement(&self, id: JobId) -> Option<Placement>;
     /// A private copy of the allocator in its current state, to plan on.
     fn snapshot(&self) -> Box<dyn Allocator>;
     /// A private allocator of the same kind on the empty machine (e.g. one per time-slice class).

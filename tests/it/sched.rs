@@ -57,6 +57,9 @@ impl System for LogSys<'_> {
     fn running_jobs(&self) -> Vec<RunningJob> {
         self.inner.running_jobs()
     }
+    fn placement(&self, id: JobId) -> Option<Placement> {
+        self.inner.placement(id)
+    }
     fn snapshot(&self) -> Box<dyn Allocator> {
         self.inner.snapshot()
     }
