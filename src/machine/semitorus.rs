@@ -45,8 +45,6 @@
 //! assert_eq!(nep.free_nodes(), 384);
 //! ```
 
-use std::collections::BTreeSet;
-
 use super::{AllocKind, Allocator, Block, Dims, MachineSpec, Placement, Request, SpecError};
 use crate::resource::MAX_DIMS;
 
@@ -93,8 +91,13 @@ struct Piece {
     log: [u8; MAX_DIMS],
     parent: u32,
     state: State,
-    nkids: u8,
-    kids: [u32; MAX_KIDS],
+    /// First child ([`NONE`] when not split); the children are linked through `next` (a piece is
+    /// cloned with every planning snapshot, so it stays small).
+    first_kid: u32,
+    /// Next sibling, [`NONE`] for the last.
+    next: u32,
+    /// Its place in the available set's order: log₂ of its node count, then its base node id.
+    key: (u32, u32),
 }
 
 impl Piece {
@@ -113,8 +116,9 @@ pub struct Semitorus {
     pieces: Vec<Piece>,
     /// Reusable slots of `pieces`.
     dead: Vec<u32>,
-    /// The available set `A`: (log₂ size, base node id, piece).
-    avail: BTreeSet<(u32, u32, u32)>,
+    /// The available set `A`: (log₂ size, base node id, piece), sorted (a vector: `A` holds tens
+    /// of pieces, and a planning snapshot copies it in one piece).
+    avail: Vec<(u32, u32, u32)>,
     /// Busy piece whose base is node `i`, else [`NONE`].
     busy_at: Vec<u32>,
     free: u32,
@@ -235,7 +239,7 @@ impl Semitorus {
             conversion,
             pieces: Vec::new(),
             dead: Vec::new(),
-            avail: BTreeSet::new(),
+            avail: Vec::new(),
             busy_at: vec![NONE; nodes as usize],
             free: nodes,
             largest_log: 0,
@@ -284,14 +288,16 @@ impl Semitorus {
     }
 
     fn new_piece(&mut self, base: [u16; MAX_DIMS], log: [u8; MAX_DIMS], parent: u32) -> u32 {
-        let p = Piece {
+        let mut p = Piece {
             base,
             log,
             parent,
             state: State::Dead,
-            nkids: 0,
-            kids: [NONE; MAX_KIDS],
+            first_kid: NONE,
+            next: NONE,
+            key: (0, 0),
         };
+        p.key = (p.log_size(), self.node_id(&base));
         match self.dead.pop() {
             Some(i) => {
                 self.pieces[i as usize] = p;
@@ -304,27 +310,37 @@ impl Semitorus {
         }
     }
 
-    fn base_id(&self, i: u32) -> u32 {
-        let p = &self.pieces[i as usize];
+    /// The id of the node at `coords`.
+    fn node_id(&self, coords: &[u16; MAX_DIMS]) -> u32 {
         let (mut id, mut stride) = (0u32, 1u32);
         for d in 0..self.k() {
-            id += u32::from(p.base[d]) * stride;
+            id += u32::from(coords[d]) * stride;
             stride *= self.dims.get(d);
         }
         id
     }
 
+    fn base_id(&self, i: u32) -> u32 {
+        self.pieces[i as usize].key.1
+    }
+
     fn key(&self, i: u32) -> (u32, u32, u32) {
-        (self.pieces[i as usize].log_size(), self.base_id(i), i)
+        let (log, base) = self.pieces[i as usize].key;
+        (log, base, i)
     }
 
     fn make_free(&mut self, i: u32) {
         self.pieces[i as usize].state = State::Free;
-        self.avail.insert(self.key(i));
+        let key = self.key(i);
+        if let Err(at) = self.avail.binary_search(&key) {
+            self.avail.insert(at, key);
+        }
     }
 
     fn take_free(&mut self, i: u32, to: State) {
-        self.avail.remove(&self.key(i));
+        if let Ok(at) = self.avail.binary_search(&self.key(i)) {
+            self.avail.remove(at);
+        }
         self.pieces[i as usize].state = to;
     }
 
@@ -437,9 +453,22 @@ impl Semitorus {
     }
 
     fn set_kids(&mut self, parent: u32, kids: &[u32]) {
-        let p = &mut self.pieces[parent as usize];
-        p.nkids = kids.len() as u8;
-        p.kids[..kids.len()].copy_from_slice(kids);
+        self.pieces[parent as usize].first_kid = kids.first().copied().unwrap_or(NONE);
+        for pair in kids.windows(2) {
+            self.pieces[pair[0] as usize].next = pair[1];
+        }
+        if let Some(&last) = kids.last() {
+            self.pieces[last as usize].next = NONE;
+        }
+    }
+
+    /// The children of `parent`, in the order they were made.
+    fn kids(&self, parent: u32) -> impl Iterator<Item = u32> + '_ {
+        let first = self.pieces[parent as usize].first_kid;
+        std::iter::successors((first != NONE).then_some(first), |&k| {
+            let next = self.pieces[k as usize].next;
+            (next != NONE).then_some(next)
+        })
     }
 
     /// Frees busy piece `i` and merges complete sibling sets into their parents.
@@ -450,19 +479,20 @@ impl Semitorus {
             if parent == NONE {
                 return;
             }
-            let p = self.pieces[parent as usize];
-            let kids = &p.kids[..usize::from(p.nkids)];
-            if !kids
-                .iter()
-                .all(|&k| self.pieces[k as usize].state == State::Free)
+            if !self
+                .kids(parent)
+                .all(|k| self.pieces[k as usize].state == State::Free)
             {
                 return;
             }
-            for &k in kids {
-                self.take_free(k, State::Dead);
-                self.dead.push(k);
+            let mut kid = self.pieces[parent as usize].first_kid;
+            while kid != NONE {
+                let next = self.pieces[kid as usize].next;
+                self.take_free(kid, State::Dead);
+                self.dead.push(kid);
+                kid = next;
             }
-            self.pieces[parent as usize].nkids = 0;
+            self.pieces[parent as usize].first_kid = NONE;
             self.make_free(parent);
             i = parent;
         }
@@ -517,7 +547,8 @@ impl Allocator for Semitorus {
         if self.free < 1 << k.min(31) {
             return None;
         }
-        let &(_, base, s) = self.avail.range((k, 0, 0)..).next()?;
+        let at = self.avail.partition_point(|&(log, ..)| log < k);
+        let &(_, base, s) = self.avail.get(at)?;
         let log = cube_like(&self.pieces[s as usize].log[..self.k()], k)?;
         let ext: Vec<u32> = log.iter().map(|&l| 1u32 << l).collect();
         Some(Placement::Block(Block {
@@ -575,6 +606,19 @@ impl Allocator for Semitorus {
     }
     fn granted_torus(&self, p: &Placement) -> Option<Dims> {
         self.torus_of(p)
+    }
+    /// In place: occupying `taken` carves its semitorus out of one available piece, and releasing
+    /// it merges exactly those pieces back (their siblings are untouched, so every set the carve
+    /// made is complete again), leaving the available set as it was. Only the slot numbers of
+    /// merged pieces may differ, and no answer depends on them.
+    fn fits_beside(&mut self, taken: &Placement, req: &Request) -> bool {
+        if !self.is_free(taken) {
+            return false;
+        }
+        self.occupy(taken);
+        let fits = self.fits(req);
+        self.vacate(taken);
+        fits
     }
 }
 

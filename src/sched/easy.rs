@@ -119,25 +119,21 @@ impl Easy {
             state,
             head: req,
         };
-        let mut now_state = sys.snapshot();
-        self.backfill(&mut shadow, now_state.as_mut(), sys);
+        self.backfill(&mut shadow, sys);
     }
 
-    /// Step 3: the jobs behind the head, in arrival order, on the machine `now_state` (kept up to
-    /// date). Started jobs leave the queue where they stand.
-    fn backfill(
-        &mut self,
-        shadow: &mut Shadow,
-        now_state: &mut dyn Allocator,
-        sys: &mut dyn System,
-    ) {
+    /// Step 3: the jobs behind the head, in arrival order. The machine now is mirrored in a snapshot
+    /// (kept up to date), taken only once a candidate gets past the node counts. Started jobs leave
+    /// the queue where they stand.
+    fn backfill(&mut self, shadow: &mut Shadow, sys: &mut dyn System) {
         // Requests that do not fit now: the free set only shrinks during the pass.
         let mut no_fit = FxHashSet::default();
         // Requests that fit now but, outlasting the shadow time, would take the head's room: the
         // same until the next start changes the machine or the shadow state.
         let mut refused = FxHashSet::default();
         let now = sys.now();
-        let mut free = now_state.free_nodes();
+        let mut now_state: Option<Box<dyn Allocator>> = None;
+        let mut free = sys.free_nodes();
         let mut i = 1;
         while i < self.queue.len() && free > 0 {
             let w = self.queue[i];
@@ -147,21 +143,24 @@ impl Easy {
                 && shadow.may_admit(w.nodes, end)
                 && !no_fit.contains(&w.req)
                 && !(outlasts && refused.contains(&w.req))
-                && match now_state.find(&w.req) {
-                    None => {
-                        no_fit.insert(w.req);
-                        false
-                    }
-                    Some(p) if !shadow.admits(&p, end) => {
-                        refused.insert(w.req);
-                        false
-                    }
-                    Some(p) => {
-                        start_on(w.id, p, now_state, sys) && {
-                            shadow.take(&p, end);
-                            refused.clear();
-                            free = now_state.free_nodes();
-                            true
+                && {
+                    let state = now_state.get_or_insert_with(|| sys.snapshot());
+                    match state.find(&w.req) {
+                        None => {
+                            no_fit.insert(w.req);
+                            false
+                        }
+                        Some(p) if !shadow.admits(&p, end) => {
+                            refused.insert(w.req);
+                            false
+                        }
+                        Some(p) => {
+                            start_on(w.id, p, state.as_mut(), sys) && {
+                                shadow.take(&p, end);
+                                refused.clear();
+                                free = state.free_nodes();
+                                true
+                            }
                         }
                     }
                 };
