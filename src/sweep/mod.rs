@@ -298,7 +298,7 @@ pub fn replay_cell_with(
     if validate {
         engine::validate(&workload, machine, &outcome)?;
     }
-    let metrics = engine::summarize(&workload, machine, &outcome);
+    let metrics = engine::summarize(&workload, machine, cell.allocator, &outcome);
     Ok(CellRun {
         workload,
         outcome,
