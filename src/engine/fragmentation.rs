@@ -21,7 +21,7 @@
 //!   on purpose (lazy, delay) does not count: the allocator *would* have placed it;
 //!   **share** = delayed jobs / jobs;
 //! * **free regions** `R(t)` on a 2D mesh = the number of maximal free submeshes (window-k-mesh.md
-//!   Definition 1; `Mesh::maximal_free_submeshes`): how many separate holes the free set is in;
+//!   Definition 1; `Mesh::count_maximal_free_submeshes`): how many separate holes the free set is in;
 //!   **mean free regions** = `∫ R(t) dt / (last end − first submit)`. It is 0 on other topologies
 //!   (and when a placement is not a submesh, e.g. the `flat` allocator on a mesh): a k-D box or a
 //!   subcube count is not implemented, and 0 keeps tables comparable (`NaN` would break equality).
@@ -273,7 +273,7 @@ impl State {
     fn regions(&mut self) -> Option<u32> {
         let mesh = self.mesh.as_ref()?;
         if self.regions.is_none() {
-            let holes = mesh.maximal_free_submeshes(Shape::new(1, 1)).len();
+            let holes = mesh.count_maximal_free_submeshes();
             self.regions = Some(holes as u32);
         }
         self.regions
