@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod markdown;
 pub mod metrics;
 pub mod palette;
+pub mod picture;
 pub mod plots;
 pub mod progress;
 pub mod table;
