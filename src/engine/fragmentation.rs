@@ -33,7 +33,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::Timeline;
 use crate::SimTime;
-use crate::machine::{AllocKind, Allocator, MachineSpec, Mesh, Placement, Request, Shape};
+use crate::machine::{AllocKind, Allocator, MachineSpec, Mesh, Placement, Request};
 
 /// The state of the machine and queue from `t` until the next step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,7 +95,7 @@ impl Fragmentation {
     /// `∫ f(step) dt / span`, each step lasting until the next (0 for an empty span).
     fn time_average(&self, f: impl Fn(&FragStep) -> f64) -> f64 {
         let (first, last) = self.span;
-        if !(last > first) {
+        if last.total_cmp(&first).is_le() {
             return 0.0;
         }
         let area: f64 = self
@@ -284,7 +284,7 @@ impl State {
 mod tests {
     use super::*;
     use crate::engine::{JobRecord, Outcome};
-    use crate::machine::{Coord, Submesh};
+    use crate::machine::{Coord, Shape, Submesh};
     use crate::workload::{Job, JobId, Workload};
 
     fn job(i: u32, submit: f64, w: u32, h: u32) -> Job {

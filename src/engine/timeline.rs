@@ -350,7 +350,12 @@ mod tests {
             Vec::new(),
         );
         let tl = Timeline::new(&w, &out, m);
-        assert_eq!(tl.nodes(), [vec![0..2], vec![2..3], vec![0..2]]);
+        let slots: Vec<Vec<(u32, u32)>> = tl
+            .nodes()
+            .iter()
+            .map(|rs| rs.iter().map(|r| (r.start, r.end)).collect())
+            .collect();
+        assert_eq!(slots, [[(0, 2)], [(2, 3)], [(0, 2)]]);
         assert_eq!(tl.waiting_at(3.0), [JobId(2)]);
         assert_eq!(tl.running_at(6.0).count(), 2);
     }
