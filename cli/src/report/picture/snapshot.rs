@@ -73,7 +73,10 @@ where
         s.owners.len(),
         s.waiting.len()
     );
-    let big = text_style(font + 4, &BLACK);
+    // Shrink a long title (a `synth:` label) to the canvas: DejaVu Sans averages ~0.55 em a glyph.
+    let width = f64::from(area.dim_in_pixel().0 - 24);
+    let fit = (width / (s.title.chars().count() as f64 * 0.55)) as i32;
+    let big = text_style((font + 4).min(fit).max(8), &BLACK);
     area.draw(&Text::new(s.title.to_string(), (12, font / 2), big))
         .map_err(err)?;
     let small = text_style(font, &BLACK);
