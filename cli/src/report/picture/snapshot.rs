@@ -147,7 +147,7 @@ where
     label_jobs(area, s, &g, font)
 }
 
-/// The job's number on it, centred on its cells, where its bounding box holds the text.
+/// The job's number on it, centred on its cells, where they fill a rectangle that holds the text.
 fn label_jobs<DB>(
     area: &DrawingArea<DB, Shift>,
     s: &Scene<'_>,
@@ -181,9 +181,13 @@ where
     }
     let size = ((g.ch * 0.6) as i32).clamp(9, font);
     for (j, b) in boxes {
+        let (cols, rows) = (b[1] - b[0] + 1, b[3] - b[2] + 1);
+        if b[6] != cols * rows {
+            continue; // scattered cells (a box across slices): a label could land on another job
+        }
         let text = number(s, j).to_string();
-        let width = (b[1] - b[0] + 1) as f64 * g.cw;
-        let height = (b[3] - b[2] + 1) as f64 * g.ch;
+        let width = cols as f64 * g.cw;
+        let height = rows as f64 * g.ch;
         if width < text.len() as f64 * f64::from(size) * 0.62 + 4.0
             || height < f64::from(size) + 2.0
         {
