@@ -36,7 +36,9 @@ fn paint(
     marks: &[SimTime],
 ) -> anyhow::Result<()> {
     let nodes = f64::from(tl.machine().nodes());
-    let mut chart = frame(root, title, 26, window.from..window.to, 0.0..nodes)?;
+    // Room on the right for the last time tick.
+    let plot = root.margin(0, 0, 0, 40);
+    let mut chart = frame(&plot, title, 26, window.from..window.to, 0.0..nodes)?;
     let y_desc = match tl.machine() {
         MachineSpec::Flat { .. } => "Node slot (flat machine)".to_string(),
         MachineSpec::Mesh { size } => format!("Node id = y·{} + x", size.w),
