@@ -31,6 +31,8 @@ enum Command {
     Sweep(cmd::sweep::Args),
     /// Redraw the plots and report of a sweep from its summary table.
     Plot(cmd::plot::Args),
+    /// Draw one replay: machine snapshots, space-time chart, animation, fragmentation over time.
+    Draw(cmd::draw::Args),
     /// Generate a synthetic workload as SWF.
     Synth(cmd::synth::Args),
     /// Regenerate the figures of the five papers (window-k, bypass queue, lazy hypercube, semitorus,
@@ -51,6 +53,7 @@ fn main() {
         Command::Run(a) => cmd::run::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Plot(a) => cmd::plot::run(a),
+        Command::Draw(a) => cmd::draw::run(a),
         Command::Synth(a) => cmd::synth::run(a),
         Command::Paper(a) => cmd::paper::run(a),
         Command::Completions(a) => cmd::completions::run(a, Cli::command()),

@@ -18,22 +18,31 @@
 //! * internal fragmentation = mean of granted processors − asked processors, with granted processors =
 //!   granted nodes × processors per node (a workload with 0 processors per node counts 1);
 //! * external fragmentation = the time-average, over the makespan, of the share of nodes idle
-//!   while the head of the queue (the waiting job submitted first, ties the lower index) waits
-//!   although its request's node count is free in total; a job waits from submit to its first
-//!   start, and a node is busy during a job's run segments. Computed from the workload and the
-//!   outcome alone, whatever the scheduler;
+//!   while some waiting job needs no more nodes than are idle (loss of capacity); frag-delayed jobs
+//!   = jobs that, as the head of the queue, needed no more nodes than were idle and still found no
+//!   placement; mean free regions = time-average number of maximal free submeshes (2D mesh). A job
+//!   waits from submit to its first start, and a node is busy during a job's run segments. All
+//!   three come from playing the outcome's placements again on the allocator
+//!   ([`measure_fragmentation`](super::measure_fragmentation), whose doc gives the formulas),
+//!   whatever the scheduler;
 //! * mean torus dimensionality = mean number of dimensions of the torus each job ran as (as the
 //!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori.
 
-use super::{Outcome, RunMetrics};
-use crate::machine::MachineSpec;
+use super::{Outcome, RunMetrics, Timeline, measure_fragmentation};
+use crate::machine::{AllocKind, MachineSpec};
 use crate::workload::Workload;
 
 /// The bounded-slowdown threshold τ, seconds.
 pub const SLOWDOWN_BOUND_S: f64 = 10.0;
 
-/// Summarizes one replay.
-pub fn summarize(workload: &Workload, machine: MachineSpec, outcome: &Outcome) -> RunMetrics {
+/// Summarizes one replay, made by allocator `alloc` (the fragmentation measures ask it where
+/// waiting jobs would fit).
+pub fn summarize(
+    workload: &Workload,
+    machine: MachineSpec,
+    alloc: AllocKind,
+    outcome: &Outcome,
+) -> RunMetrics {
     let jobs = &workload.jobs;
     let n = jobs.len().min(outcome.records.len());
     let mut m = RunMetrics {
@@ -100,81 +109,16 @@ pub fn summarize(workload: &Workload, machine: MachineSpec, outcome: &Outcome) -
         .map(|(j, r)| (i64::from(r.placement.nodes()) * ppn - i64::from(j.asked_procs)) as f64)
         .sum::<f64>()
         / nf;
-    m.external_fragmentation = external_fragmentation(workload, machine, outcome);
+    let frag = measure_fragmentation(&Timeline::new(workload, outcome, machine), alloc);
+    m.external_fragmentation = frag.external();
+    m.frag_delayed_jobs = frag.delayed_jobs();
+    m.frag_delayed_share = frag.delayed_share();
+    m.mean_free_regions = frag.mean_free_regions();
     if !outcome.tori.is_empty() {
         m.mean_torus_dims =
             outcome.tori.iter().map(|t| t.len() as f64).sum::<f64>() / outcome.tori.len() as f64;
     }
     m
-}
-
-/// What changes at one instant of the external-fragmentation sweep.
-#[derive(Debug, Clone, Copy)]
-enum Change {
-    /// Job (index) starts waiting.
-    Arrive(u32),
-    /// Job (index) stops waiting.
-    Start(u32),
-    /// Busy nodes change by this much.
-    Busy(i64),
-}
-
-/// See the module doc: ∫ idle/N · [head waits ∧ head's nodes ≤ idle] dt / makespan.
-fn external_fragmentation(workload: &Workload, machine: MachineSpec, outcome: &Outcome) -> f64 {
-    let n = workload.jobs.len().min(outcome.records.len());
-    let total = f64::from(machine.nodes());
-    let mut ev: Vec<(f64, Change)> = Vec::with_capacity(4 * n);
-    let mut segs = outcome.segments.iter().peekable();
-    for (i, (j, r)) in workload.jobs.iter().zip(&outcome.records).enumerate() {
-        let (id, nodes) = (i as u32, i64::from(r.placement.nodes()));
-        ev.push((j.submit, Change::Arrive(id)));
-        ev.push((r.start, Change::Start(id)));
-        let mut own = false;
-        while let Some(s) = segs.next_if(|s| s.job.index() == i) {
-            own = true;
-            ev.push((s.start, Change::Busy(nodes)));
-            ev.push((s.end, Change::Busy(-nodes)));
-        }
-        if !own {
-            ev.push((r.start, Change::Busy(nodes)));
-            ev.push((r.end, Change::Busy(-nodes)));
-        }
-    }
-    ev.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (Some(first), Some(last)) = (ev.first().map(|e| e.0), ev.last().map(|e| e.0)) else {
-        return 0.0;
-    };
-    if !(last > first) || total == 0.0 {
-        return 0.0;
-    }
-    let mut waiting = std::collections::BTreeSet::new();
-    let (mut busy, mut area, mut k) = (0i64, 0.0, 0);
-    while k < ev.len() {
-        let t = ev[k].0;
-        while k < ev.len() && ev[k].0 == t {
-            match ev[k].1 {
-                Change::Arrive(id) => {
-                    waiting.insert(id);
-                }
-                Change::Start(id) => {
-                    waiting.remove(&id);
-                }
-                Change::Busy(d) => busy += d,
-            }
-            k += 1;
-        }
-        let Some(next) = ev.get(k).map(|e| e.0) else {
-            break;
-        };
-        let idle = (total - busy as f64).max(0.0);
-        let head_fits = waiting
-            .first()
-            .is_some_and(|&h| f64::from(workload.jobs[h as usize].request.nodes()) <= idle);
-        if head_fits {
-            area += idle / total * (next - t);
-        }
-    }
-    area / (last - first)
 }
 
 /// Jobs that started while an older job waited: a start earlier than the latest start of the jobs
@@ -258,7 +202,7 @@ mod tests {
             alloc_time_s: 0.0,
             sim_wall_s: 0.0,
         };
-        let m = summarize(&w, machine, &out);
+        let m = summarize(&w, machine, AllocKind::Flat, &out);
         assert!((m.external_fragmentation - (2.0 / 8.0) * 8.0 / 20.0).abs() < 1e-12);
         assert_eq!(m.mean_torus_dims, 0.0);
         // A head that does not fit the idle nodes counts nothing.
@@ -267,7 +211,28 @@ mod tests {
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3)],
             ..out
         };
-        assert_eq!(summarize(&w, machine, &out).external_fragmentation, 0.0);
+        assert_eq!(
+            summarize(&w, machine, AllocKind::Flat, &out).external_fragmentation,
+            0.0
+        );
+        // A head that does not fit but a later job that does: the idle nodes are lost while the
+        // later job waits (job 2 asks 1 node, waits over [4, 10), 2 of 8 nodes idle).
+        let w = Workload::from_jobs(
+            vec![
+                job(0, 0.0, 10.0, 6),
+                job(1, 2.0, 10.0, 3),
+                job(2, 4.0, 5.0, 1),
+            ],
+            1,
+        );
+        let out = Outcome {
+            records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3), rec(10.0, 15.0, 1)],
+            ..out
+        };
+        let m = summarize(&w, machine, AllocKind::Flat, &out);
+        assert!((m.external_fragmentation - (2.0 / 8.0) * 6.0 / 20.0).abs() < 1e-12);
+        assert_eq!(m.frag_delayed_jobs, 0, "a flat machine places any count");
+        assert_eq!(m.mean_free_regions, 0.0);
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! * [`summarize`] turns it into the [`RunMetrics`] every table prints.
 //! * [`Observer`] hooks (no-op by default) see starts, ends and the state after each instant;
 //!   [`TimeSeries`] records queue length and busy nodes over time.
+//! * [`Timeline`] indexes a finished replay by time (who holds which node, who waits), and
+//!   [`measure_fragmentation`] plays its placements again to measure fragmentation over time.
 //!
 //! # Event order (the contract)
 //!
@@ -57,15 +59,19 @@
 //!
 //! [`Workload`]: crate::workload::Workload
 
+mod fragmentation;
 mod metrics;
 pub mod observation;
 mod observer;
 mod sim;
+mod timeline;
 mod validate;
 
+pub use fragmentation::{FragStep, Fragmentation, measure_fragmentation};
 pub use metrics::summarize;
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
 pub use sim::Engine;
+pub use timeline::{Run, Timeline};
 pub use validate::{ValidationError, validate};
 
 use crate::SimTime;
@@ -168,8 +174,8 @@ pub struct RunMetrics {
     pub alloc_time_s: f64,
     /// Wall seconds of the replay (not deterministic).
     pub sim_wall_s: f64,
-    /// Time-average share of the nodes idle while the head of the queue waits with enough free
-    /// nodes in total (over the makespan), 0..1.
+    /// Time-average share of the nodes idle while some waiting job needs no more nodes than are
+    /// idle (loss of capacity, over the makespan), 0..1.
     pub external_fragmentation: f64,
     /// Mean dimensionality of the tori granted (torus allocators; 0 for the others).
     pub mean_torus_dims: f64,
@@ -186,6 +192,13 @@ pub struct RunMetrics {
     /// Mean of start − first promised start over the jobs that got a reservation (0 when none did;
     /// negative when jobs start before their reservation).
     pub mean_reservation_error_s: f64,
+    /// Jobs that, as the head of the queue, needed no more nodes than were idle and still found no
+    /// placement: delayed by fragmentation alone.
+    pub frag_delayed_jobs: u64,
+    /// `frag_delayed_jobs / jobs`, 0..1.
+    pub frag_delayed_share: f64,
+    /// Time-average number of maximal free submeshes (2D mesh; 0 on other topologies).
+    pub mean_free_regions: f64,
 }
 
 /// What a scheduler did wrong.

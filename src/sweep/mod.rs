@@ -316,7 +316,7 @@ pub fn replay_replica(
     if validate {
         engine::validate(&workload, machine, &outcome)?;
     }
-    let metrics = engine::summarize(&workload, machine, &outcome);
+    let metrics = engine::summarize(&workload, machine, cell.allocator, &outcome);
     Ok(CellRun {
         workload,
         outcome,

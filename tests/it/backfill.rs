@@ -113,7 +113,7 @@ fn an_overrunning_job_is_taken_to_end_now() {
     let out = run_valid(&w, flat(10), EASY, AllocKind::Flat);
     assert_eq!(starts(&out), vec![0.0, 20.0, 2.0, 25.0]);
     assert_eq!(reserved(&out), vec![None, Some(10.0), None, Some(25.0)]);
-    let m = summarize(&w, flat(10), &out);
+    let m = summarize(&w, flat(10), AllocKind::Flat, &out);
     assert_eq!(m.mean_reservation_error_s, 5.0);
     assert_eq!(m.backfilled_jobs, 1);
     // Killed at its estimate, job 0 ends at 10 and the head starts on time.

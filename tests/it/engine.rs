@@ -373,7 +373,7 @@ fn metrics_of_a_hand_worked_schedule() {
     w.jobs[2].asked_procs = 1;
     let out = run_valid(&w, flat(4), SchedKind::Fcfs, AllocKind::Flat);
     assert_eq!(starts(&out), vec![0.0, 10.0, 10.0]);
-    let m = summarize(&w, flat(4), &out);
+    let m = summarize(&w, flat(4), AllocKind::Flat, &out);
     let turn = [10.0, 28.0, 12.0];
     let mean_t = turn.iter().sum::<f64>() / 3.0;
     assert_eq!(m.jobs, 3);

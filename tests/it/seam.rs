@@ -143,7 +143,7 @@ fn suspend_and_resume_split_a_job_into_segments() {
             "departure 12 [JobId(0)]"
         ]
     );
-    let m = summarize(&w, flat(4), &out);
+    let m = summarize(&w, flat(4), AllocKind::Flat, &out);
     assert_eq!(m.mean_turnaround_s, (12.0 + 2.0) / 2.0);
 }
 
@@ -263,7 +263,7 @@ fn kill_at_estimate_ends_overrunning_jobs() {
         validate(&w, flat(2), &out).expect("valid");
         assert_eq!(out.records[0].end, end0);
         assert_eq!(out.records[1].start, end0, "job 1 waits for job 0");
-        let m = summarize(&w, flat(2), &out);
+        let m = summarize(&w, flat(2), AllocKind::Flat, &out);
         assert_eq!(m.killed_jobs, killed);
     }
 }

@@ -58,7 +58,7 @@ fn cell(model: SideModel, rate: f64, sched: SchedKind, key: &str) -> Vec<RunMetr
             let w = spec.generate(seed).map_err(|e| e.to_string())?;
             let out = engine::replay(&w, machine, sched, AllocKind::Mpl, &mut NoObserver)
                 .map_err(|e| e.to_string())?;
-            Ok::<_, String>(engine::summarize(&w, machine, &out))
+            Ok::<_, String>(engine::summarize(&w, machine, AllocKind::Mpl, &out))
         },
         |m| m.mean_turnaround_s,
     )

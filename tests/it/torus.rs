@@ -81,7 +81,7 @@ fn every_scheduler_with_every_torus_allocator_is_valid() {
         for s in schedulers() {
             for a in TORUS_KINDS {
                 let out = run_valid(&w, m, s, a);
-                let metrics = summarize(&w, m, &out);
+                let metrics = summarize(&w, m, a, &out);
                 assert!(
                     metrics.utilization > 0.0 && metrics.utilization <= 1.0,
                     "{label} {s} {a}"
@@ -120,7 +120,10 @@ fn a_release_merges_before_an_arrival_at_the_same_instant() {
     // A 3-node request gets 4 nodes: 1 processor of internal fragmentation.
     let w = workload(&[(0.0, 1.0, Request::Nodes(3))]);
     let out = run_valid(&w, m, SchedKind::Fcfs, AllocKind::Nep);
-    assert_eq!(summarize(&w, m, &out).internal_fragmentation, 1.0);
+    assert_eq!(
+        summarize(&w, m, AllocKind::Nep, &out).internal_fragmentation,
+        1.0
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 pub mod catalog;
 pub mod completions;
+pub mod draw;
 pub mod fetch;
 pub mod man;
 pub mod paper;

@@ -103,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let (Some(path), Some(fmt)) = (&args.jobs_out, jobs_format) {
         write_jobs(path, fmt, &workload, &outcome)?;
     }
-    let m = summarize(&workload, t.machine, &outcome);
+    let m = summarize(&workload, t.machine, args.alloc, &outcome);
     let labels = vec![
         ("trace", Value::from(t.name.clone())),
         ("sha256", Value::from(t.sha256.clone())),

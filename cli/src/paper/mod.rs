@@ -123,7 +123,7 @@ pub fn replay(
 ) -> anyhow::Result<RunMetrics> {
     let out = engine::replay(w, machine, sched, alloc, &mut NoObserver)
         .with_context(|| format!("replaying {sched}+{alloc} on {machine}"))?;
-    Ok(engine::summarize(w, machine, &out))
+    Ok(engine::summarize(w, machine, alloc, &out))
 }
 
 /// Generates a cell's workload for `seed` and replays it.

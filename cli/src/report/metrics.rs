@@ -65,6 +65,9 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         backfilled_jobs,
         backfilled_share,
         mean_reservation_error_s,
+        frag_delayed_jobs,
+        frag_delayed_share,
+        mean_free_regions,
     } = *m;
     vec![
         ("jobs", C(jobs)),
@@ -93,6 +96,9 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         ("backfilled_jobs", C(backfilled_jobs)),
         ("backfilled_share", R(backfilled_share)),
         ("mean_reservation_error_s", R(mean_reservation_error_s)),
+        ("frag_delayed_jobs", C(frag_delayed_jobs)),
+        ("frag_delayed_share", R(frag_delayed_share)),
+        ("mean_free_regions", R(mean_free_regions)),
     ]
 }
 
@@ -151,6 +157,8 @@ pub fn from_lookup(
     let p99_bounded_slowdown = real("p99_bounded_slowdown")?;
     let backfilled_share = real("backfilled_share")?;
     let mean_reservation_error_s = real("mean_reservation_error_s")?;
+    let frag_delayed_share = real("frag_delayed_share")?;
+    let mean_free_regions = real("mean_free_regions")?;
     Ok(RunMetrics {
         jobs: count("jobs", get("jobs")?)?,
         mean_turnaround_s,
@@ -178,6 +186,9 @@ pub fn from_lookup(
         backfilled_jobs: count("backfilled_jobs", get("backfilled_jobs")?)?,
         backfilled_share,
         mean_reservation_error_s,
+        frag_delayed_jobs: count("frag_delayed_jobs", get("frag_delayed_jobs")?)?,
+        frag_delayed_share,
+        mean_free_regions,
     })
 }
 

@@ -11,6 +11,7 @@ pub mod lock;
 pub mod markdown;
 pub mod metrics;
 pub mod palette;
+pub mod picture;
 pub mod plots;
 pub mod progress;
 pub mod spread;

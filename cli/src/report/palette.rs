@@ -8,8 +8,11 @@
 //!   **allocator** instead (MPL blue, FF orange, BF green, FO red, AS purple, flat grey).
 //! * Marker follows the **allocator**: MPL circle, FF square, BF triangle, FO diamond, AS cross,
 //!   flat ring; other labels hash into those shapes.
+//! * A **job** (pictures of the machine) gets a colour from a hash of its number: hue, saturation
+//!   and lightness from separate bits, never near white, the same in every snapshot, chart and
+//!   frame of every run.
 
-use plotters::style::RGBColor;
+use plotters::style::{Color, HSLColor, RGBColor};
 
 /// The Tableau-10 palette (darker olive and grey for contrast on white).
 const PALETTE: [RGBColor; 10] = [
@@ -89,12 +92,27 @@ fn allocator_slot(label: &str) -> usize {
     }
 }
 
+/// The colour of job number `id` (SWF job number): hue from a hash, saturation 0.45…0.85 and
+/// lightness 0.38…0.63 from other bits of it, so neighbouring numbers look unlike.
+pub fn job_colour(id: u64) -> RGBColor {
+    let h = fnv_bytes(&id.to_le_bytes());
+    let hue = (h % 3600) as f64 / 3600.0;
+    let sat = 0.45 + ((h >> 16) % 5) as f64 * 0.1;
+    let light = 0.38 + ((h >> 24) % 6) as f64 * 0.05;
+    let c = HSLColor(hue, sat, light).to_backend_color().rgb;
+    RGBColor(c.0, c.1, c.2)
+}
+
+/// FNV-1a of bytes (64 bits).
+fn fnv_bytes(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// FNV-1a: a stable hash (not `DefaultHasher`, whose output may change between Rust releases).
 fn fnv(s: &str) -> usize {
-    let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    (h % 1_000_003) as usize
+    (fnv_bytes(s.as_bytes()) % 1_000_003) as usize
 }
 
 #[cfg(test)]
@@ -119,6 +137,19 @@ mod tests {
             }
         }
         assert_eq!(scheduler_colour("fcfs"), RGBColor(0xd6, 0x27, 0x28));
+    }
+
+    #[test]
+    fn job_colours_are_stable_distinct_and_never_white() {
+        assert_eq!(job_colour(42), job_colour(42));
+        let colours: Vec<RGBColor> = (1..=50).map(job_colour).collect();
+        let distinct: std::collections::BTreeSet<(u8, u8, u8)> =
+            colours.iter().map(|c| (c.0, c.1, c.2)).collect();
+        assert!(distinct.len() >= 45, "{} distinct of 50", distinct.len());
+        for c in colours {
+            let sum = u32::from(c.0) + u32::from(c.1) + u32::from(c.2);
+            assert!(sum < 3 * 230, "{c:?} is too light to tell from a free node");
+        }
     }
 
     #[test]

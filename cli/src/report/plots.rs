@@ -1,5 +1,5 @@
-//! The four figures of a sweep (mean turnaround, maximum wait, mean wait, utilization against load
-//! factor), drawn with plotters into 1200×800 PNGs: one line per scheduler + allocator with markers,
+//! The five figures of a sweep (mean turnaround, maximum wait, mean wait, utilization and external
+//! fragmentation against load factor), drawn with plotters into 1200×800 PNGs: one line per scheduler + allocator with markers,
 //! the legend in its own column right of the plot (it never hides a line), axis labels with units,
 //! the trace and machine in the title, and a log y axis on request or when a curve explodes. A shaken
 //! sweep (`--shake`) draws each curve's 95% interval as a translucent band of its colour.
@@ -54,8 +54,8 @@ pub struct Figure {
     pub may_log: bool,
 }
 
-/// The four figures, in report order.
-pub const FIGURES: [Figure; 4] = [
+/// The five figures, in report order.
+pub const FIGURES: [Figure; 5] = [
     Figure {
         file: "turnaround.png",
         title: "Mean turnaround time",
@@ -88,6 +88,13 @@ pub const FIGURES: [Figure; 4] = [
         metric: "utilization",
         may_log: false,
     },
+    Figure {
+        file: "fragmentation.png",
+        title: "External fragmentation",
+        y_label: "Idle nodes a waiting job could use (share of node-time)",
+        value: |m| m.external_fragmentation,
+        may_log: false,
+    },
 ];
 
 /// A line of a figure.
@@ -113,7 +120,7 @@ pub struct Drawn {
     pub log_y: bool,
 }
 
-/// Draws the four figures of `rows` into `dir`.
+/// Draws the figures of `rows` into `dir`.
 pub fn draw_all(dir: &Path, rows: &[SummaryRow], log_y: bool) -> anyhow::Result<Vec<Drawn>> {
     register_font()?;
     FIGURES

@@ -1,5 +1,6 @@
 //! CLI integration tests, one binary: a module per subcommand.
 mod catalog;
+mod draw;
 mod faults;
 mod fetch;
 mod install;

@@ -126,6 +126,10 @@ fn a_small_sweep_writes_every_output() {
         "alloc_attempts",
         "alloc_time_s",
         "sim_wall_s",
+        "external_fragmentation",
+        "frag_delayed_jobs",
+        "frag_delayed_share",
+        "mean_free_regions",
     ] {
         assert!(
             header.iter().any(|h| h == col),
@@ -155,6 +159,7 @@ fn a_small_sweep_writes_every_output() {
         "max_wait.png",
         "mean_wait.png",
         "utilization.png",
+        "fragmentation.png",
     ] {
         let bytes = std::fs::read(out.join(png)).expect(png);
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{png} is a PNG");
@@ -291,6 +296,7 @@ fn plot_redraws_from_the_parquet_table() {
         "max_wait.png",
         "mean_wait.png",
         "utilization.png",
+        "fragmentation.png",
         "report.md",
     ] {
         assert!(redraw.join(f).is_file(), "{f}");

@@ -24,6 +24,43 @@ impl Mesh {
         self.maximal(min, true)
     }
 
+    /// How many maximal free submeshes there are: `maximal_free_submeshes(1×1).len()`, counted
+    /// without listing them. On a mesh at most 64 wide (one word per row) the rows' AND is
+    /// extended upwards from each bottom row `y0` only while the row below `y0` leaves some of it
+    /// uncovered: once it covers the AND, it covers every taller (smaller) AND too, and none of
+    /// those rectangles is maximal.
+    pub fn count_maximal_free_submeshes(&self) -> usize {
+        if self.nw != 1 {
+            return self.maximal(Shape::new(1, 1), false).len();
+        }
+        let rows: Vec<u64> = (0..self.size.h).map(|y| self.row(y)[0]).collect();
+        let mut count = 0;
+        for (y0, &first) in rows.iter().enumerate() {
+            let below = if y0 == 0 { 0 } else { rows[y0 - 1] };
+            let mut acc = first;
+            for y1 in y0..rows.len() {
+                acc &= rows[y1];
+                if acc & !below == 0 {
+                    break;
+                }
+                let above = rows.get(y1 + 1).copied().unwrap_or(0);
+                let mut rest = acc;
+                while rest != 0 {
+                    let start = rest.trailing_zeros();
+                    let len = (!(rest >> start)).trailing_zeros();
+                    let run = if len == 64 {
+                        u64::MAX
+                    } else {
+                        ((1u64 << len) - 1) << start
+                    };
+                    count += usize::from(below & run != run && above & run != run);
+                    rest &= !run;
+                }
+            }
+        }
+        count
+    }
+
     fn maximal(&self, min: Shape, border_only: bool) -> Vec<Submesh> {
         let (min_w, min_h, height) = (min.w.max(1), min.h.max(1), self.size.h);
         let to_top = if border_only {
@@ -106,5 +143,46 @@ impl Mesh {
             }
         }
         any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::drawn;
+    use super::*;
+
+    #[test]
+    fn counting_agrees_with_listing() {
+        // Fig. 1 of window-k-mesh.md has two maximal free submeshes.
+        assert_eq!(
+            drawn("##### ###.. ..... .....").count_maximal_free_submeshes(),
+            2
+        );
+        // Random states (a fixed LCG), one word per row and more than one.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            seed >> 33
+        };
+        for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 3), (70, 5)] {
+            for _ in 0..40 {
+                let mut mesh = Mesh::new(Shape::new(w, h));
+                for _ in 0..next() % 12 {
+                    let (x, y) = (
+                        (next() % u64::from(w)) as u32,
+                        (next() % u64::from(h)) as u32,
+                    );
+                    let s = Submesh {
+                        base: Coord { x, y },
+                        shape: Shape::new(1 + (next() % 4) as u32, 1 + (next() % 3) as u32),
+                    };
+                    if mesh.contains(&s) && mesh.is_free(&s) {
+                        mesh.occupy(&s);
+                    }
+                }
+                let listed = mesh.maximal_free_submeshes(Shape::new(1, 1)).len();
+                assert_eq!(mesh.count_maximal_free_submeshes(), listed, "{w}x{h}");
+            }
+        }
     }
 }

@@ -1,0 +1,412 @@
+//! Fragmentation of one replay, measured from its [`Timeline`]: why jobs waited although nodes
+//! were free.
+//!
+//! The replay's placements are played again, in time order, on a fresh allocator of the kind that
+//! made them (a run's nodes are freed before a run starting at the same instant takes any); after
+//! the events of each instant `t` the state holds until the next instant, and gives one
+//! [`FragStep`]. With `N` nodes, `idle(t)` free nodes and `W(t)` the waiting jobs
+//! (`submit ≤ t < first start`):
+//!
+//! * **needed nodes** of a job = the nodes its allocator grants it on the empty machine (its request
+//!   rounded up where the allocator rounds: buddy, semitorus), else its request's node count;
+//! * **lost nodes** `L(t)` = `idle(t)` when some waiting job needs no more nodes than are idle, else
+//!   0 ("loss of capacity": idle nodes the queue could have used by count);
+//!   **external fragmentation** = `∫ L(t)/N dt / (last end − first submit)`, 0…1;
+//! * a job is **delayed by fragmentation** when, at some instant while it waited, it was the head of
+//!   the queue (the waiting job submitted first, ties the lower index — no older job had a claim on
+//!   the nodes), it needed no more nodes than were idle, and the allocator found no placement for it.
+//!   Only its placement stood between it and a start: not the queue order (it was the head), not
+//!   the count of free nodes. The head is used rather than any waiting job because a later job may
+//!   wait for its turn (FCFS) whatever the free set looks like. A scheduler that holds a head back
+//!   on purpose (lazy, delay) does not count: the allocator *would* have placed it;
+//!   **share** = delayed jobs / jobs;
+//! * **free regions** `R(t)` on a 2D mesh = the number of maximal free submeshes (window-k-mesh.md
+//!   Definition 1; `Mesh::count_maximal_free_submeshes`): how many separate holes the free set is in;
+//!   **mean free regions** = `∫ R(t) dt / (last end − first submit)`. It is 0 on other topologies
+//!   (and when a placement is not a submesh, e.g. the `flat` allocator on a mesh): a k-D box or a
+//!   subcube count is not implemented, and 0 keeps tables comparable (`NaN` would break equality).
+//!
+//! Internal fragmentation (granted − asked processors) needs no replay; it is in
+//! [`summarize`](super::summarize).
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::Timeline;
+use crate::SimTime;
+use crate::machine::{AllocKind, Allocator, MachineSpec, Mesh, Placement, Request};
+
+/// The state of the machine and queue from `t` until the next step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FragStep {
+    /// Simulated time.
+    pub t: SimTime,
+    /// Nodes held by running jobs.
+    pub busy_nodes: u32,
+    /// Jobs waiting.
+    pub waiting: u32,
+    /// Idle nodes some waiting job could use by count (`L(t)` of the module doc), else 0.
+    pub lost_nodes: u32,
+    /// Maximal free submeshes (2D mesh only).
+    pub free_regions: Option<u32>,
+}
+
+/// The fragmentation measures of one replay (see the module doc).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fragmentation {
+    /// The machine's nodes.
+    pub nodes: u32,
+    /// First submit and last end.
+    pub span: (SimTime, SimTime),
+    /// One step per instant at which anything changed, in time order.
+    pub steps: Vec<FragStep>,
+    /// `delayed[i]`: job `i` was delayed by fragmentation.
+    pub delayed: Vec<bool>,
+}
+
+impl Fragmentation {
+    /// External fragmentation: time-average of `L(t)/N` over the span, 0…1.
+    pub fn external(&self) -> f64 {
+        let n = f64::from(self.nodes);
+        if n == 0.0 {
+            return 0.0;
+        }
+        self.time_average(|s| f64::from(s.lost_nodes) / n)
+    }
+
+    /// Jobs delayed by fragmentation.
+    pub fn delayed_jobs(&self) -> u64 {
+        self.delayed.iter().filter(|&&d| d).count() as u64
+    }
+
+    /// Delayed jobs / jobs (0 without jobs).
+    pub fn delayed_share(&self) -> f64 {
+        if self.delayed.is_empty() {
+            0.0
+        } else {
+            self.delayed_jobs() as f64 / self.delayed.len() as f64
+        }
+    }
+
+    /// Time-average number of maximal free submeshes (0 off a 2D mesh).
+    pub fn mean_free_regions(&self) -> f64 {
+        self.time_average(|s| f64::from(s.free_regions.unwrap_or(0)))
+    }
+
+    /// `∫ f(step) dt / span`, each step lasting until the next (0 for an empty span).
+    fn time_average(&self, f: impl Fn(&FragStep) -> f64) -> f64 {
+        let (first, last) = self.span;
+        if last.total_cmp(&first).is_le() {
+            return 0.0;
+        }
+        let area: f64 = self
+            .steps
+            .iter()
+            .zip(self.steps.iter().skip(1).map(|s| s.t).chain([last]))
+            .map(|(s, next)| f(s) * (next.min(last) - s.t.max(first)).max(0.0))
+            .sum();
+        area / (last - first)
+    }
+}
+
+/// What happens at one instant, in the order it is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Change {
+    /// Run (index) ends: its nodes are freed.
+    Vacate(usize),
+    /// Run (index) starts.
+    Occupy(usize),
+    /// Job (index) is submitted.
+    Arrive(u32),
+    /// Job (index) starts for the first time: it stops waiting.
+    Leave(u32),
+}
+
+/// Measures the fragmentation of the replay in `tl`, made by allocator `alloc`.
+pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentation {
+    let machine = tl.machine();
+    let jobs = &tl.workload().jobs;
+    let runs = tl.runs();
+    let n_jobs = tl.first_starts().len();
+    let mut ev: Vec<(SimTime, Change)> = Vec::with_capacity(2 * runs.len() + 2 * n_jobs);
+    for (k, r) in runs.iter().enumerate() {
+        ev.push((r.start, Change::Occupy(k)));
+        ev.push((r.end, Change::Vacate(k)));
+    }
+    for (i, &start) in tl.first_starts().iter().enumerate() {
+        ev.push((jobs[i].submit, Change::Arrive(i as u32)));
+        ev.push((start, Change::Leave(i as u32)));
+    }
+    ev.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+
+    let mut state = State::new(machine, alloc);
+    let needed: Vec<u32> = jobs[..n_jobs]
+        .iter()
+        .map(|j| state.needed(&j.request))
+        .collect();
+    let mut waiting: BTreeSet<u32> = BTreeSet::new();
+    let mut by_need: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let mut delayed = vec![false; n_jobs];
+    let mut steps: Vec<FragStep> = Vec::new();
+    let mut k = 0;
+    while k < ev.len() {
+        let t = ev[k].0;
+        while k < ev.len() && ev[k].0 == t {
+            match ev[k].1 {
+                Change::Vacate(r) => state.vacate(&runs[r].placement),
+                Change::Occupy(r) => state.occupy(&runs[r].placement),
+                Change::Arrive(i) => {
+                    waiting.insert(i);
+                    by_need.insert((needed[i as usize], i));
+                }
+                Change::Leave(i) => {
+                    waiting.remove(&i);
+                    by_need.remove(&(needed[i as usize], i));
+                }
+            }
+            k += 1;
+        }
+        let idle = state.idle();
+        if let Some(&head) = waiting.first() {
+            let h = head as usize;
+            if !delayed[h] && needed[h] <= idle && state.cannot_place(&jobs[h].request) {
+                delayed[h] = true;
+            }
+        }
+        let fits = by_need.first().is_some_and(|&(need, _)| need <= idle);
+        steps.push(FragStep {
+            t,
+            busy_nodes: machine.nodes() - idle,
+            waiting: waiting.len() as u32,
+            lost_nodes: if fits { idle } else { 0 },
+            free_regions: state.regions(),
+        });
+    }
+    Fragmentation {
+        nodes: machine.nodes(),
+        span: tl.span(),
+        steps,
+        delayed,
+    }
+}
+
+/// The replayed free/busy state: the allocator (for placement questions), a mesh bitmap (for free
+/// regions) and the idle count. A placement that does not fit the state (a hand-made outcome)
+/// switches the part it does not fit off instead of panicking.
+struct State {
+    nodes: u32,
+    busy: u32,
+    alloc: Option<Box<dyn Allocator>>,
+    /// The allocator on the empty machine, for needed node counts.
+    empty: Option<Box<dyn Allocator>>,
+    needed: HashMap<Request, u32>,
+    mesh: Option<Mesh>,
+    /// Free regions of the current mesh state, computed when asked after a change.
+    regions: Option<u32>,
+}
+
+impl State {
+    fn new(machine: MachineSpec, alloc: AllocKind) -> Self {
+        let mesh = match machine {
+            MachineSpec::Mesh { size } => Some(Mesh::new(size)),
+            _ => None,
+        };
+        State {
+            nodes: machine.nodes(),
+            busy: 0,
+            alloc: alloc.build(machine).ok(),
+            empty: alloc.build(machine).ok(),
+            needed: HashMap::new(),
+            mesh,
+            regions: None,
+        }
+    }
+
+    fn needed(&mut self, req: &Request) -> u32 {
+        if let Some(&n) = self.needed.get(req) {
+            return n;
+        }
+        let granted = self.empty.as_mut().and_then(|a| a.find(req));
+        let n = granted.map_or(req.nodes(), |p| p.nodes());
+        self.needed.insert(*req, n);
+        n
+    }
+
+    fn idle(&self) -> u32 {
+        self.nodes.saturating_sub(self.busy)
+    }
+
+    fn occupy(&mut self, p: &Placement) {
+        self.busy = self.busy.saturating_add(p.nodes());
+        if let Some(a) = &mut self.alloc {
+            if a.is_free(p) {
+                a.occupy(p);
+            } else {
+                self.alloc = None;
+            }
+        }
+        self.mesh_change(p, true);
+    }
+
+    fn vacate(&mut self, p: &Placement) {
+        self.busy = self.busy.saturating_sub(p.nodes());
+        if let Some(a) = &mut self.alloc {
+            a.vacate(p);
+        }
+        self.mesh_change(p, false);
+    }
+
+    fn mesh_change(&mut self, p: &Placement, occupy: bool) {
+        let Some(mesh) = &mut self.mesh else { return };
+        self.regions = None;
+        match p {
+            Placement::Submesh { at, .. } if occupy && mesh.is_free(at) => mesh.occupy(at),
+            Placement::Submesh { at, .. } if !occupy => mesh.vacate(at),
+            _ => self.mesh = None,
+        }
+    }
+
+    /// Whether the allocator finds no place for `req` now (false when there is no allocator).
+    fn cannot_place(&mut self, req: &Request) -> bool {
+        self.alloc.as_mut().is_some_and(|a| a.find(req).is_none())
+    }
+
+    fn regions(&mut self) -> Option<u32> {
+        let mesh = self.mesh.as_ref()?;
+        if self.regions.is_none() {
+            let holes = mesh.count_maximal_free_submeshes();
+            self.regions = Some(holes as u32);
+        }
+        self.regions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{JobRecord, Outcome};
+    use crate::machine::{Coord, Shape, Submesh};
+    use crate::workload::{Job, JobId, Workload};
+
+    fn job(i: u32, submit: f64, w: u32, h: u32) -> Job {
+        Job {
+            id: JobId(i),
+            source_id: u64::from(i) + 1,
+            submit,
+            runtime: 1.0,
+            estimate: 1.0,
+            requested: None,
+            request: Request::Submesh(Shape::new(w, h)),
+            asked_procs: w * h,
+        }
+    }
+
+    /// A run on `(x, y)`-based `w × h`.
+    fn rec(start: f64, end: f64, (x, y): (u32, u32), (w, h): (u32, u32)) -> JobRecord {
+        JobRecord {
+            start,
+            end,
+            placement: Placement::Submesh {
+                at: Submesh {
+                    base: Coord { x, y },
+                    shape: Shape::new(w, h),
+                },
+                rotated: false,
+            },
+            killed: false,
+            reserved: None,
+        }
+    }
+
+    fn outcome(records: Vec<JobRecord>) -> Outcome {
+        Outcome {
+            records,
+            tori: Vec::new(),
+            segments: Vec::new(),
+            alloc: Default::default(),
+            skipped_checks: 0,
+            alloc_time_s: 0.0,
+            sim_wall_s: 0.0,
+        }
+    }
+
+    const MESH_4X2: MachineSpec = MachineSpec::Mesh {
+        size: Shape::new(4, 2),
+    };
+
+    #[test]
+    fn a_head_blocked_by_holes_is_delayed_by_fragmentation() {
+        // 4×2 mesh. Columns 1 and 3 are busy over [0, 10) and [0, 20): columns 0 and 2 are free,
+        // 4 idle nodes but no free 2×2. Job 2 (2×2) heads the queue from 0 and starts at 10.
+        //   t ∈ [0, 10): idle 4, job 2 needs 4 → lost 4, no place → delayed; holes: 2 columns.
+        //   t ∈ [10, 20): job 2 on (0,0)-(1,1), column 2 idle, nobody waits; 1 hole.
+        let w = Workload::from_jobs(
+            vec![job(0, 0.0, 1, 2), job(1, 0.0, 1, 2), job(2, 0.0, 2, 2)],
+            1,
+        );
+        let out = outcome(vec![
+            rec(0.0, 10.0, (1, 0), (1, 2)),
+            rec(0.0, 20.0, (3, 0), (1, 2)),
+            rec(10.0, 20.0, (0, 0), (2, 2)),
+        ]);
+        let tl = Timeline::new(&w, &out, MESH_4X2);
+        let f = measure_fragmentation(&tl, AllocKind::FirstFit);
+        assert_eq!(f.delayed, [false, false, true]);
+        assert_eq!(f.external(), (4.0 / 8.0) * 10.0 / 20.0);
+        assert_eq!(f.delayed_share(), 1.0 / 3.0);
+        assert_eq!(f.mean_free_regions(), (2.0 * 10.0 + 1.0 * 10.0) / 20.0);
+        let lost: Vec<(f64, u32)> = f.steps.iter().map(|s| (s.t, s.lost_nodes)).collect();
+        assert_eq!(lost, [(0.0, 4), (10.0, 0), (20.0, 0)]);
+        // The flat allocator places any count: the same schedule delays nobody.
+        let flat = measure_fragmentation(&tl, AllocKind::Flat);
+        assert_eq!(flat.delayed_jobs(), 0);
+        assert_eq!(flat.external(), f.external());
+    }
+
+    #[test]
+    fn a_later_job_that_fits_counts_as_lost_capacity_but_not_as_delayed() {
+        // 4×2 mesh. Job 0 holds 3×2 over [0, 10): 2 nodes idle (column 3). Job 1 (2×2) waits from
+        // 1: it needs 4 > 2, nothing lost. Job 2 (1×1) waits behind it from 2: it would fit, so
+        // the 2 idle nodes are lost until 10. Both start at 10 and end at 15.
+        //   external = (2/8 · 8) / 15; holes: column 3 over [0, 10); column 3 and row 1 from x = 2
+        //   over [10, 15).
+        let w = Workload::from_jobs(
+            vec![job(0, 0.0, 3, 2), job(1, 1.0, 2, 2), job(2, 2.0, 1, 1)],
+            1,
+        );
+        let out = outcome(vec![
+            rec(0.0, 10.0, (0, 0), (3, 2)),
+            rec(10.0, 15.0, (0, 0), (2, 2)),
+            rec(10.0, 15.0, (2, 0), (1, 1)),
+        ]);
+        let f = measure_fragmentation(&Timeline::new(&w, &out, MESH_4X2), AllocKind::FirstFit);
+        assert_eq!(f.delayed_jobs(), 0);
+        assert!((f.external() - 2.0 / 15.0).abs() < 1e-15);
+        assert!((f.mean_free_regions() - (1.0 * 10.0 + 2.0 * 5.0) / 15.0).abs() < 1e-15);
+        let waiting: Vec<u32> = f.steps.iter().map(|s| s.waiting).collect();
+        assert_eq!(waiting, [0, 1, 2, 0, 0]);
+    }
+
+    #[test]
+    fn free_regions_are_zero_off_a_mesh_and_rounding_is_not_fragmentation() {
+        // hypercube:2, buddy. Job 0 holds one node over [0, 4); job 1 asks a 1-cube (2 nodes) and
+        // gets one at once; nothing waits, so nothing is lost or delayed.
+        let m = MachineSpec::Hypercube { dim: 2 };
+        let sub = |start, end, addr, mask| JobRecord {
+            start,
+            end,
+            placement: Placement::Subcube(crate::machine::Subcube::new(2, addr, mask)),
+            killed: false,
+            reserved: None,
+        };
+        let mut j0 = job(0, 0.0, 1, 1);
+        j0.request = Request::Subcube(0);
+        let mut j1 = job(1, 0.0, 1, 2);
+        j1.request = Request::Subcube(1);
+        let w = Workload::from_jobs(vec![j0, j1], 1);
+        let out = outcome(vec![sub(0.0, 4.0, 0, 0), sub(0.0, 4.0, 0b10, 0b01)]);
+        let f = measure_fragmentation(&Timeline::new(&w, &out, m), AllocKind::Buddy);
+        assert_eq!((f.external(), f.delayed_jobs()), (0.0, 0));
+        assert_eq!(f.mean_free_regions(), 0.0);
+        assert!(f.steps.iter().all(|s| s.free_regions.is_none()));
+    }
+}
