@@ -2,6 +2,10 @@
 //! behind a progress bar; writes the summary table, figures and report (see docs/OUTPUTS.md).
 //! Without `--sched` / `--alloc`, the trace's default grid (its catalog entry's, else its machine
 //! family's) fills in what is missing, said on stderr.
+//!
+//! `--shard I/N` runs one of `N` parts of the grid ([`sweep::partition`]) into a partial directory
+//! that `pwa-replay merge` puts back together; `--slurm N` writes the batch scripts of such a sweep
+//! ([`crate::slurm`]). Every run ends with `manifest.json` ([`write_outputs`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,11 +17,13 @@ use pwa_replay::engine::ReplayOptions;
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{self, Cell, CellError, CellResult, Grid, LoadSpec};
+use pwa_replay::sweep::{self, Cell, CellError, CellResult, Grid, LoadSpec, Shard};
 use pwa_replay::swf::Header;
+use pwa_replay::workload::tracepath::sha256_bytes;
 use pwa_replay::workload::{DefaultGrid, EstimateModel};
 
 use crate::report::cache::CellCache;
+use crate::report::manifest::{Manifest, SweepInfo, TraceInfo};
 use crate::report::progress::Progress;
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
@@ -76,11 +82,33 @@ pub struct Args {
     /// Log scale on the time axes (applied anyway where a curve spans more than 100×).
     #[arg(long)]
     pub log_y: bool,
+    /// Run only part I of N of the grid (I from 0), balanced by expected cost, into a partial
+    /// directory for `pwa-replay merge`; needs a fixed load list.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// Write (do not submit) Slurm batch scripts under OUT/slurm/ that run the sweep as a job array
+    /// of N shards and merge it, and print the two `sbatch` commands; needs a fixed load list.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub slurm: Option<u32>,
+    /// An `#SBATCH` option for both scripts (`--partition=short --time=2:00:00`); repeatable.
+    #[arg(
+        long,
+        value_name = "OPTS",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub slurm_opt: Vec<String>,
 }
 
 /// Runs the subcommand.
 pub fn run(mut args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
+    if (args.shard.is_some() || args.slurm.is_some()) && matches!(args.loads, LoadSpec::Auto(_)) {
+        anyhow::bail!(
+            "--shard and --slurm need a fixed load list (--loads 0.1:3:0.1 or 0.5,1,1.5): `auto` \
+             picks load factors from results that one shard cannot see"
+        );
+    }
     // A missing plot font is an error before any simulation, not after it.
     report::plots::register_font()?;
     let no_machine = if args.alloc.iter().all(|&a| a == AllocKind::Flat) {
@@ -109,10 +137,15 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&loaded.name));
+    if let Some(tasks) = args.slurm {
+        return slurm_scripts(&args, &loaded, &out, tasks as usize);
+    }
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    let manifest = Manifest::begin(threads);
+    let mut grid_cells = Vec::new();
     let counts = Counts::default();
     let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
     let results = {
@@ -131,7 +164,12 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
                     loads: loads.clone(),
                     ..series
                 };
-                sweep::run_cells_with(&grid.cells(), threads, &runner, &sink)
+                grid_cells = grid.cells();
+                let cells = match args.shard {
+                    Some(shard) => shard.cells(&grid_cells),
+                    None => grid_cells.clone(),
+                };
+                sweep::run_cells_with(&cells, threads, &runner, &sink)
             }
             LoadSpec::Auto(auto) => {
                 sweep::run_auto_with(&series.series(), auto, threads, &runner, &sink)
@@ -140,9 +178,13 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     };
     progress.finish();
     let results = results?;
+    if grid_cells.is_empty() {
+        grid_cells = results.iter().map(|r| r.cell).collect();
+    }
     let config = config(&args, &loaded, threads, &counts, t0);
     let rows = rows(&loaded, &results);
-    report::publish(&out, &rows, Some(&config), args.log_y)?;
+    let manifest = provenance(manifest, &args, &loaded, &grid_cells, &results);
+    write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
         eprintln!(
             "{} cells ({} simulated, {} reused) in {:.1} s → {}",
@@ -201,24 +243,28 @@ struct CellRun<'a> {
     counts: &'a Counts,
 }
 
+/// What every cell of the sweep shares and its results depend on: the key of the cell cache.
+fn cell_context(args: &Args, loaded: &LoadedTrace) -> BTreeMap<String, String> {
+    let mut context = BTreeMap::from([
+        ("trace_sha256".to_string(), loaded.sha256.clone()),
+        ("machine".to_string(), loaded.machine.to_string()),
+        ("conversion".to_string(), format!("{:?}", loaded.conversion)),
+        ("jobs".to_string(), loaded.workload.jobs.len().to_string()),
+        ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+    ]);
+    if args.kill_at_estimate {
+        context.insert("kill_at_estimate".to_string(), "true".to_string());
+    }
+    context
+}
+
 impl<'a> CellRun<'a> {
     fn new(args: &'a Args, loaded: &'a LoadedTrace, out: &'a Path, counts: &'a Counts) -> Self {
-        let context = BTreeMap::from([
-            ("trace_sha256".to_string(), loaded.sha256.clone()),
-            ("machine".to_string(), loaded.machine.to_string()),
-            ("conversion".to_string(), format!("{:?}", loaded.conversion)),
-            ("jobs".to_string(), loaded.workload.jobs.len().to_string()),
-            ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
-        ]);
-        let mut context = context;
-        if args.kill_at_estimate {
-            context.insert("kill_at_estimate".to_string(), "true".to_string());
-        }
         CellRun {
             args,
             loaded,
             out,
-            cache: CellCache::new(out, context),
+            cache: CellCache::new(out, cell_context(args, loaded)),
             header: swf_header(loaded),
             counts,
         }
@@ -329,4 +375,96 @@ fn rows(loaded: &LoadedTrace, results: &[CellResult]) -> Vec<SummaryRow> {
             metrics: r.metrics,
         })
         .collect()
+}
+
+/// Writes the outputs of a finished sweep, whole, one shard or merged: the summary table, figures,
+/// `sweep.json` and `report.md`, then `manifest.json` over every file of the directory.
+pub fn write_outputs(
+    out: &Path,
+    rows: &[SummaryRow],
+    config: &RunConfig,
+    log_y: bool,
+    manifest: Manifest,
+) -> anyhow::Result<()> {
+    report::publish(out, rows, Some(config), log_y)?;
+    manifest.finish(out)
+}
+
+/// SHA-256 of everything that defines the sweep's grid and results — trace sha256, machine,
+/// conversion, jobs, filters, engine options, the resolved grid, tool version and commit — but not
+/// the shard, threads or output directory: shards of one sweep share it.
+fn config_hash(args: &Args, loaded: &LoadedTrace, cells: &[Cell]) -> String {
+    let mut key = cell_context(args, loaded);
+    key.insert("lenient".into(), args.input.lenient.to_string());
+    key.insert("git_commit".into(), env!("PWA_REPLAY_GIT_COMMIT").into());
+    let cells: Vec<String> = cells.iter().map(Cell::key).collect();
+    key.insert("cells".into(), cells.join(" "));
+    sha256_bytes(serde_json::to_string(&key).unwrap_or_default().as_bytes())
+}
+
+/// The manifest of a sweep: trace, machine, estimates, grid, shard and seeds.
+fn provenance(
+    mut m: Manifest,
+    args: &Args,
+    loaded: &LoadedTrace,
+    grid: &[Cell],
+    results: &[CellResult],
+) -> Manifest {
+    m.trace = Some(TraceInfo {
+        name: loaded.name.clone(),
+        file: std::fs::canonicalize(&loaded.path)
+            .unwrap_or_else(|_| loaded.path.clone())
+            .display()
+            .to_string(),
+        sha256: loaded.sha256.clone(),
+    });
+    m.conversion = Some(format!("{:?}", loaded.conversion));
+    m.machine = Some(loaded.machine.to_string());
+    m.estimates = if args.estimate.is_empty() {
+        vec![pwa_replay::workload::EstimateModel::Exact.to_string()]
+    } else {
+        args.estimate.iter().map(ToString::to_string).collect()
+    };
+    m.sweep = Some(SweepInfo {
+        config_hash: config_hash(args, loaded, grid),
+        cells: grid.iter().map(Cell::key).collect(),
+        shard: args.shard.map(|s| s.to_string()),
+        seeds: results
+            .iter()
+            .map(|r| (r.cell.key(), r.cell.seed()))
+            .collect(),
+        parts: BTreeMap::new(),
+    });
+    m
+}
+
+/// `--slurm N`: writes the job-array and merge scripts and prints how to submit them.
+fn slurm_scripts(
+    args: &Args,
+    loaded: &LoadedTrace,
+    out: &Path,
+    tasks: usize,
+) -> anyhow::Result<()> {
+    let argv: Vec<String> = std::env::args().skip(2).collect();
+    let name = format!(
+        "pwa-replay-{}",
+        loaded
+            .name
+            .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
+    );
+    let plan = crate::slurm::Plan {
+        sweep_args: &argv,
+        tasks,
+        options: &args.slurm_opt,
+        out,
+        name: &name,
+        log_y: args.log_y,
+    };
+    let submit = crate::slurm::write_scripts(&plan)?;
+    eprintln!(
+        "Slurm scripts for {tasks} shards written under {}; submit with:",
+        out.join("slurm").display()
+    );
+    print!("{submit}");
+    Ok(())
 }

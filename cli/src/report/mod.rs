@@ -7,6 +7,7 @@ pub mod atomic;
 pub mod cache;
 pub mod human;
 pub mod jobs;
+pub mod manifest;
 pub mod markdown;
 pub mod metrics;
 pub mod palette;
