@@ -56,6 +56,9 @@ pub struct Manifest {
     pub finished: String,
     /// SHA-256 of every output file, by path relative to the directory (`/`-separated).
     pub files: BTreeMap<String, String>,
+    /// Later command lines that rewrote files of the directory (`plot` into a sweep directory).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amended_by: Vec<Vec<String>>,
 }
 
 /// The program that wrote a directory.
@@ -132,7 +135,27 @@ impl Manifest {
             started: now_utc(),
             finished: String::new(),
             files: BTreeMap::new(),
+            amended_by: Vec::new(),
         }
+    }
+
+    /// The manifest of a directory that `from`'s files were redrawn into by this process (`plot`):
+    /// `dir`'s own manifest with this command line appended to `amended_by` when `dir` has one,
+    /// else a new one carrying `from`'s trace, machine and sweep (when `from` has a manifest).
+    pub fn amend(dir: &Path, from: &Path) -> Manifest {
+        if let Ok(mut m) = read(dir) {
+            m.amended_by.push(std::env::args().collect());
+            return m;
+        }
+        let mut m = Manifest::begin(1);
+        if let Ok(src) = read(from) {
+            m.trace = src.trace;
+            m.conversion = src.conversion;
+            m.machine = src.machine;
+            m.estimates = src.estimates;
+            m.sweep = src.sweep;
+        }
+        m
     }
 
     /// Stamps the end time, hashes every output file of `dir` and writes `dir/manifest.json`.

@@ -187,6 +187,18 @@ fn the_manifest_records_the_run_and_verify_catches_a_changed_byte() {
         String::from_utf8_lossy(&said.stdout).contains(&format!("all {} files match", files.len()))
     );
 
+    ok(bin()
+        .args(["plot", "--log-y", "--from"])
+        .arg(out.join("summary.parquet")));
+    ok(bin().arg("verify").arg(&out));
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        m["amended_by"][0][1], "plot",
+        "plot re-hashed what it redrew"
+    );
+    assert_eq!(m["command_line"][1], "sweep");
+
     let png = out.join("utilization.png");
     let mut bytes = std::fs::read(&png).unwrap();
     let mid = bytes.len() / 2;
