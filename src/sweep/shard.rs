@@ -3,10 +3,12 @@
 //! results back together.
 //!
 //! [`partition`] is longest-processing-time-first: cells are taken in decreasing [`cell_cost`]
-//! (ties in grid order) and each goes to the part with the least cost so far (ties: the lowest
-//! part). Heavy high-load cells are therefore dealt round-robin over the parts before the light ones
-//! fill the gaps. The result depends only on the cells and `N`, never on threads or timing; each
-//! part lists its cells in grid order.
+//! and each goes to the part with the least cost so far (ties: the lowest part). Heavy high-load
+//! and backfilling cells are therefore dealt over the parts before the light ones fill the gaps.
+//! Cells of equal cost are taken in the order of their [`Cell::seed`] (a hash of the labels), not
+//! grid order, so that no series lands on one part whole when the estimate is off (with grid order
+//! and as many series as parts, each part would get one series). The result depends only on the
+//! cells and `N`, never on threads or timing; each part lists its cells in grid order.
 //!
 //! ```
 //! use pwa_replay::sweep::{Grid, Shard, partition};
@@ -17,6 +19,7 @@
 //!     loads: vec![0.5, 1.0, 1.5, 2.0],
 //!     estimates: Vec::new(),
 //! };
+//! // Costs 1.25, 2, 3.25, 5: the two heaviest go to different parts.
 //! let parts = partition(&grid.cells(), 2);
 //! assert_eq!(parts, vec![vec![0, 3], vec![1, 2]]);
 //! let shard: Shard = "1/2".parse().unwrap();
@@ -27,6 +30,11 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::Cell;
+use crate::sched::SchedKind;
+
+/// How much heavier a backfilling scheduler's replay is than a queue-order one's (see
+/// [`cell_cost`]).
+const BACKFILL_WEIGHT: f64 = 10.0;
 
 /// The `index`-th of `count` parts of a grid (`index` from 0, as Slurm's array task ids).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,16 +93,22 @@ impl FromStr for Shard {
     }
 }
 
-/// The expected relative cost of replaying `cell`: `1 + load_factor²`. All cells of a sweep replay
-/// the same jobs, so the load factor is what separates them: queues, and with them the scheduler's
-/// and allocator's work per event, grow with it (docs/OUTPUTS.md, "Shards").
+/// The expected relative cost of replaying `cell`: `w × (1 + load_factor²)`, `w` = 10 for the
+/// backfilling schedulers (`easy`, `conservative`: every event re-plans the queue), else 1. All
+/// cells of a sweep replay the same jobs, so load and scheduler are what separate them: queues, and
+/// with them the work per event, grow with the load. Measured on sdsc-96 (docs/OUTPUTS.md,
+/// "Shards"): `easy` cells took 1…90 s against 0.1…0.9 s for `fcfs`, `oo` and `window:240`.
 pub fn cell_cost(cell: &Cell) -> f64 {
     let lf = if cell.load_factor.is_finite() {
         cell.load_factor.max(0.0)
     } else {
         0.0
     };
-    1.0 + lf * lf
+    let weight = match cell.scheduler {
+        SchedKind::Easy | SchedKind::Conservative => BACKFILL_WEIGHT,
+        _ => 1.0,
+    };
+    weight * (1.0 + lf * lf)
 }
 
 /// Cuts `cells` into `parts` parts (0 is taken as 1) of similar total [`cell_cost`]: the indices
@@ -103,8 +117,13 @@ pub fn cell_cost(cell: &Cell) -> f64 {
 pub fn partition(cells: &[Cell], parts: usize) -> Vec<Vec<usize>> {
     let parts = parts.max(1);
     let mut order: Vec<usize> = (0..cells.len()).collect();
-    // Stable sort: equal costs keep grid order.
-    order.sort_by(|&a, &b| cell_cost(&cells[b]).total_cmp(&cell_cost(&cells[a])));
+    // Equal costs by seed, then grid order (stable sort) should two seeds collide.
+    order.sort_by(|&a, &b| {
+        let (ca, cb) = (&cells[a], &cells[b]);
+        cell_cost(cb)
+            .total_cmp(&cell_cost(ca))
+            .then(ca.seed().cmp(&cb.seed()))
+    });
     let mut load = vec![0.0f64; parts];
     let mut out = vec![Vec::new(); parts];
     for i in order {
@@ -178,6 +197,27 @@ mod tests {
             let top = p.iter().filter(|&&i| cells[i].load_factor == 3.0).count();
             assert_eq!(top, 1, "{p:?}");
         }
+    }
+
+    #[test]
+    fn equal_costs_do_not_put_one_series_on_one_part() {
+        // 4 series × 30 loads on 4 parts: in grid order each part would get one series whole.
+        let cells = grid(30);
+        for part in partition(&cells, 4) {
+            let mut series: Vec<String> = part
+                .iter()
+                .map(|&i| cells[i].series().to_string())
+                .collect();
+            series.dedup();
+            assert!(series.len() > 1, "one series per part: {series:?}");
+        }
+    }
+
+    #[test]
+    fn backfilling_cells_weigh_more() {
+        let mut cells = grid(2);
+        cells[0].scheduler = SchedKind::Easy;
+        assert_eq!(cell_cost(&cells[0]), 10.0 * cell_cost(&cells[2 * 2]));
     }
 
     #[test]
