@@ -22,9 +22,18 @@ fn main() {
     let dirty = if commit.is_empty() {
         String::new()
     } else {
-        git(&root, &["status", "--porcelain", "--untracked-files=no"])
-            .map(|s| (!s.is_empty()).to_string())
-            .unwrap_or_default()
+        // --no-optional-locks: `status` must not refresh (rewrite) the index it is watched by.
+        git(
+            &root,
+            &[
+                "--no-optional-locks",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+            ],
+        )
+        .map(|s| (!s.is_empty()).to_string())
+        .unwrap_or_default()
     };
     watch_git_files(&root);
     println!("cargo:rustc-env=PWA_REPLAY_GIT_COMMIT={commit}");
