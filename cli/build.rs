@@ -40,24 +40,29 @@ fn main() {
     println!("cargo:rustc-env=PWA_REPLAY_GIT_DIRTY={dirty}");
 }
 
-/// `rerun-if-changed` on the files that move when HEAD or the index does (worktrees included:
-/// HEAD and the index live in the worktree's git dir, refs in the common dir).
+/// `rerun-if-changed` on what moves when HEAD or the index does (worktrees included: HEAD and the
+/// index live in the worktree's git dir, refs in the common dir). Only existing paths: cargo treats
+/// a missing one as always changed. The branch's ref is watched through its directory, which also
+/// changes when the ref is created, deleted or packed.
 fn watch_git_files(root: &Path) {
     let dir = |arg: &str| git(root, &["rev-parse", arg]).map(|d| root.join(d));
     let (Some(git_dir), Some(common)) = (dir("--git-dir"), dir("--git-common-dir")) else {
         return;
     };
     let head = git_dir.join("HEAD");
-    println!("cargo:rerun-if-changed={}", head.display());
-    println!("cargo:rerun-if-changed={}", git_dir.join("index").display());
-    println!(
-        "cargo:rerun-if-changed={}",
-        common.join("packed-refs").display()
-    );
+    let mut watched = vec![
+        head.clone(),
+        git_dir.join("index"),
+        common.join("packed-refs"),
+    ];
     if let Ok(text) = std::fs::read_to_string(&head)
         && let Some(r) = text.trim().strip_prefix("ref: ")
+        && let Some(parent) = common.join(r).parent()
     {
-        println!("cargo:rerun-if-changed={}", common.join(r).display());
+        watched.push(parent.to_path_buf());
+    }
+    for p in watched.iter().filter(|p| p.exists()) {
+        println!("cargo:rerun-if-changed={}", p.display());
     }
 }
 
