@@ -7,6 +7,7 @@
 //! The files listed are the directory's regular files (not `manifest.json`, hidden files or
 //! temporaries) and everything under `cells/`, `jobs/` and `swf/`; other subdirectories (a Slurm
 //! sweep's `parts/` and `slurm/`) are not part of the output and keep their own manifests.
+//! `paper` sets [`Manifest::whole_tree`]: its figures sit in subdirectories.
 //! Everything but `started`, `finished` and the hashes of files holding wall-clock columns is the
 //! same for the same inputs (docs/OUTPUTS.md, "Provenance").
 
@@ -59,6 +60,9 @@ pub struct Manifest {
     /// Later command lines that rewrote files of the directory (`plot` into a sweep directory).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub amended_by: Vec<Vec<String>>,
+    /// Every file of every subdirectory is an output (`paper`), not only `cells/`, `jobs/`, `swf/`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_tree: bool,
 }
 
 /// The program that wrote a directory.
@@ -136,6 +140,7 @@ impl Manifest {
             finished: String::new(),
             files: BTreeMap::new(),
             amended_by: Vec::new(),
+            whole_tree: false,
         }
     }
 
@@ -160,7 +165,7 @@ impl Manifest {
 
     /// Stamps the end time, hashes every output file of `dir` and writes `dir/manifest.json`.
     pub fn finish(mut self, dir: &Path) -> anyhow::Result<()> {
-        self.files = hash_outputs(dir)?;
+        self.files = hash_outputs(dir, self.whole_tree)?;
         self.finished = now_utc();
         let mut json = serde_json::to_vec_pretty(&self)?;
         json.push(b'\n');
@@ -238,7 +243,7 @@ pub fn verify(dir: &Path) -> anyhow::Result<(Manifest, Verification)> {
             v.changed.push(rel.clone());
         }
     }
-    v.unlisted = output_files(dir)?
+    v.unlisted = output_files(dir, m.whole_tree)?
         .into_iter()
         .filter(|rel| !m.files.contains_key(rel))
         .collect();
@@ -252,20 +257,21 @@ pub fn hash_file(path: &Path) -> anyhow::Result<String> {
 }
 
 /// SHA-256 of every output file of `dir`, by relative path.
-fn hash_outputs(dir: &Path) -> anyhow::Result<BTreeMap<String, String>> {
-    output_files(dir)?
+fn hash_outputs(dir: &Path, whole_tree: bool) -> anyhow::Result<BTreeMap<String, String>> {
+    output_files(dir, whole_tree)?
         .into_iter()
         .map(|rel| Ok((rel.clone(), hash_file(&dir.join(&rel))?)))
         .collect()
 }
 
-/// The output files of `dir` (see the module docs), relative, sorted.
-pub fn output_files(dir: &Path) -> anyhow::Result<Vec<String>> {
+/// The output files of `dir` (see the module docs; with `whole_tree`, every subdirectory's too),
+/// relative, sorted.
+pub fn output_files(dir: &Path, whole_tree: bool) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
     for (name, path) in entries(dir)? {
         if path.is_file() && name != MANIFEST_FILE {
             out.push(name);
-        } else if path.is_dir() && OUTPUT_DIRS.contains(&name.as_str()) {
+        } else if path.is_dir() && (whole_tree || OUTPUT_DIRS.contains(&name.as_str())) {
             collect(&path, &name, &mut out)?;
         }
     }
@@ -372,6 +378,25 @@ mod tests {
         assert_eq!(v.missing, ["jobs/x.parquet"]);
         assert_eq!(v.unlisted, ["extra.png"]);
         assert!(!v.ok());
+    }
+
+    #[test]
+    fn a_whole_tree_manifest_lists_every_subdirectory() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("window-k/data")).unwrap();
+        std::fs::write(d.join("window-k/fig9.png"), b"png").unwrap();
+        std::fs::write(d.join("window-k/data/fig9.csv"), b"x,y").unwrap();
+        let mut m = Manifest::begin(1);
+        m.whole_tree = true;
+        m.finish(d).unwrap();
+        assert_eq!(
+            read(d).unwrap().files.keys().collect::<Vec<_>>(),
+            ["window-k/data/fig9.csv", "window-k/fig9.png"]
+        );
+        std::fs::write(d.join("window-k/new.png"), b"png").unwrap();
+        let (_, v) = verify(d).unwrap();
+        assert!(v.ok() && v.unlisted == ["window-k/new.png"], "{v:?}");
     }
 
     #[test]
