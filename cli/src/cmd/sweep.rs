@@ -118,6 +118,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     };
     let mut loaded = args.input.load(no_machine)?;
     fill_in_default_grid(&mut args, &loaded.grid, &loaded.grid_source);
+    check_parts(&args)?;
     if args.input.lenient {
         loaded.drop_never_fitting(&args.alloc)?;
     }
@@ -196,6 +197,24 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Refuses more shards (or Slurm tasks) than the grid has cells: an empty part would fail.
+fn check_parts(args: &Args) -> anyhow::Result<()> {
+    let LoadSpec::List(loads) = &args.loads else {
+        return Ok(());
+    };
+    let cells = args.sched.len() * args.alloc.len() * args.estimate.len().max(1) * loads.len();
+    let parts = args
+        .shard
+        .map(|s| s.count)
+        .or(args.slurm.map(|n| n as usize));
+    match parts {
+        Some(n) if n > cells => anyhow::bail!(
+            "{n} shards for a grid of {cells} cells: use at most {cells} (one cell per shard)"
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Puts the default grid's schedulers / allocators where none were named, and says so on stderr.

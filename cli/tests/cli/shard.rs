@@ -161,6 +161,18 @@ fn shards_need_a_fixed_load_list() {
         ]),
         &["I must be below N"],
     );
+    fails_with(
+        bin()
+            .args([
+                "sweep",
+                "--trace",
+                crate::provenance::TRACE,
+                "--sched",
+                "fcfs",
+            ])
+            .args(["--alloc", "ff,mpl", "--loads", "0.5,1", "--shard", "0/5"]),
+        &["5 shards for a grid of 4 cells"],
+    );
 }
 
 /// The README's "any launcher": the array script under a shell loop, then the merge script.
