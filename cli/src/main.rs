@@ -5,6 +5,7 @@
 mod cmd;
 mod paper;
 mod report;
+mod slurm;
 mod trace;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -29,6 +30,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Replay a trace under a grid of schedulers × allocators × load factors, in parallel.
     Sweep(cmd::sweep::Args),
+    /// Merge the shards of a sweep (`sweep --shard I/N`) into one summary, figures and report.
+    Merge(cmd::merge::Args),
     /// Redraw the plots and report of a sweep from its summary table.
     Plot(cmd::plot::Args),
     /// Draw one replay: machine snapshots, space-time chart, animation, fragmentation over time.
@@ -38,6 +41,8 @@ enum Command {
     /// Regenerate the figures of the five papers (window-k, bypass queue, lazy hypercube, semitorus,
     /// coscheduling) under out/paper.
     Paper(cmd::paper::Args),
+    /// Re-check the sha256 of every file listed in an output directory's manifest.json.
+    Verify(cmd::verify::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(cmd::completions::Args),
     /// Print the manual page, or write one per command into a directory.
@@ -52,10 +57,12 @@ fn main() {
         Command::Fetch(a) => cmd::fetch::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
+        Command::Merge(a) => cmd::merge::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Draw(a) => cmd::draw::run(a),
         Command::Synth(a) => cmd::synth::run(a),
         Command::Paper(a) => cmd::paper::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
         Command::Completions(a) => cmd::completions::run(a, Cli::command()),
         Command::Man(a) => cmd::man::run(a, Cli::command()),
     };

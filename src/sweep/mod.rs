@@ -38,6 +38,7 @@
 
 mod knee;
 mod loads;
+mod shard;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -55,6 +56,7 @@ use crate::workload::{EstimateModel, Workload};
 
 pub use knee::{Knee, KneeRule};
 pub use loads::{AutoLoads, LoadSpec, LoadSpecError};
+pub use shard::{Shard, ShardError, cell_cost, partition};
 
 /// One simulation of a sweep: a scheduler, an allocator and a load factor.
 #[derive(Debug, Clone, Copy, PartialEq)]

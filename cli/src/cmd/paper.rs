@@ -1,6 +1,9 @@
-//! `pwa-replay paper`: regenerate the figures of the two mesh papers under `out/paper/`.
+//! `pwa-replay paper`: regenerate the figures of the two mesh papers under `out/paper/`, with
+//! `manifest.json` over every file of the tree.
 
 use std::path::PathBuf;
+
+use crate::report::manifest::Manifest;
 
 /// Options of `pwa-replay paper`.
 #[derive(Debug, clap::Args)]
@@ -28,12 +31,19 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let quick_env = std::env::var("PAPER_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let threads = match args.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let mut manifest = Manifest::begin(threads);
+    manifest.whole_tree = true;
     crate::paper::run(&crate::paper::Options {
         quick: args.quick || quick_env,
         only: args.only,
-        out: args.out,
+        out: args.out.clone(),
         threads: args.threads,
         no_traces: args.no_traces,
         progress: !args.quiet,
-    })
+    })?;
+    manifest.finish(&args.out)
 }

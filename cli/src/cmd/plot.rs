@@ -1,11 +1,12 @@
 //! `pwa-replay plot`: redraws the figures and `report.md` of a sweep from its `summary.parquet`,
-//! without simulating.
+//! without simulating, and brings the directory's `manifest.json` up to date ([`Manifest::amend`]).
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 
 use crate::report;
+use crate::report::manifest::Manifest;
 
 /// Options of `pwa-replay plot`.
 #[derive(Debug, clap::Args)]
@@ -28,7 +29,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let config = report::read_config(src_dir)?;
     let out = args.out.unwrap_or_else(|| src_dir.to_path_buf());
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let manifest = Manifest::amend(&out, src_dir);
     report::redraw(&out, &rows, config.as_ref(), args.log_y)?;
+    manifest.finish(&out)?;
     eprintln!("plots and report.md written to {}", out.display());
     Ok(())
 }

@@ -8,6 +8,10 @@
 //! directory is locked against a second sweep; temporaries of killed runs are removed; on Ctrl-C no
 //! new cell starts, finished cells stay in the cache and the run exits 130 with a `--resume` hint;
 //! the first failing cell (a full disk, say) stops the sweep the same way, with its error.
+//!
+//! `--shard I/N` runs one of `N` parts of the grid ([`sweep::partition`]) into a partial directory
+//! that `pwa-replay merge` puts back together; `--slurm N` writes the batch scripts of such a sweep
+//! ([`crate::slurm`]). Every run ends with `manifest.json` ([`write_outputs`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,15 +26,17 @@ use pwa_replay::engine::RunMetrics;
 use pwa_replay::machine::AllocKind;
 use pwa_replay::replicate::seed_for;
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec};
+use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Shard};
 use pwa_replay::swf::Header;
 use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
+use pwa_replay::workload::tracepath::sha256_bytes;
 use pwa_replay::workload::{DefaultGrid, EstimateModel};
 use rayon::prelude::*;
 
 use crate::report::atomic::remove_stale_temporaries;
 use crate::report::cache::{CellCache, Lookup};
 use crate::report::lock::OutLock;
+use crate::report::manifest::{Manifest, SweepInfo, TraceInfo};
 use crate::report::progress::Progress;
 use crate::report::spread::{self, Spread};
 use crate::report::table::SummaryRow;
@@ -102,6 +108,23 @@ pub struct Args {
     /// [default: 0, off].
     #[arg(long, value_name = "FRACTION", requires = "shake")]
     pub shake_runtime: Option<f64>,
+    /// Run only part I of N of the grid (I from 0), balanced by expected cost, into a partial
+    /// directory for `pwa-replay merge`; needs a fixed load list (not with `--shake` yet).
+    #[arg(long, value_name = "I/N", conflicts_with = "shake")]
+    pub shard: Option<Shard>,
+    /// Write (do not submit) Slurm batch scripts under OUT/slurm/ that run the sweep as a job array
+    /// of N shards and merge it, and print the two `sbatch` commands; needs a fixed load list.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          conflicts_with = "shake")]
+    pub slurm: Option<u32>,
+    /// An `#SBATCH` option for both scripts (`--partition=short --time=2:00:00`); repeatable.
+    #[arg(
+        long,
+        value_name = "OPTS",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub slurm_opt: Vec<String>,
 }
 
 impl Args {
@@ -155,6 +178,12 @@ impl std::error::Error for Stopped {}
 /// Runs the subcommand.
 pub fn run(mut args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
+    if (args.shard.is_some() || args.slurm.is_some()) && matches!(args.loads, LoadSpec::Auto(_)) {
+        anyhow::bail!(
+            "--shard and --slurm need a fixed load list (--loads 0.1:3:0.1 or 0.5,1,1.5): `auto` \
+             picks load factors from results that one shard cannot see"
+        );
+    }
     // A missing plot font is an error before any simulation, not after it.
     report::plots::register_font()?;
     let no_machine = if args.alloc.iter().all(|&a| a == AllocKind::Flat) {
@@ -164,6 +193,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     };
     let mut loaded = args.input.load(no_machine)?;
     fill_in_default_grid(&mut args, &loaded.grid, &loaded.grid_source);
+    check_parts(&args)?;
     if args.input.lenient {
         loaded.drop_never_fitting(&args.alloc)?;
     }
@@ -184,6 +214,9 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&loaded.name));
+    if let Some(tasks) = args.slurm {
+        return slurm_scripts(&args, &loaded, &out, tasks as usize);
+    }
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let lock = OutLock::acquire(&out)?;
     let stale = remove_stale_temporaries(&out)?;
@@ -202,6 +235,8 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    let manifest = Manifest::begin(threads);
+    let mut grid_cells = Vec::new();
     let counts = Counts::default();
     let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
     let cell_run = CellRun::new(
@@ -235,7 +270,12 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
                     loads: loads.clone(),
                     ..series
                 };
-                sweep::run_cells_with(&grid.cells(), threads, &runner, &sink)
+                grid_cells = grid.cells();
+                let cells = match args.shard {
+                    Some(shard) => shard.cells(&grid_cells),
+                    None => grid_cells.clone(),
+                };
+                sweep::run_cells_with(&cells, threads, &runner, &sink)
             }
             LoadSpec::Auto(auto) => {
                 sweep::run_auto_with(&series.series(), auto, threads, &runner, &sink)
@@ -266,14 +306,18 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             out.join("cells").display()
         );
     }
+    if grid_cells.is_empty() {
+        grid_cells = results.iter().map(|r| r.cell).collect();
+    }
     let config = config(&args, &loaded, threads, &counts, t0);
     let spreads = cell_run
         .spreads
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner);
     let rows = rows(&loaded, &results, &spreads);
+    let manifest = provenance(manifest, &args, &loaded, &grid_cells, &results);
     lock.check()?;
-    report::publish(&out, &rows, Some(&config), args.log_y)?;
+    write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
         eprintln!(
             "{} cells ({} simulated, {} reused) in {:.1} s → {}",
@@ -285,6 +329,24 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Refuses more shards (or Slurm tasks) than the grid has cells: an empty part would fail.
+fn check_parts(args: &Args) -> anyhow::Result<()> {
+    let LoadSpec::List(loads) = &args.loads else {
+        return Ok(());
+    };
+    let cells = args.sched.len() * args.alloc.len() * args.estimate.len().max(1) * loads.len();
+    let parts = args
+        .shard
+        .map(|s| s.count)
+        .or(args.slurm.map(|n| n as usize));
+    match parts {
+        Some(n) if n > cells => anyhow::bail!(
+            "{n} shards for a grid of {cells} cells: use at most {cells} (one cell per shard)"
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Puts the default grid's schedulers / allocators where none were named, and says so on stderr.
@@ -349,6 +411,21 @@ struct CellRun<'a> {
     spreads: Mutex<BTreeMap<String, Spread>>,
 }
 
+/// What every cell of the sweep shares and its results depend on: the key of the cell cache.
+fn cell_context(args: &Args, loaded: &LoadedTrace) -> BTreeMap<String, String> {
+    let mut context = BTreeMap::from([
+        ("trace_sha256".to_string(), loaded.sha256.clone()),
+        ("machine".to_string(), loaded.machine.to_string()),
+        ("conversion".to_string(), format!("{:?}", loaded.conversion)),
+        ("jobs".to_string(), loaded.workload.jobs.len().to_string()),
+        ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+    ]);
+    if args.kill_at_estimate {
+        context.insert("kill_at_estimate".to_string(), "true".to_string());
+    }
+    context
+}
+
 impl<'a> CellRun<'a> {
     fn new(
         args: &'a Args,
@@ -358,22 +435,11 @@ impl<'a> CellRun<'a> {
         guard: Guard<'a>,
         shaking: Option<(u32, ShakeModel)>,
     ) -> Self {
-        let context = BTreeMap::from([
-            ("trace_sha256".to_string(), loaded.sha256.clone()),
-            ("machine".to_string(), loaded.machine.to_string()),
-            ("conversion".to_string(), format!("{:?}", loaded.conversion)),
-            ("jobs".to_string(), loaded.workload.jobs.len().to_string()),
-            ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
-        ]);
-        let mut context = context;
-        if args.kill_at_estimate {
-            context.insert("kill_at_estimate".to_string(), "true".to_string());
-        }
         CellRun {
             args,
             loaded,
             out,
-            cache: CellCache::new(out, context),
+            cache: CellCache::new(out, cell_context(args, loaded)),
             header: swf_header(loaded),
             counts,
             guard,
@@ -564,4 +630,96 @@ fn rows(
             spread: spreads.get(&r.cell.key()).cloned(),
         })
         .collect()
+}
+
+/// Writes the outputs of a finished sweep, whole, one shard or merged: the summary table, figures,
+/// `sweep.json` and `report.md`, then `manifest.json` over every file of the directory.
+pub fn write_outputs(
+    out: &Path,
+    rows: &[SummaryRow],
+    config: &RunConfig,
+    log_y: bool,
+    manifest: Manifest,
+) -> anyhow::Result<()> {
+    report::publish(out, rows, Some(config), log_y)?;
+    manifest.finish(out)
+}
+
+/// SHA-256 of everything that defines the sweep's grid and results — trace sha256, machine,
+/// conversion, jobs, filters, engine options, the resolved grid, tool version and commit — but not
+/// the shard, threads or output directory: shards of one sweep share it.
+fn config_hash(args: &Args, loaded: &LoadedTrace, cells: &[Cell]) -> String {
+    let mut key = cell_context(args, loaded);
+    key.insert("lenient".into(), args.input.lenient.to_string());
+    key.insert("git_commit".into(), env!("PWA_REPLAY_GIT_COMMIT").into());
+    let cells: Vec<String> = cells.iter().map(Cell::key).collect();
+    key.insert("cells".into(), cells.join(" "));
+    sha256_bytes(serde_json::to_string(&key).unwrap_or_default().as_bytes())
+}
+
+/// The manifest of a sweep: trace, machine, estimates, grid, shard and seeds.
+fn provenance(
+    mut m: Manifest,
+    args: &Args,
+    loaded: &LoadedTrace,
+    grid: &[Cell],
+    results: &[CellResult],
+) -> Manifest {
+    m.trace = Some(TraceInfo {
+        name: loaded.name.clone(),
+        file: std::fs::canonicalize(&loaded.path)
+            .unwrap_or_else(|_| loaded.path.clone())
+            .display()
+            .to_string(),
+        sha256: loaded.sha256.clone(),
+    });
+    m.conversion = Some(format!("{:?}", loaded.conversion));
+    m.machine = Some(loaded.machine.to_string());
+    m.estimates = if args.estimate.is_empty() {
+        vec![pwa_replay::workload::EstimateModel::Exact.to_string()]
+    } else {
+        args.estimate.iter().map(ToString::to_string).collect()
+    };
+    m.sweep = Some(SweepInfo {
+        config_hash: config_hash(args, loaded, grid),
+        cells: grid.iter().map(Cell::key).collect(),
+        shard: args.shard.map(|s| s.to_string()),
+        seeds: results
+            .iter()
+            .map(|r| (r.cell.key(), r.cell.seed()))
+            .collect(),
+        parts: BTreeMap::new(),
+    });
+    m
+}
+
+/// `--slurm N`: writes the job-array and merge scripts and prints how to submit them.
+fn slurm_scripts(
+    args: &Args,
+    loaded: &LoadedTrace,
+    out: &Path,
+    tasks: usize,
+) -> anyhow::Result<()> {
+    let argv: Vec<String> = std::env::args().skip(2).collect();
+    let name = format!(
+        "pwa-replay-{}",
+        loaded
+            .name
+            .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
+    );
+    let plan = crate::slurm::Plan {
+        sweep_args: &argv,
+        tasks,
+        options: &args.slurm_opt,
+        out,
+        name: &name,
+        log_y: args.log_y,
+    };
+    let submit = crate::slurm::write_scripts(&plan)?;
+    eprintln!(
+        "Slurm scripts for {tasks} shards written under {}; submit with:",
+        out.join("slurm").display()
+    );
+    print!("{submit}");
+    Ok(())
 }

@@ -63,6 +63,12 @@ fn configuration(md: &mut String, rows: &[SummaryRow], config: Option<&RunConfig
             row("threads", c.threads.to_string());
             row("wall time", format!("{:.1} s", c.wall_s));
             row("pwa-replay", c.version.clone());
+            row(
+                "provenance",
+                "`manifest.json`: command line, git commit, host, start and end, sha256 of every \
+                 file (check with `pwa-replay verify DIR`)"
+                    .into(),
+            );
         }
         None => row(
             "cells",

@@ -8,6 +8,7 @@ pub mod cache;
 pub mod human;
 pub mod jobs;
 pub mod lock;
+pub mod manifest;
 pub mod markdown;
 pub mod metrics;
 pub mod palette;

@@ -93,6 +93,7 @@ pub const FIGURES: [Figure; 5] = [
         title: "External fragmentation",
         y_label: "Idle nodes a waiting job could use (share of node-time)",
         value: |m| m.external_fragmentation,
+        metric: "external_fragmentation",
         may_log: false,
     },
 ];

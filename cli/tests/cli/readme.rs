@@ -7,9 +7,9 @@
 //!   `a|b|c` alternative tried once. Only the sizes shrink: `--loads` becomes `0.5,1` and 10,000
 //!   synthetic jobs become 1,000. `fetch` downloads from a local stand-in of the archive.
 //! * `make replay` runs its own command line (`make replay-run`, the built binary, two loads);
-//!   `make install` installs into a scratch prefix; `make test`, `build`, `paper`, `setup` and
-//!   `bench` cannot run inside the test suite (they are it, or take minutes or root), so their
-//!   dry run (`make -n`) must show the command they stand for.
+//!   `make install` installs into a scratch prefix; `make test`, `build`, `paper`, `setup`,
+//!   `bench` and `test-slurm` cannot run inside the test suite (they are it, or take minutes or
+//!   root), so their dry run (`make -n`) must show the command they stand for.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -264,6 +264,7 @@ fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<S
         "paper" => dry("--out out/paper"),
         "setup" => dry("fonts-dejavu-core"),
         "bench" => dry("cargo bench"),
+        "test-slurm" => dry("tests/slurm/run.sh"),
         other => panic!("the README shows `{cmd}`, but readme.rs does not exercise `make {other}`"),
     }
 }

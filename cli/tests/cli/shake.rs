@@ -91,8 +91,11 @@ fn bad_shaking_options_are_refused_before_any_work() {
     c.args([
         "sweep", "--trace", TRACE, "--sched", "fcfs", "--alloc", "ff", "--loads", "1",
     ])
-    .args(["--shake", "3", "--shake-runtime", "1.5"]);
+    .args(["--shake", "3", "--shake-runtime", "1.5"])
+    .arg("--out")
+    .arg(&out);
     fails_with(&mut c, &["--shake-runtime", "[0, 1)"]);
+    assert!(!out.exists(), "refused before the output directory is made");
     let mut one = bin();
     one.args(["sweep", "--trace", TRACE, "--shake", "1"]);
     fails_with(&mut one, &["--shake"]);
