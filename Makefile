@@ -21,7 +21,8 @@ FIRST_BUILD := about 12 min on 2 cores, polars is most of it
 REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
 	  --loads $(LOADS) --out $(OUT))
 
-.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run bench paper install install-files clean
+.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run bench paper install install-files clean \
+	fuzz fuzz-smoke fuzz-corpus soak
 
 ## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
 setup:
@@ -66,6 +67,28 @@ smoke-run:
 	  --validate --quiet --out target/smoke/sdsc-96
 	@test -s target/smoke/sdsc-96/summary.csv && test -s target/smoke/sdsc-96/summary.parquet
 	@echo "smoke sweep: ok"
+
+## fuzz: every fuzz target (fuzz/: SWF reader plain and gzip, header, writer round trip, catalog,
+## labels) for FUZZ_SECONDS each under libFuzzer, on stable Rust (fuzz/README.md); fails on any crash.
+FUZZ_SECONDS ?= 300
+fuzz:
+	fuzz/run.sh $(FUZZ_SECONDS)
+
+## fuzz-smoke: 10 s per target (CI).
+fuzz-smoke:
+	fuzz/run.sh 10
+
+## fuzz-corpus: rebuild the kept seed corpus fuzz/corpus/ from the real logs' headers and lines.
+fuzz-corpus:
+	fuzz/seed-corpus.sh
+
+## soak: random machines × random workloads × every scheduler/allocator pair, validated, for
+## SOAK_SECONDS (tests/it/soak.rs; SOAK_SEED picks the first seed). Not part of `make test`.
+SOAK_SECONDS ?= 1200
+SOAK_SEED    ?= 1
+soak:
+	PWA_SOAK_SECONDS=$(SOAK_SECONDS) PWA_SOAK_SEED=$(SOAK_SEED) $(CARGO) test --locked --profile $(PROFILE) \
+	  -p pwa-replay --test it soak::soak -- --ignored --exact --nocapture
 
 ## bench: criterion benchmarks (release build): parse, allocators, replay.
 bench:

@@ -8,6 +8,7 @@ mod lazy;
 mod machine;
 mod sched;
 mod seam;
+mod soak;
 mod sweep;
 mod swf;
 mod synth;
