@@ -22,7 +22,7 @@ REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $
 	  --loads $(LOADS) --out $(OUT))
 
 .PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run bench paper install install-files clean \
-	fuzz fuzz-smoke fuzz-corpus soak
+	fuzz fuzz-smoke fuzz-corpus soak build-sharing
 
 ## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
 setup:
@@ -33,11 +33,15 @@ setup:
 	fi
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (https://rustup.rs)"; exit 1; }
 
-## build: the pwa-replay binary in the shared profile. Built through `cargo test --no-run` so that the
-## binary and the test suite resolve one feature set (dev-dependencies enable features of shared
-## crates such as polars' dependencies): a plain `cargo build` would compile polars a second time.
+## build: the pwa-replay binary alone in the shared profile (no test or bench code). The tests reuse
+## every unit it compiles (and the other way round): cli/Cargo.toml pins the features that
+## dev-dependencies turn on in crates polars uses, and `make build-sharing` checks it.
 build: first-build-notice
-	$(CARGO) test --locked --profile $(PROFILE) --workspace --no-run --quiet
+	$(CARGO) build --locked --profile $(PROFILE) -p pwa-replay-cli --bin pwa-replay --quiet
+
+## build-sharing: check that `make build` and `make test` compile nothing twice (compiles nothing).
+build-sharing:
+	tools/build-sharing.py $(PROFILE)
 
 ## first-build-notice: one line up front when the binary is missing, so a cold build is expected.
 first-build-notice:
