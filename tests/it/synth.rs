@@ -114,3 +114,14 @@ fn uniform_decreasing_heavy_load_window_240_bounds_the_max_wait() {
     let mw = |r: &[RunMetrics]| mean(r, |m| m.max_wait_s);
     assert!(mw(&w240) < mw(&oo), "W240 {} vs OO {}", mw(&w240), mw(&oo));
 }
+
+/// Found by fuzzing (`synth:normal,mesh=313x2,jobs=2` timed out): the normal model on a side of 2
+/// redrew ~4·10⁷ times per side, hours for the default 10000 jobs. Such a label is now an error
+/// that says why; the paper's meshes still work.
+#[test]
+fn fuzz_normal_model_on_a_narrow_mesh_hangs() {
+    let err = SynthSpec::from_label("synth:normal,mesh=313x2,jobs=2").unwrap_err();
+    assert!(err.to_string().contains("of its draws in [1, 2]"), "{err}");
+    assert!(SynthSpec::from_label("synth:normal,mesh=32x32").is_ok());
+    assert!(SynthSpec::from_label("synth:normal,mesh=16x16").is_ok());
+}
