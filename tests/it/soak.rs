@@ -175,7 +175,7 @@ fn soak_seed(seed: u64, tally: &mut Tally) -> Result<(), String> {
             let out =
                 replay_caught(&w, m, sched, alloc).map_err(|e| fail(format!("replay: {e}")))?;
             validate(&w, m, &out).map_err(|e| fail(format!("validator: {e}")))?;
-            if seed % 4 == 0 {
+            if seed.is_multiple_of(4) {
                 let again = replay(&w, m, sched, alloc, &mut NoObserver)
                     .map_err(|e| fail(format!("second replay: {e}")))?;
                 if again.records != out.records {
