@@ -367,6 +367,9 @@ impl SynthSpec {
         if self.mesh.w == 0 || self.mesh.h == 0 {
             return bad(format!("mesh {} has an empty side", self.mesh));
         }
+        if self.mesh.w.checked_mul(self.mesh.h).is_none() {
+            return bad(format!("mesh {} has 2^32 nodes or more", self.mesh));
+        }
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return bad(format!("arrival rate {} must be positive", self.rate));
         }

@@ -125,3 +125,14 @@ fn fuzz_normal_model_on_a_narrow_mesh_hangs() {
     assert!(SynthSpec::from_label("synth:normal,mesh=32x32").is_ok());
     assert!(SynthSpec::from_label("synth:normal,mesh=16x16").is_ok());
 }
+
+/// Found by fuzzing (`synth:uniform,mesh=339998798x16,…` panicked, "attempt to multiply with
+/// overflow"): a job's processors `w × h` overflowed on a mesh of 2^32 nodes or more, which the
+/// label check let through. Such a mesh is now refused, as `MachineSpec` refuses it.
+#[test]
+fn fuzz_synth_mesh_of_2_pow_32_nodes_overflows() {
+    let err =
+        SynthSpec::from_label("synth:uniform,mesh=339998798x16,jobs=398,rate=.05").unwrap_err();
+    assert!(err.to_string().contains("2^32 nodes or more"), "{err}");
+    assert!(SynthSpec::from_label("synth:uniform,mesh=65535x65535,jobs=3").is_ok());
+}
