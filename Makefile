@@ -14,14 +14,15 @@ LOADS   ?= auto
 OUT     ?= out/$(TRACE)
 PREFIX  ?= $(HOME)/.local
 FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
-# Measured: a cold build of the binary and the tests on 2 cores.
-FIRST_BUILD := about 12 min on 2 cores, polars is most of it
+# Measured: a cold `make build` (the binary alone) on a shared, saturated 2-core machine (README, Install).
+FIRST_BUILD := 16.6 min measured on 2 cores saturated by other builds; less on an idle machine
 
 # The sweep of `make replay`, also run as is by the CLI tests (`replay-run`, with a built BIN).
 REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
 	  --loads $(LOADS) --out $(OUT))
 
-.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench paper install install-files clean
+.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench paper install install-files clean \
+	fuzz fuzz-smoke fuzz-corpus soak build-sharing
 
 ## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
 setup:
@@ -32,11 +33,15 @@ setup:
 	fi
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (https://rustup.rs)"; exit 1; }
 
-## build: the pwa-replay binary in the shared profile. Built through `cargo test --no-run` so that the
-## binary and the test suite resolve one feature set (dev-dependencies enable features of shared
-## crates such as polars' dependencies): a plain `cargo build` would compile polars a second time.
+## build: the pwa-replay binary alone in the shared profile (no test or bench code). The tests reuse
+## every unit it compiles (and the other way round): cli/Cargo.toml pins the features that
+## dev-dependencies turn on in crates polars uses, and `make build-sharing` checks it.
 build: first-build-notice
-	$(CARGO) test --locked --profile $(PROFILE) --workspace --no-run --quiet
+	$(CARGO) build --locked --profile $(PROFILE) -p pwa-replay-cli --bin pwa-replay --quiet
+
+## build-sharing: check that `make build` and `make test` compile nothing twice (compiles nothing).
+build-sharing:
+	tools/build-sharing.py $(PROFILE)
 
 ## first-build-notice: one line up front when the binary is missing, so a cold build is expected.
 first-build-notice:
@@ -72,6 +77,28 @@ smoke-run:
 ## task reported by merge and completed by a --resume rerun. Measured: about 35 s once installed.
 test-slurm: build
 	BIN=$(BIN) timeout 300 tests/slurm/run.sh
+
+## fuzz: every fuzz target (fuzz/: SWF reader plain and gzip, header, writer round trip, catalog,
+## labels) for FUZZ_SECONDS each under libFuzzer, on stable Rust (fuzz/README.md); fails on any crash.
+FUZZ_SECONDS ?= 300
+fuzz:
+	fuzz/run.sh $(FUZZ_SECONDS)
+
+## fuzz-smoke: 10 s per target (CI).
+fuzz-smoke:
+	fuzz/run.sh 10
+
+## fuzz-corpus: rebuild the kept seed corpus fuzz/corpus/ from the real logs' headers and lines.
+fuzz-corpus:
+	fuzz/seed-corpus.sh
+
+## soak: random machines × random workloads × every scheduler/allocator pair, validated, for
+## SOAK_SECONDS (tests/it/soak.rs; SOAK_SEED picks the first seed). Not part of `make test`.
+SOAK_SECONDS ?= 1200
+SOAK_SEED    ?= 1
+soak:
+	PWA_SOAK_SECONDS=$(SOAK_SECONDS) PWA_SOAK_SEED=$(SOAK_SEED) $(CARGO) test --locked --profile $(PROFILE) \
+	  -p pwa-replay --test it soak::soak -- --ignored --exact --nocapture
 
 ## bench: criterion benchmarks (release build): parse, allocators, replay.
 bench:

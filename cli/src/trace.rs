@@ -31,7 +31,7 @@ use pwa_replay::workload::synth::{ServiceModel, SynthSpec};
 use pwa_replay::workload::synth_hypercube::HypercubeSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
 use pwa_replay::workload::{
-    Catalog, Conversion, DefaultGrid, DropReason, ShapeRule, TraceEntry, Workload,
+    Catalog, Conversion, DefaultGrid, DropReason, Job, ShapeRule, TraceEntry, Workload,
 };
 
 /// The options naming the workload, shared by `stats`, `run` and `sweep` (`#[command(flatten)]`).
@@ -58,6 +58,23 @@ impl TraceArgs {
     /// Loads the workload these options name (see [`load`]).
     pub fn load(&self, no_machine: NoMachine) -> anyhow::Result<LoadedTrace> {
         load(&self.trace, self.machine, self.lenient, no_machine)
+    }
+
+    /// Streams the workload: each job goes to `each` in submit order (with the conversion that
+    /// made it) and is not kept, so memory does not grow with the log. The returned trace's
+    /// workload is empty; everything else is as [`TraceArgs::load`] gives it.
+    pub fn load_each(
+        &self,
+        no_machine: NoMachine,
+        each: &mut dyn FnMut(&Conversion, &Job),
+    ) -> anyhow::Result<LoadedTrace> {
+        load_into(
+            &self.trace,
+            self.machine,
+            self.lenient,
+            no_machine,
+            Some(each),
+        )
     }
 }
 
@@ -163,12 +180,31 @@ pub fn load(
     lenient: bool,
     no_machine: NoMachine,
 ) -> anyhow::Result<LoadedTrace> {
+    load_into(trace, machine, lenient, no_machine, None)
+}
+
+/// Where converted jobs go: `None`, kept in the workload; `Some`, handed over one by one.
+type Each<'a> = Option<&'a mut dyn FnMut(&Conversion, &Job)>;
+
+/// [`load`], the jobs kept or (with `each`) streamed.
+fn load_into(
+    trace: &str,
+    machine: Option<MachineSpec>,
+    lenient: bool,
+    no_machine: NoMachine,
+    each: Each<'_>,
+) -> anyhow::Result<LoadedTrace> {
     if trace.trim_start().starts_with("synth:") {
-        return load_synth(trace, machine, lenient);
+        let mut t = load_synth(trace, machine, lenient)?;
+        if let Some(each) = each {
+            t.workload.jobs.iter().for_each(|j| each(&t.conversion, j));
+            t.workload.jobs = Vec::new();
+        }
+        return Ok(t);
     }
     let cat = catalog()?;
     if let Some(entry) = cat.get(trace) {
-        return load_entry(entry, machine, lenient);
+        return load_entry(entry, machine, lenient, each);
     }
     let path = PathBuf::from(trace);
     if !path.is_file() {
@@ -193,7 +229,15 @@ pub fn load(
         lenient,
         ..Conversion::for_machine(machine)
     };
-    convert(name, path, sha256, reader, conversion, family_grid(machine))
+    convert(
+        name,
+        path,
+        sha256,
+        reader,
+        conversion,
+        family_grid(machine),
+        each,
+    )
 }
 
 /// The flat machine a raw file's header describes: `MaxProcs` nodes (sizes are read as processors,
@@ -330,6 +374,7 @@ fn load_entry(
     entry: &TraceEntry,
     machine: Option<MachineSpec>,
     lenient: bool,
+    each: Each<'_>,
 ) -> anyhow::Result<LoadedTrace> {
     let path = locate(entry)?;
     let sha256 = verify_entry(entry, &path)?;
@@ -346,7 +391,15 @@ fn load_entry(
         grid = family_grid(m);
     }
     let reader = SwfReader::open(&path, read_options(lenient))?;
-    let loaded = convert(entry.name.clone(), path, sha256, reader, conversion, grid)?;
+    let loaded = convert(
+        entry.name.clone(),
+        path,
+        sha256,
+        reader,
+        conversion,
+        grid,
+        each,
+    )?;
     if entry.sha256.is_none() && !lenient {
         record_hash(&loaded.path, &loaded.sha256);
     }
@@ -418,12 +471,20 @@ fn convert(
     mut reader: SwfReader,
     conversion: Conversion,
     (grid, grid_source): (DefaultGrid, String),
+    mut each: Each<'_>,
 ) -> anyhow::Result<LoadedTrace> {
     let mut converter = conversion.converter()?;
     for record in reader.by_ref() {
-        converter
-            .push(&record?)
-            .with_context(|| format!("converting {} for {}", path.display(), conversion.machine))?;
+        let record = record?;
+        let context = || format!("converting {} for {}", path.display(), conversion.machine);
+        match each.as_mut() {
+            Some(each) => {
+                if let Some(job) = converter.convert(&record).with_context(context)? {
+                    each(&conversion, &job);
+                }
+            }
+            None => converter.push(&record).with_context(context)?,
+        }
     }
     let (header, skipped) = reader.finish();
     let converted = converter.finish();

@@ -203,6 +203,7 @@ impl Profile {
         previous: Option<Placement>,
     ) -> Option<Slot> {
         let mut state = self.base.snapshot();
+        let mut stale = Vec::new();
         let mut k = 0;
         let mut when = Moment {
             at: self.now,
@@ -215,14 +216,14 @@ impl Profile {
                 Ordering::Equal => s.change != Change::ReleaseInstant,
                 Ordering::Greater => false,
             }) {
-                apply(state.as_mut(), &self.steps[k]);
+                apply(state.as_mut(), &self.steps[k], &mut stale);
                 k += 1;
             }
             let chosen = state.find(req);
             let old = previous.filter(|p| Some(*p) != chosen && state.is_free(p));
             let mut clash = None;
             for p in chosen.into_iter().chain(old) {
-                match self.stays_free(state.as_ref(), k, when.at + length, &p) {
+                match self.stays_free(state.as_ref(), &stale, k, when.at + length, &p) {
                     Ok(()) => return Some(Slot { when, placement: p }),
                     Err(at) => clash = Some((p, at)),
                 }
@@ -248,11 +249,12 @@ impl Profile {
         Some(next.when)
     }
 
-    /// Whether `p`, free in `state` (the plan just before step `k`), stays free until `end`; else
-    /// the moment of the first take that clashes with it.
+    /// Whether `p`, free in `state` (the plan just before step `k`, with the `stale` reservations left
+    /// out), stays free until `end`; else the moment of the first take that clashes with it.
     fn stays_free(
         &self,
         state: &dyn Allocator,
+        stale: &[JobId],
         k: usize,
         end: SimTime,
         p: &Placement,
@@ -263,9 +265,9 @@ impl Profile {
         if !window.iter().any(|s| s.change == Change::Take) {
             return Ok(());
         }
-        let mut probe = state.snapshot();
+        let (mut probe, mut stale) = (state.snapshot(), stale.to_vec());
         for s in window {
-            apply(probe.as_mut(), s);
+            apply(probe.as_mut(), s, &mut stale);
             if s.change == Change::Take && !probe.is_free(p) {
                 return Err(s.when);
             }
@@ -274,11 +276,19 @@ impl Profile {
     }
 }
 
-/// Applies one step to a planned state.
-fn apply(state: &mut dyn Allocator, s: &Step) {
-    match s.change {
-        Change::Take => state.occupy(&s.placement),
-        Change::Release | Change::ReleaseInstant => state.vacate(&s.placement),
+/// Applies one step to a planned state. A take whose placement is not free there is left out (and
+/// so is its release), its owner recorded in `stale`: on an allocator whose free set depends on the
+/// order of past allocations (buddy-like semitorus pieces that merge back only when all siblings
+/// are free), replaying reservations made in another order can leave a placement split across
+/// pieces. The engine checks every real start, so a stale reservation costs only planning quality.
+fn apply(state: &mut dyn Allocator, s: &Step, stale: &mut Vec<JobId>) {
+    match (s.change, s.owner) {
+        (Change::Take, owner) if !state.is_free(&s.placement) => stale.extend(owner),
+        (Change::Take, _) => state.occupy(&s.placement),
+        (Change::Release | Change::ReleaseInstant, Some(owner)) if stale.contains(&owner) => {
+            stale.retain(|&o| o != owner);
+        }
+        (Change::Release | Change::ReleaseInstant, _) => state.vacate(&s.placement),
     }
 }
 

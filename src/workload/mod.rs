@@ -12,5 +12,5 @@ pub mod transform;
 
 pub use catalog::{Catalog, DefaultGrid, TraceEntry};
 pub use job::{EstimateModel, EstimateParseError, EstimateReport, Job, JobId, Request, Workload};
-pub use stats::WorkloadStats;
+pub use stats::{StatsBuilder, WorkloadStats};
 pub use transform::{Conversion, Converted, DropReason, ShapeRule, SizeField, box_shape};

@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
+use crate::SimTime;
 use crate::resource::MachineSpec;
-use crate::workload::Workload;
 use crate::workload::transform::{DropReason, procs_to_nodes};
+use crate::workload::{Job, Workload};
 
 /// One histogram bucket: values in `lo..=hi`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -71,51 +72,140 @@ impl WorkloadStats {
         machine: MachineSpec,
         dropped: &BTreeMap<DropReason, u64>,
     ) -> WorkloadStats {
-        let ppn = w.procs_per_node.max(1);
-        let n = w.jobs.len();
-        let mean = |f: &dyn Fn(&crate::workload::Job) -> f64| -> f64 {
-            if n == 0 {
-                0.0
-            } else {
-                w.jobs.iter().map(f).sum::<f64>() / n as f64
-            }
-        };
-        let nodes_asked = |j: &crate::workload::Job| procs_to_nodes(u64::from(j.asked_procs), ppn);
-        let span = match (w.jobs.first(), w.jobs.last()) {
-            (Some(a), Some(b)) => b.submit - a.submit,
-            _ => 0.0,
-        };
-        let work: f64 = w
-            .jobs
-            .iter()
-            .map(|j| f64::from(j.request.nodes()) * j.runtime)
-            .sum();
+        let mut b = StatsBuilder::new(w.procs_per_node);
+        w.jobs.iter().for_each(|j| b.push(j));
+        b.finish(machine, dropped)
+    }
+}
+
+/// [`WorkloadStats`] built one job at a time, jobs in submit order, in memory that does not grow
+/// with the number of jobs: `pwa-replay stats` streams a log through it. Sums run in job order, so
+/// the figures are bit for bit those of [`WorkloadStats::of`] on the same jobs.
+#[derive(Debug, Clone)]
+pub struct StatsBuilder {
+    ppn: u32,
+    jobs: u64,
+    /// Submit times of the first and the last job.
+    first: Option<SimTime>,
+    last: SimTime,
+    runtime: f64,
+    size: f64,
+    request_nodes: f64,
+    asked_procs: f64,
+    pow2: f64,
+    fragmentation: f64,
+    work: f64,
+    sizes: Pow2Counts,
+    runtimes: Pow2Counts,
+}
+
+impl StatsBuilder {
+    /// No jobs yet, `procs_per_node` processors per node (0 is read as 1).
+    pub fn new(procs_per_node: u32) -> Self {
+        StatsBuilder {
+            ppn: procs_per_node.max(1),
+            jobs: 0,
+            first: None,
+            last: 0.0,
+            runtime: 0.0,
+            size: 0.0,
+            request_nodes: 0.0,
+            asked_procs: 0.0,
+            pow2: 0.0,
+            fragmentation: 0.0,
+            work: 0.0,
+            sizes: Pow2Counts::default(),
+            runtimes: Pow2Counts::default(),
+        }
+    }
+
+    /// Adds the next job (submit times must not decrease).
+    pub fn push(&mut self, j: &Job) {
+        let nodes = procs_to_nodes(u64::from(j.asked_procs), self.ppn);
+        let request = f64::from(j.request.nodes());
+        self.jobs += 1;
+        self.first.get_or_insert(j.submit);
+        self.last = j.submit;
+        self.runtime += j.runtime;
+        self.size += nodes as f64;
+        self.request_nodes += request;
+        self.asked_procs += f64::from(j.asked_procs);
+        self.pow2 += f64::from(u8::from(j.asked_procs.is_power_of_two()));
+        self.fragmentation += request * f64::from(self.ppn) - f64::from(j.asked_procs);
+        self.work += request * j.runtime;
+        self.sizes.add(nodes);
+        self.runtimes.add(j.runtime.max(0.0).floor() as u64);
+    }
+
+    /// The statistics on `machine`; `dropped` is what the conversion counted.
+    pub fn finish(
+        self,
+        machine: MachineSpec,
+        dropped: &BTreeMap<DropReason, u64>,
+    ) -> WorkloadStats {
+        let n = self.jobs;
+        let mean = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
+        let span = self.first.map_or(0.0, |first| self.last - first);
         let capacity = f64::from(machine.nodes()) * span;
         WorkloadStats {
             machine,
-            procs_per_node: ppn,
-            jobs: n as u64,
+            procs_per_node: self.ppn,
+            jobs: n,
             dropped: DropReason::ALL
                 .iter()
                 .map(|r| (r.label().to_string(), dropped.get(r).copied().unwrap_or(0)))
                 .collect(),
             dropped_total: dropped.values().sum(),
-            mean_runtime_s: mean(&|j| j.runtime),
-            mean_size: mean(&|j| nodes_asked(j) as f64),
-            mean_request_nodes: mean(&|j| f64::from(j.request.nodes())),
-            mean_asked_procs: mean(&|j| f64::from(j.asked_procs)),
+            mean_runtime_s: mean(self.runtime),
+            mean_size: mean(self.size),
+            mean_request_nodes: mean(self.request_nodes),
+            mean_asked_procs: mean(self.asked_procs),
             mean_interarrival_s: if n > 1 { span / (n - 1) as f64 } else { 0.0 },
             span_s: span,
-            offered_load: if capacity > 0.0 { work / capacity } else { 0.0 },
-            pow2_share: mean(&|j| f64::from(u8::from(j.asked_procs.is_power_of_two()))),
-            mean_internal_fragmentation: mean(&|j| {
-                f64::from(j.request.nodes()) * f64::from(ppn) - f64::from(j.asked_procs)
-            }),
-            size_histogram: pow2_histogram(w.jobs.iter().map(nodes_asked)),
-            runtime_histogram: pow2_histogram(
-                w.jobs.iter().map(|j| j.runtime.max(0.0).floor() as u64),
-            ),
+            offered_load: if capacity > 0.0 {
+                self.work / capacity
+            } else {
+                0.0
+            },
+            pow2_share: mean(self.pow2),
+            mean_internal_fragmentation: mean(self.fragmentation),
+            size_histogram: self.sizes.buckets(),
+            runtime_histogram: self.runtimes.buckets(),
         }
+    }
+}
+
+/// Counts per power-of-two bucket (one per bit of a `u64`, and one for 0).
+#[derive(Debug, Clone)]
+struct Pow2Counts([u64; 65]);
+
+impl Default for Pow2Counts {
+    fn default() -> Self {
+        Pow2Counts([0; 65])
+    }
+}
+
+impl Pow2Counts {
+    fn add(&mut self, v: u64) {
+        self.0[bucket_of(v)] += 1;
+    }
+
+    /// The buckets from the first to the last non-empty one.
+    fn buckets(&self) -> Vec<Bucket> {
+        let Some(last) = self.0.iter().rposition(|&c| c > 0) else {
+            return Vec::new();
+        };
+        let first = self.0.iter().position(|&c| c > 0).unwrap_or(0);
+        (first..=last)
+            .map(|i| {
+                let (lo, hi) = bounds(i);
+                Bucket {
+                    lo,
+                    hi,
+                    count: self.0[i],
+                }
+            })
+            .collect()
     }
 }
 
@@ -138,24 +228,9 @@ fn bounds(i: usize) -> (u64, u64) {
 ///
 /// Sizes start at 1, so their buckets read `1, 2–3, 4–7, …`; run times start at `0`.
 pub fn pow2_histogram(values: impl Iterator<Item = u64>) -> Vec<Bucket> {
-    let mut counts: Vec<u64> = Vec::new();
-    for v in values {
-        let i = bucket_of(v);
-        if counts.len() <= i {
-            counts.resize(i + 1, 0);
-        }
-        counts[i] += 1;
-    }
-    let first = counts.iter().position(|&c| c > 0).unwrap_or(counts.len());
-    counts
-        .iter()
-        .enumerate()
-        .skip(first)
-        .map(|(i, &count)| {
-            let (lo, hi) = bounds(i);
-            Bucket { lo, hi, count }
-        })
-        .collect()
+    let mut counts = Pow2Counts::default();
+    values.for_each(|v| counts.add(v));
+    counts.buckets()
 }
 
 #[cfg(test)]

@@ -131,8 +131,11 @@ impl SideModel {
                 if !(mean.is_finite() && variance.is_finite() && variance > 0.0) {
                     return bad(format!("normal mean {mean} / variance {variance} invalid"));
                 }
-                if mean < 1.0 - 6.0 * sd || mean > side as f64 + 6.0 * sd {
-                    return bad(format!("normal mean {mean} lies far outside [1, {side}]"));
+                let inside = normal_mass(mean, sd, 0.5, f64::from(side) + 0.5);
+                if inside < MIN_NORMAL_MASS {
+                    return bad(format!(
+                        "normal mean {mean} / variance {variance} puts only {inside:.1e} of its draws in [1, {side}] (at least {MIN_NORMAL_MASS:e} needed: sides are redrawn until they fit)"
+                    ));
                 }
                 let normal = Normal::new(mean, sd).map_err(|e| SynthError::Param(e.to_string()))?;
                 Ok(SideSampler::Normal { normal, side })
@@ -148,6 +151,30 @@ impl SideModel {
             }
         }
     }
+}
+
+/// Smallest share of normal draws that may land in `[1, L]`: sides are redrawn until one does, so
+/// a share of 10⁻⁴ already costs 10⁴ draws a side (a mean of 16.5 on a side of 2 would cost 4·10⁷,
+/// hours for a workload).
+const MIN_NORMAL_MASS: f64 = 1e-4;
+
+/// The probability that a normal draw of `mean` and standard deviation `sd` lies in `[lo, hi)`.
+fn normal_mass(mean: f64, sd: f64, lo: f64, hi: f64) -> f64 {
+    let cdf = |x: f64| 0.5 * erfc(-(x - mean) / (sd * std::f64::consts::SQRT_2));
+    cdf(hi) - cdf(lo)
+}
+
+/// The complementary error function (Abramowitz & Stegun 7.1.26, absolute error below 1.5·10⁻⁷:
+/// plenty for comparing with [`MIN_NORMAL_MASS`]).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.327_591_1 * z);
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let tail = poly * (-z * z).exp();
+    if x >= 0.0 { tail } else { 2.0 - tail }
 }
 
 /// A [`SideModel`] prepared for one mesh side.
@@ -340,6 +367,9 @@ impl SynthSpec {
         if self.mesh.w == 0 || self.mesh.h == 0 {
             return bad(format!("mesh {} has an empty side", self.mesh));
         }
+        if self.mesh.w.checked_mul(self.mesh.h).is_none() {
+            return bad(format!("mesh {} has 2^32 nodes or more", self.mesh));
+        }
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return bad(format!("arrival rate {} must be positive", self.rate));
         }
@@ -481,6 +511,12 @@ impl SynthSpec {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn normal_mass_and_erfc() {
+        assert!((normal_mass(0.0, 1.0, -1.96, 1.96) - 0.95).abs() < 1e-4);
+        assert!((erfc(0.0) - 1.0).abs() < 1e-7 && (erfc(-3.0) - 1.999_977_9).abs() < 1e-6);
+    }
+
     use super::*;
 
     fn spec(sides: SideModel, jobs: usize) -> SynthSpec {

@@ -544,12 +544,28 @@ pub struct Converter {
 impl Converter {
     /// Takes one record: it becomes a job, or is counted as dropped, or (strict, too large) fails.
     pub fn push(&mut self, rec: &Record) -> Result<(), TransformError> {
-        match self.job_of(rec) {
-            Ok(job) => self.jobs.push(job),
-            Err(Dropped::Reason(r)) => *self.dropped.entry(r).or_insert(0) += 1,
-            Err(Dropped::Fatal(e)) => return Err(e),
+        if let Some(job) = self.convert(rec)? {
+            self.jobs.push(job);
         }
         Ok(())
+    }
+
+    /// Converts one record without keeping it (streaming consumers): the job (id 0: numbering is
+    /// [`Converter::finish`]'s), or `None` when the record is counted as dropped.
+    pub fn convert(&mut self, rec: &Record) -> Result<Option<Job>, TransformError> {
+        match self.job_of(rec) {
+            Ok(job) => Ok(Some(job)),
+            Err(Dropped::Reason(r)) => {
+                *self.dropped.entry(r).or_insert(0) += 1;
+                Ok(None)
+            }
+            Err(Dropped::Fatal(e)) => Err(e),
+        }
+    }
+
+    /// Records dropped so far, by reason.
+    pub fn dropped(&self) -> &BTreeMap<DropReason, u64> {
+        &self.dropped
     }
 
     fn job_of(&mut self, rec: &Record) -> Result<Job, Dropped> {

@@ -10,6 +10,7 @@ mod machine;
 mod sched;
 mod seam;
 mod shake;
+mod soak;
 mod sweep;
 mod swf;
 mod synth;

@@ -114,3 +114,25 @@ fn uniform_decreasing_heavy_load_window_240_bounds_the_max_wait() {
     let mw = |r: &[RunMetrics]| mean(r, |m| m.max_wait_s);
     assert!(mw(&w240) < mw(&oo), "W240 {} vs OO {}", mw(&w240), mw(&oo));
 }
+
+/// Found by fuzzing (`synth:normal,mesh=313x2,jobs=2` timed out): the normal model on a side of 2
+/// redrew ~4·10⁷ times per side, hours for the default 10000 jobs. Such a label is now an error
+/// that says why; the paper's meshes still work.
+#[test]
+fn fuzz_normal_model_on_a_narrow_mesh_hangs() {
+    let err = SynthSpec::from_label("synth:normal,mesh=313x2,jobs=2").unwrap_err();
+    assert!(err.to_string().contains("of its draws in [1, 2]"), "{err}");
+    assert!(SynthSpec::from_label("synth:normal,mesh=32x32").is_ok());
+    assert!(SynthSpec::from_label("synth:normal,mesh=16x16").is_ok());
+}
+
+/// Found by fuzzing (`synth:uniform,mesh=339998798x16,…` panicked, "attempt to multiply with
+/// overflow"): a job's processors `w × h` overflowed on a mesh of 2^32 nodes or more, which the
+/// label check let through. Such a mesh is now refused, as `MachineSpec` refuses it.
+#[test]
+fn fuzz_synth_mesh_of_2_pow_32_nodes_overflows() {
+    let err =
+        SynthSpec::from_label("synth:uniform,mesh=339998798x16,jobs=398,rate=.05").unwrap_err();
+    assert!(err.to_string().contains("2^32 nodes or more"), "{err}");
+    assert!(SynthSpec::from_label("synth:uniform,mesh=65535x65535,jobs=3").is_ok());
+}

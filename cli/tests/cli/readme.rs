@@ -7,9 +7,10 @@
 //!   `a|b|c` alternative tried once. Only the sizes shrink: `--loads` becomes `0.5,1` and 10,000
 //!   synthetic jobs become 1,000. `fetch` downloads from a local stand-in of the archive.
 //! * `make replay` runs its own command line (`make replay-run`, the built binary, two loads);
-//!   `make install` installs into a scratch prefix; `make test`, `build`, `paper`, `setup`,
-//!   `bench` and `test-slurm` cannot run inside the test suite (they are it, or take minutes or
-//!   root), so their dry run (`make -n`) must show the command they stand for.
+//!   `make install` installs into a scratch prefix; `make test`, `build`, `build-sharing`, `paper`,
+//!   `setup`, `bench`, `fuzz`, `fuzz-smoke`, `fuzz-corpus`, `soak` and `test-slurm` cannot run
+//!   inside the test suite (they are it, or take minutes or root), so their dry run (`make -n`)
+//!   must show the command they stand for.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -259,7 +260,12 @@ fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<S
             dry("install -m 755");
         }
         "test" => dry("cargo test --locked"),
-        "build" => dry("--no-run"),
+        "build" => dry("--bin pwa-replay"),
+        "build-sharing" => dry("tools/build-sharing.py"),
+        "fuzz" => dry("fuzz/run.sh"),
+        "fuzz-smoke" => dry("fuzz/run.sh 10"),
+        "fuzz-corpus" => dry("fuzz/seed-corpus.sh"),
+        "soak" => dry("soak::soak"),
         "paper" if vars.contains(&"PAPER_QUICK=1") => dry("paper --quick"),
         "paper" => dry("--out out/paper"),
         "setup" => dry("fonts-dejavu-core"),
