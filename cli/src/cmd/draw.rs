@@ -9,14 +9,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use pwa_replay::SimTime;
-use pwa_replay::engine::{NoObserver, ReplayOptions, Timeline, measure_fragmentation, replay_with};
-use pwa_replay::machine::AllocKind;
-use pwa_replay::sched::SchedKind;
-use pwa_replay::workload::EstimateModel;
+use pwa_replay::engine::{Timeline, measure_fragmentation};
 
+use super::run::{Replay, Replayed};
 use crate::report::human;
 use crate::report::picture::{self, Window, gantt, series};
-use crate::trace::{NoMachine, TraceArgs};
 
 /// Most snapshots one call draws (`--every` over a long window).
 pub const MAX_SNAPSHOTS: usize = 500;
@@ -24,24 +21,9 @@ pub const MAX_SNAPSHOTS: usize = 500;
 /// Options of `pwa-replay draw`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The workload: trace, machine, leniency.
+    /// The replay (as for `run`).
     #[command(flatten)]
-    pub input: TraceArgs,
-    /// Scheduler (as for `run`).
-    #[arg(long)]
-    pub sched: SchedKind,
-    /// Allocator (as for `run`).
-    #[arg(long)]
-    pub alloc: AllocKind,
-    /// Scale submit times by 1/F (after shifting the first arrival to 0).
-    #[arg(long, default_value_t = 1.0)]
-    pub load_factor: f64,
-    /// Run-time estimates the schedulers plan with: exact, user or xF.
-    #[arg(long, default_value = "exact", value_name = "exact|user|xF")]
-    pub estimate: EstimateModel,
-    /// End a job at its estimate when its run time is longer.
-    #[arg(long)]
-    pub kill_at_estimate: bool,
+    pub replay: Replay,
     /// Snapshot instants, seconds since the first submit (`--at 3600,7200`).
     #[arg(
         long,
@@ -73,37 +55,13 @@ pub struct Args {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let no_machine = if args.alloc == AllocKind::Flat {
-        NoMachine::FlatFromHeader
-    } else {
-        NoMachine::Refuse
-    };
-    let mut t = args.input.load(no_machine)?;
-    if args.input.lenient {
-        t.drop_never_fitting(&[args.alloc])?;
-    }
-    let mut workload = t
-        .workload
-        .scaled(args.load_factor)
-        .with_context(|| format!("scaling {} by load factor {}", t.name, args.load_factor))?;
-    workload.set_estimates(args.estimate);
-    let options = ReplayOptions {
-        kill_at_estimate: args.kill_at_estimate,
-    };
-    let outcome = replay_with(
-        &workload,
-        t.machine,
-        args.sched,
-        args.alloc,
-        options,
-        &mut NoObserver,
-    )
-    .with_context(|| {
-        format!(
-            "replaying {} on {} with {} / {}",
-            t.name, t.machine, args.sched, args.alloc
-        )
-    })?;
+    let Replayed {
+        trace: t,
+        workload,
+        outcome,
+        ..
+    } = args.replay.run()?;
+    let r = &args.replay;
     let tl = Timeline::new(&workload, &outcome, t.machine);
     let span = tl.span();
     let window = window(args.window, span)?;
@@ -112,7 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("creating {}", args.out.display()))?;
     let title = format!(
         "{} on {} — {} + {}, load factor {}",
-        t.name, t.machine, args.sched, args.alloc, args.load_factor
+        t.name, t.machine, r.sched, r.alloc, r.load_factor
     );
     let mut written = Vec::new();
     for (k, &at) in instants.iter().enumerate() {
@@ -120,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         picture::write_snapshot(&path, &tl, &title, at)?;
         written.push(path);
     }
-    let frag = measure_fragmentation(&tl, args.alloc);
+    let frag = measure_fragmentation(&tl, r.alloc);
     let path = args.out.join("timeseries.png");
     series::draw(&path, &frag, window, &title)?;
     written.push(path);

@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use polars::prelude::{CsvWriter, ParquetWriter, SerWriter};
-use pwa_replay::engine::{NoObserver, ReplayOptions, replay_with, summarize, validate};
+use pwa_replay::engine::{NoObserver, Outcome, ReplayOptions, replay_with, summarize, validate};
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
-use pwa_replay::workload::EstimateModel;
+use pwa_replay::workload::{EstimateModel, Workload};
 use serde_json::{Map, Value};
 
 use crate::report::atomic::write_atomic;
 use crate::report::human;
 use crate::report::jobs::per_job_frame;
 use crate::report::metrics::{self, MetricValue};
-use crate::trace::{NoMachine, TraceArgs};
+use crate::trace::{LoadedTrace, NoMachine, TraceArgs};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,9 +28,9 @@ pub enum Format {
     Json,
 }
 
-/// Options of `pwa-replay run`.
+/// One replay: the workload and how it is replayed (shared by `run` and `draw`).
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub struct Replay {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
@@ -52,6 +52,68 @@ pub struct Args {
     /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).
     #[arg(long)]
     pub kill_at_estimate: bool,
+}
+
+/// A finished replay: the trace as loaded, the workload as replayed (scaled, with estimates) and
+/// what the engine recorded.
+pub struct Replayed {
+    /// The trace.
+    pub trace: LoadedTrace,
+    /// Its jobs at the load factor, with the estimates the schedulers saw.
+    pub workload: Workload,
+    /// The schedule.
+    pub outcome: Outcome,
+    /// "replaying TRACE on MACHINE with SCHED / ALLOC at load factor F (E estimates)".
+    pub what: String,
+}
+
+impl Replay {
+    /// Loads the trace and replays it.
+    pub fn run(&self) -> anyhow::Result<Replayed> {
+        let no_machine = if self.alloc == AllocKind::Flat {
+            NoMachine::FlatFromHeader
+        } else {
+            NoMachine::Refuse
+        };
+        let mut trace = self.input.load(no_machine)?;
+        if self.input.lenient {
+            trace.drop_never_fitting(&[self.alloc])?;
+        }
+        let mut workload = trace.workload.scaled(self.load_factor).with_context(|| {
+            format!("scaling {} by load factor {}", trace.name, self.load_factor)
+        })?;
+        workload.set_estimates(self.estimate);
+        let what = format!(
+            "replaying {} on {} with {} / {} at load factor {} ({} estimates)",
+            trace.name, trace.machine, self.sched, self.alloc, self.load_factor, self.estimate
+        );
+        let options = ReplayOptions {
+            kill_at_estimate: self.kill_at_estimate,
+        };
+        let outcome = replay_with(
+            &workload,
+            trace.machine,
+            self.sched,
+            self.alloc,
+            options,
+            &mut NoObserver,
+        )
+        .with_context(|| what.clone())?;
+        Ok(Replayed {
+            trace,
+            workload,
+            outcome,
+            what,
+        })
+    }
+}
+
+/// Options of `pwa-replay run`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The replay.
+    #[command(flatten)]
+    pub replay: Replay,
     /// Write the per-job table here (`.csv` or `.parquet`).
     #[arg(long)]
     pub jobs_out: Option<PathBuf>,
@@ -66,36 +128,13 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let jobs_format = args.jobs_out.as_deref().map(table_format).transpose()?;
-    let no_machine = if args.alloc == AllocKind::Flat {
-        NoMachine::FlatFromHeader
-    } else {
-        NoMachine::Refuse
-    };
-    let mut t = args.input.load(no_machine)?;
-    if args.input.lenient {
-        t.drop_never_fitting(&[args.alloc])?;
-    }
-    let mut workload = t
-        .workload
-        .scaled(args.load_factor)
-        .with_context(|| format!("scaling {} by load factor {}", t.name, args.load_factor))?;
-    workload.set_estimates(args.estimate);
-    let what = format!(
-        "replaying {} on {} with {} / {} at load factor {} ({} estimates)",
-        t.name, t.machine, args.sched, args.alloc, args.load_factor, args.estimate
-    );
-    let options = ReplayOptions {
-        kill_at_estimate: args.kill_at_estimate,
-    };
-    let outcome = replay_with(
-        &workload,
-        t.machine,
-        args.sched,
-        args.alloc,
-        options,
-        &mut NoObserver,
-    )
-    .with_context(|| what.clone())?;
+    let Replayed {
+        trace: t,
+        workload,
+        outcome,
+        what,
+    } = args.replay.run()?;
+    let r = &args.replay;
     if args.validate {
         validate(&workload, t.machine, &outcome)
             .with_context(|| format!("the schedule is invalid ({what})"))?;
@@ -103,16 +142,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let (Some(path), Some(fmt)) = (&args.jobs_out, jobs_format) {
         write_jobs(path, fmt, &workload, &outcome)?;
     }
-    let m = summarize(&workload, t.machine, args.alloc, &outcome);
+    let m = summarize(&workload, t.machine, r.alloc, &outcome);
     let labels = vec![
         ("trace", Value::from(t.name.clone())),
         ("sha256", Value::from(t.sha256.clone())),
         ("machine", Value::from(t.machine.to_string())),
-        ("scheduler", Value::from(args.sched.to_string())),
-        ("allocator", Value::from(args.alloc.to_string())),
-        ("load_factor", Value::from(args.load_factor)),
-        ("estimate", Value::from(args.estimate.to_string())),
-        ("kill_at_estimate", Value::from(args.kill_at_estimate)),
+        ("scheduler", Value::from(r.sched.to_string())),
+        ("allocator", Value::from(r.alloc.to_string())),
+        ("load_factor", Value::from(r.load_factor)),
+        ("estimate", Value::from(r.estimate.to_string())),
+        ("kill_at_estimate", Value::from(r.kill_at_estimate)),
         ("validated", Value::from(args.validate)),
         ("skipped_checks", Value::from(outcome.skipped_checks)),
     ];
