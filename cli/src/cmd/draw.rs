@@ -10,10 +10,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use pwa_replay::SimTime;
 use pwa_replay::engine::{Timeline, measure_fragmentation};
+use pwa_replay::workload::EstimateModel;
 
 use super::run::{Replay, Replayed};
 use crate::report::human;
+use crate::report::manifest::{Manifest, TraceInfo};
 use crate::report::picture::{self, Window, gantt, series};
+use crate::trace::LoadedTrace;
 
 /// Most snapshots one call draws (`--every` over a long window).
 pub const MAX_SNAPSHOTS: usize = 500;
@@ -55,6 +58,7 @@ pub struct Args {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let manifest = Manifest::begin(1);
     let Replayed {
         trace: t,
         workload,
@@ -92,7 +96,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         picture::write_animation(&path, &tl, &title, &window.spread(args.frames as usize))?;
         written.push(path);
     }
+    provenance(manifest, &t, r.estimate).finish(&args.out)?;
     report(&written, &frag, span)
+}
+
+/// The manifest of the pictures: trace, conversion, machine and estimate model of the replay.
+fn provenance(mut m: Manifest, t: &LoadedTrace, estimate: EstimateModel) -> Manifest {
+    m.trace = Some(TraceInfo {
+        name: t.name.clone(),
+        file: std::fs::canonicalize(&t.path)
+            .unwrap_or_else(|_| t.path.clone())
+            .display()
+            .to_string(),
+        sha256: t.sha256.clone(),
+    });
+    m.conversion = Some(format!("{:?}", t.conversion));
+    m.machine = Some(t.machine.to_string());
+    m.estimates = vec![estimate.to_string()];
+    m
 }
 
 /// The window asked for, or the whole run; it must overlap the run.

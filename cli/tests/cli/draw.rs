@@ -157,6 +157,14 @@ fn chart_series_and_animation_are_drawn() {
     }
     assert_eq!(frames.len(), 7);
     assert_ne!(frames[0], frames[3], "the machine changes over the window");
+    // The pictures carry their provenance like every output directory.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).expect("manifest.json"))
+            .expect("JSON");
+    for file in ["gantt.png", "timeseries.png", "animation.gif"] {
+        assert!(manifest["files"][file].is_string(), "{file} hashed");
+    }
+    ok(bin().arg("verify").arg(&out));
 }
 
 #[test]
