@@ -2,8 +2,10 @@
 //! scheduler.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, BinaryHeap, HashSet};
+use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
+
+use rustc_hash::FxHashSet;
 
 use super::observer::Observer;
 use super::{EngineError, JobRecord, Outcome, PolicyProblem, ReplayOptions, Segment};
@@ -164,8 +166,9 @@ struct State<'w> {
     /// One record per job; `start` is NaN until the job starts.
     records: Vec<JobRecord>,
     progress: Vec<Progress>,
-    /// The jobs running now, by estimated end (planners release them in that order).
-    running_ids: BTreeSet<ByEnd>,
+    /// The jobs running now, sorted by estimated end (planners release them in that order); a
+    /// vector: tens to hundreds of jobs, inserted and removed by binary search.
+    running_ids: Vec<ByEnd>,
     segments: Vec<Segment>,
     events: BinaryHeap<Event>,
     seq: u64,
@@ -177,7 +180,7 @@ struct State<'w> {
     /// First promised start of each job (NaN: none yet), see [`System::promise`].
     promised: Vec<SimTime>,
     /// Requests that failed since the last release (they fail again until something is freed).
-    failed: HashSet<Request>,
+    failed: FxHashSet<Request>,
     counters: Counters,
     error: Option<EngineError>,
 }
@@ -207,7 +210,7 @@ impl<'w> Engine<'w> {
                 status: vec![Status::NotArrived; n],
                 records: vec![NOT_STARTED; n],
                 progress: vec![Progress::default(); n],
-                running_ids: BTreeSet::new(),
+                running_ids: Vec::new(),
                 segments: Vec::new(),
                 events: BinaryHeap::new(),
                 seq: 0,
@@ -217,7 +220,7 @@ impl<'w> Engine<'w> {
                 busy: 0,
                 departed: Vec::new(),
                 promised: vec![SimTime::NAN; n],
-                failed: HashSet::new(),
+                failed: FxHashSet::default(),
                 counters: Counters::default(),
                 error: None,
             },
@@ -406,10 +409,13 @@ impl State<'_> {
         self.failed.clear();
         self.running -= 1;
         self.busy -= placement.nodes();
-        let removed = self
-            .running_ids
-            .remove(&ByEnd(self.progress[id.index()].est_end, id));
-        debug_assert!(removed, "job {id:?} was not in the running list");
+        let key = ByEnd(self.progress[id.index()].est_end, id);
+        match self.running_ids.binary_search(&key) {
+            Ok(at) => {
+                self.running_ids.remove(at);
+            }
+            Err(_) => debug_assert!(false, "job {id:?} was not in the running list"),
+        }
     }
 
     /// Service the job needs: its run time, or its estimate when it is shorter and jobs are killed
@@ -430,7 +436,9 @@ impl State<'_> {
         p.est_end = self.now + (self.jobs[i].estimate - p.served).max(0.0);
         let end = self.now + (service - p.served).max(0.0);
         let epoch = p.epoch;
-        self.running_ids.insert(ByEnd(p.est_end, id));
+        let key = ByEnd(p.est_end, id);
+        let at = self.running_ids.partition_point(|r| *r < key);
+        self.running_ids.insert(at, key);
         self.status[i] = Status::Running;
         self.running += 1;
         self.busy += placement.nodes();

@@ -33,6 +33,21 @@ impl NodeBits {
             *w &= !(1 << (i & 63));
         }
     }
+    /// Sets bits `[start, start + len)` to `v`.
+    pub(crate) fn put_range(&mut self, start: u32, len: u32, v: bool) {
+        let (mut i, end) = (start, start + len);
+        while i < end {
+            let (w, off) = ((i >> 6) as usize, i & 63);
+            let n = (64 - off).min(end - i);
+            let span = (u64::MAX >> (64 - n)) << off;
+            if v {
+                self.words[w] |= span;
+            } else {
+                self.words[w] &= !span;
+            }
+            i += n;
+        }
+    }
     /// Whether bits `[start, start + len)` are all clear.
     pub(crate) fn range_clear(&self, start: u32, len: u32) -> bool {
         let (mut i, end) = (start, start + len);
@@ -95,9 +110,17 @@ impl CubeNodes {
     }
     /// Marks the nodes of `c` busy (`true`) or free.
     pub(crate) fn mark(&mut self, c: Subcube, busy: bool) {
-        for a in c.addresses() {
-            debug_assert_ne!(self.busy.get(a), busy, "node {a} already in that state");
-            self.busy.put(a, busy);
+        debug_assert!(
+            c.addresses().all(|a| self.busy.get(a) != busy),
+            "a node of {c} already in that state"
+        );
+        if c.mask == 0 {
+            self.busy.put(c.addr, busy);
+        } else if c.mask & c.mask.wrapping_add(1) == 0 {
+            // Buddy-aligned: the nodes `addr … addr + mask` are consecutive.
+            self.busy.put_range(c.addr, c.mask + 1, busy);
+        } else {
+            c.addresses().for_each(|a| self.busy.put(a, busy));
         }
         let n = 1u32 << c.dim();
         self.free = if busy { self.free - n } else { self.free + n };

@@ -27,7 +27,9 @@
 //! A job's dimension is its subcube's (`Request::Subcube(k)`), or `⌈log2 nodes⌉` for other requests
 //! (so the policy runs on any machine; a handed-on cube then needs an equal request).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use super::{Scheduler, System};
 use crate::SimTime;
@@ -88,8 +90,17 @@ pub(crate) struct Lazy {
     /// `stop_alloc` with the saved queue `j`.
     stop: Option<usize>,
     monitor: Monitor,
-    held: HashMap<JobId, Placement>,
+    held: FxHashMap<JobId, Placement>,
     waiting: usize,
+    /// Buffers of [`Scheduler::on_departure`], kept between calls.
+    scratch: Scratch,
+}
+
+/// The departed jobs and the queues in order of their heads' age, during one departure batch.
+#[derive(Debug, Default)]
+struct Scratch {
+    departed: Vec<JobId>,
+    order: Vec<(JobId, usize)>,
 }
 
 impl Lazy {
@@ -100,8 +111,9 @@ impl Lazy {
             servers: Vec::new(),
             stop: None,
             monitor: Monitor::default(),
-            held: HashMap::new(),
+            held: FxHashMap::default(),
             waiting: 0,
+            scratch: Scratch::default(),
         }
     }
 
@@ -204,17 +216,21 @@ impl Scheduler for Lazy {
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
-        let departed = sys.departed().to_vec();
-        for job in departed {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.departed.clear();
+        scratch.departed.extend_from_slice(sys.departed());
+        for &job in &scratch.departed {
             self.release(job, sys);
         }
-        let mut order: Vec<(JobId, usize)> = (0..self.queues.len())
-            .filter_map(|k| self.queues[k].front().map(|&j| (j, k)))
-            .collect();
-        order.sort_unstable();
-        for (_, k) in order {
+        scratch.order.clear();
+        scratch
+            .order
+            .extend((0..self.queues.len()).filter_map(|k| self.queues[k].front().map(|&j| (j, k))));
+        scratch.order.sort_unstable();
+        for &(_, k) in &scratch.order {
             self.grow(k, sys);
         }
+        self.scratch = scratch;
     }
 
     fn waiting(&self) -> usize {
