@@ -46,6 +46,8 @@ pub struct FragStep {
     pub waiting: u32,
     /// Idle nodes some waiting job could use by count (`L(t)` of the module doc), else 0.
     pub lost_nodes: u32,
+    /// Idle nodes while the head of the queue could use them by count, else 0.
+    pub head_lost_nodes: u32,
     /// Maximal free submeshes (2D mesh only).
     pub free_regions: Option<u32>,
 }
@@ -71,6 +73,16 @@ impl Fragmentation {
             return 0.0;
         }
         self.time_average(|s| f64::from(s.lost_nodes) / n)
+    }
+
+    /// External fragmentation counted only while the head of the queue fits by node count: the
+    /// time-average of `L_head(t)/N`, 0…1.
+    pub fn external_head(&self) -> f64 {
+        let n = f64::from(self.nodes);
+        if n == 0.0 {
+            return 0.0;
+        }
+        self.time_average(|s| f64::from(s.head_lost_nodes) / n)
     }
 
     /// Jobs delayed by fragmentation.
@@ -166,9 +178,11 @@ pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentati
             k += 1;
         }
         let idle = state.idle();
+        let mut head_fits = false;
         if let Some(&head) = waiting.first() {
             let h = head as usize;
-            if !delayed[h] && needed[h] <= idle && state.cannot_place(&jobs[h].request) {
+            head_fits = needed[h] <= idle;
+            if !delayed[h] && head_fits && state.cannot_place(&jobs[h].request) {
                 delayed[h] = true;
             }
         }
@@ -178,6 +192,7 @@ pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentati
             busy_nodes: machine.nodes() - idle,
             waiting: waiting.len() as u32,
             lost_nodes: if fits { idle } else { 0 },
+            head_lost_nodes: if head_fits { idle } else { 0 },
             free_regions: state.regions(),
         });
     }
@@ -352,6 +367,11 @@ mod tests {
         let f = measure_fragmentation(&tl, AllocKind::FirstFit);
         assert_eq!(f.delayed, [false, false, true]);
         assert_eq!(f.external(), (4.0 / 8.0) * 10.0 / 20.0);
+        assert_eq!(
+            f.external_head(),
+            f.external(),
+            "the blocked job is the head"
+        );
         assert_eq!(f.delayed_share(), 1.0 / 3.0);
         assert_eq!(f.mean_free_regions(), (2.0 * 10.0 + 1.0 * 10.0) / 20.0);
         let lost: Vec<(f64, u32)> = f.steps.iter().map(|s| (s.t, s.lost_nodes)).collect();
@@ -381,6 +401,8 @@ mod tests {
         let f = measure_fragmentation(&Timeline::new(&w, &out, MESH_4X2), AllocKind::FirstFit);
         assert_eq!(f.delayed_jobs(), 0);
         assert!((f.external() - 2.0 / 15.0).abs() < 1e-15);
+        // The head (job 1) never fits by count while it waits: nothing lost on the head's reading.
+        assert_eq!(f.external_head(), 0.0);
         assert!((f.mean_free_regions() - (1.0 * 10.0 + 2.0 * 5.0) / 15.0).abs() < 1e-15);
         let waiting: Vec<u32> = f.steps.iter().map(|s| s.waiting).collect();
         assert_eq!(waiting, [0, 1, 2, 0, 0]);

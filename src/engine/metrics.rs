@@ -114,6 +114,7 @@ pub fn summarize(
     m.frag_delayed_jobs = frag.delayed_jobs();
     m.frag_delayed_share = frag.delayed_share();
     m.mean_free_regions = frag.mean_free_regions();
+    m.head_fragmentation = frag.external_head();
     if !outcome.tori.is_empty() {
         m.mean_torus_dims =
             outcome.tori.iter().map(|t| t.len() as f64).sum::<f64>() / outcome.tori.len() as f64;

@@ -199,6 +199,10 @@ pub struct RunMetrics {
     pub frag_delayed_share: f64,
     /// Time-average number of maximal free submeshes (2D mesh; 0 on other topologies).
     pub mean_free_regions: f64,
+    /// External fragmentation as the semitorus issue reads it: time-average share of nodes idle
+    /// while the *head* of the queue waits needing no more than are idle (0…1; never above
+    /// [`external_fragmentation`](Self::external_fragmentation), which counts any waiting job).
+    pub head_fragmentation: f64,
 }
 
 /// What a scheduler did wrong.

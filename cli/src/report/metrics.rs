@@ -68,6 +68,7 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         frag_delayed_jobs,
         frag_delayed_share,
         mean_free_regions,
+        head_fragmentation,
     } = *m;
     vec![
         ("jobs", C(jobs)),
@@ -99,6 +100,7 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         ("frag_delayed_jobs", C(frag_delayed_jobs)),
         ("frag_delayed_share", R(frag_delayed_share)),
         ("mean_free_regions", R(mean_free_regions)),
+        ("head_fragmentation", R(head_fragmentation)),
     ]
 }
 
@@ -159,6 +161,7 @@ pub fn from_lookup(
     let mean_reservation_error_s = real("mean_reservation_error_s")?;
     let frag_delayed_share = real("frag_delayed_share")?;
     let mean_free_regions = real("mean_free_regions")?;
+    let head_fragmentation = real("head_fragmentation")?;
     Ok(RunMetrics {
         jobs: count("jobs", get("jobs")?)?,
         mean_turnaround_s,
@@ -189,6 +192,7 @@ pub fn from_lookup(
         frag_delayed_jobs: count("frag_delayed_jobs", get("frag_delayed_jobs")?)?,
         frag_delayed_share,
         mean_free_regions,
+        head_fragmentation,
     })
 }
 

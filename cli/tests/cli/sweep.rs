@@ -130,6 +130,7 @@ fn a_small_sweep_writes_every_output() {
         "frag_delayed_jobs",
         "frag_delayed_share",
         "mean_free_regions",
+        "head_fragmentation",
     ] {
         assert!(
             header.iter().any(|h| h == col),

@@ -138,6 +138,7 @@ mod tests {
             busy_nodes: 0,
             waiting,
             lost_nodes: 0,
+            head_lost_nodes: 0,
             free_regions: None,
         }
     }
