@@ -72,6 +72,9 @@ impl Allocator for Flat {
     fn snapshot(&self) -> Box<dyn Allocator> {
         Box::new(self.clone())
     }
+    fn counts_nodes(&self) -> bool {
+        true
+    }
     /// Node counting: `taken`'s nodes come off the free count.
     fn fits_beside(&mut self, taken: &Placement, req: &Request) -> bool {
         let free = self.free.saturating_sub(taken.nodes());

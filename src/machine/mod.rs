@@ -198,6 +198,12 @@ pub trait Allocator: Send {
         probe.occupy(taken);
         probe.fits(req)
     }
+    /// Whether placements are interchangeable node counts ([`Placement::Nodes`]): a request of `n`
+    /// nodes (`0 < n ≤` the machine's nodes) fits exactly when `n` nodes are free, and taking or
+    /// giving back a placement changes only that count. Planners may then plan on counts alone.
+    fn counts_nodes(&self) -> bool {
+        false
+    }
     /// Finds a place for `req` and occupies it.
     fn allocate(&mut self, req: &Request) -> Option<Placement> {
         let p = self.find(req)?;

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use pwa_replay::engine::{
     Engine, NoObserver, Outcome, ReplayOptions, replay, replay_with, summarize, validate,
 };
-use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::machine::{AllocKind, Allocator, Flat, MachineSpec, Placement};
 use pwa_replay::sched::{SchedKind, Scheduler, System};
 use pwa_replay::workload::{JobId, Request, Workload};
 
@@ -177,6 +177,48 @@ impl Scheduler for Splitter {
     fn waiting(&self) -> usize {
         self.0.waiting()
     }
+}
+
+/// Flat allocation that does not say it counts nodes: conservative backfilling then plans on
+/// allocator snapshots (its general profile) instead of on free counts.
+#[derive(Debug, Clone)]
+struct Disguised(Flat);
+
+impl Allocator for Disguised {
+    fn machine(&self) -> MachineSpec {
+        self.0.machine()
+    }
+    fn find(&mut self, req: &Request) -> Option<Placement> {
+        self.0.find(req)
+    }
+    fn occupy(&mut self, p: &Placement) {
+        self.0.occupy(p);
+    }
+    fn vacate(&mut self, p: &Placement) {
+        self.0.vacate(p);
+    }
+    fn is_free(&self, p: &Placement) -> bool {
+        self.0.is_free(p)
+    }
+    fn free_nodes(&self) -> u32 {
+        self.0.free_nodes()
+    }
+    fn fits_empty(&self, req: &Request) -> bool {
+        self.0.fits_empty(req)
+    }
+    fn snapshot(&self) -> Box<dyn Allocator> {
+        Box::new(self.clone())
+    }
+}
+
+/// A replay with the flat allocator hidden as [`Disguised`].
+fn run_disguised(w: &Workload, m: MachineSpec, s: SchedKind, opts: ReplayOptions) -> Outcome {
+    let out = Engine::new(w, s.build(), Box::new(Disguised(Flat::new(m))))
+        .with_options(opts)
+        .run(&mut NoObserver)
+        .unwrap();
+    validate(w, m, &out).unwrap();
+    out
 }
 
 fn run_split(w: &Workload, m: MachineSpec, s: SchedKind, a: AllocKind) -> Outcome {
@@ -381,6 +423,20 @@ proptest! {
                 }
             }
         }
+    }
+
+    #[test]
+    fn conservative_plans_on_counts_as_on_snapshots(
+        raw in prop::collection::vec((0u8..4, 0u8..15, 0u8..20, 1..=W, 1..=H), 1..80),
+        exact in any::<bool>(), kill in any::<bool>(), nodes in 24u32..40
+    ) {
+        // Long streams on a small machine: deep queues, compressions, overruns, jobs and
+        // reservations of length 0 at every stage of an instant.
+        let opts = ReplayOptions { kill_at_estimate: kill };
+        let w = to_workload(&raw, false, exact);
+        let counts = replay_with(&w, flat(nodes), CONS, AllocKind::Flat, opts, &mut NoObserver)
+            .unwrap();
+        prop_assert_eq!(&counts.records, &run_disguised(&w, flat(nodes), CONS, opts).records);
     }
 
     #[test]

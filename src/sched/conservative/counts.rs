@@ -1,0 +1,477 @@
+//! The count plan: conservative backfilling on an allocator of interchangeable nodes (flat), where
+//! the planned machine is a free-node count after each change of the profile.
+//!
+//! It answers exactly as the [general profile](super::profile) does, which replays the same changes
+//! on allocator snapshots, as long as the profile is *clean*: every take finds the nodes it needs free
+//! and no release gives back more than the machine has (`0 ≤ free ≤ total` after every change). Then
+//! the general profile never leaves a reservation out as stale, the free count after each change is
+//! the same whatever the order of changes that share a moment, and:
+//!
+//! * the state at a candidate moment is the count after its last change; the first candidate where
+//!   `n` nodes could be free is found by binary search on the prefix maximum of the counts;
+//! * a reservation at slot `s` cannot move: with its own nodes taken out, the general profile finds
+//!   it `s` again when no count before `s`'s moment reaches `n` (its old slot is still free in a
+//!   clean profile, and no earlier candidate has `n` nodes). Most reservations of a compression are
+//!   of this kind, and keep their place without being taken out and put back.
+//!
+//! Each pass checks cleanliness before using the count plan, and hands the pass to the general
+//! profile otherwise; in practice profiles stay clean (every reservation is made where it fits). The
+//! reservations' changes are kept in order from pass to pass, merged with the running jobs' releases,
+//! and rebuilt from the slots only when one fell into the past (a start that failed).
+
+use std::cmp::Ordering;
+
+use super::{Change, Moment, Slot, span};
+use crate::SimTime;
+use crate::resource::{Placement, Request};
+use crate::sched::plan::{RunningJob, ends_in_order};
+use crate::workload::JobId;
+
+/// One change of the planned machine: `n` nodes taken or given back.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    at: SimTime,
+    stage: u32,
+    change: Change,
+    /// The waiting job whose reservation this is (`None`: a running job's release).
+    owner: Option<JobId>,
+    n: u32,
+}
+
+impl Step {
+    fn when(&self) -> Moment {
+        Moment {
+            at: self.at,
+            stage: self.stage,
+        }
+    }
+
+    fn cmp(&self, other: &Step) -> Ordering {
+        self.when()
+            .cmp(&other.when())
+            .then(self.change.cmp(&other.change))
+    }
+
+    /// Its effect on the free count.
+    fn delta(&self) -> i32 {
+        match self.change {
+            Change::Take => -self.n.cast_signed(),
+            Change::Release | Change::ReleaseInstant => self.n.cast_signed(),
+        }
+    }
+}
+
+/// What the count plan keeps between passes.
+#[derive(Debug)]
+pub(super) struct Counts {
+    total: i32,
+    /// The waiting jobs' reservation changes in plan order, from the last pass (`None`: rebuild
+    /// them from the slots).
+    kept: Option<Vec<Step>>,
+}
+
+impl Counts {
+    /// The count plan of a machine of `total` nodes (`None` beyond what its counts hold).
+    pub(super) fn new(total: u32) -> Option<Self> {
+        let total = i32::try_from(total).ok()?;
+        Some(Counts { total, kept: None })
+    }
+
+    /// The plan of a pass at `now` with `free` nodes free, the `running` jobs, and the waiting jobs'
+    /// reservations `(owner, slot, length)` in arrival order; `None` when it is not clean (the
+    /// general profile must plan this pass).
+    pub(super) fn plan(
+        &mut self,
+        now: SimTime,
+        free: u32,
+        running: &[RunningJob],
+        slots: impl Iterator<Item = (JobId, Slot, SimTime)>,
+    ) -> Option<Plan> {
+        let reserved = match self.kept.take() {
+            Some(kept) if kept.first().is_none_or(|s| s.at >= now) => kept,
+            _ => rebuild(now, slots),
+        };
+        let free = i32::try_from(free).ok()?;
+        let plan = Plan::new(now, free, self.total, running, &reserved);
+        plan.is_clean().then_some(plan)
+    }
+
+    /// Keeps the reservations of `plan` after its pass, but those of the jobs it `started`.
+    pub(super) fn keep(&mut self, plan: Plan, started: &[JobId]) {
+        let mut steps = plan.steps;
+        steps.retain(|s| s.owner.is_some_and(|o| !started.contains(&o)));
+        self.kept = Some(steps);
+    }
+}
+
+/// The reservations' changes, each reservation as the general profile plans it at `now`, in order
+/// (ties in arrival order).
+fn rebuild(now: SimTime, slots: impl Iterator<Item = (JobId, Slot, SimTime)>) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for (owner, slot, length) in slots {
+        steps.extend(changes(owner, slot, length, now));
+    }
+    steps.sort_by(Step::cmp); // stable
+    steps
+}
+
+/// The take and the release of `owner`'s reservation at `slot`, as planned at `now`.
+fn changes(owner: JobId, slot: Slot, length: SimTime, now: SimTime) -> impl Iterator<Item = Step> {
+    let n = slot.placement.nodes();
+    span(slot, length, now)
+        .into_iter()
+        .flatten()
+        .map(move |(when, change)| Step {
+            at: when.at,
+            stage: when.stage,
+            change,
+            owner: Some(owner),
+            n,
+        })
+}
+
+/// The count plan of one pass.
+pub(super) struct Plan {
+    now: Moment,
+    /// Free nodes now.
+    base: i32,
+    total: i32,
+    /// The changes, by moment then [`Change`].
+    steps: Vec<Step>,
+    /// Free nodes after each change.
+    after: Vec<i32>,
+    /// Scratch space of [`Marks`].
+    marks: Vec<u64>,
+}
+
+impl Plan {
+    /// The machine now with the running jobs' releases merged into the `reserved` changes (a
+    /// release of a running job before a reservation's change of the same moment and kind).
+    fn new(now: SimTime, free: i32, total: i32, running: &[RunningJob], reserved: &[Step]) -> Self {
+        let releases = ends_in_order(now, running)
+            .into_iter()
+            .map(|(at, _, placement)| Step {
+                at,
+                stage: 0,
+                change: Change::Release,
+                owner: None,
+                n: placement.nodes(),
+            });
+        let mut steps = Vec::with_capacity(reserved.len() + 2 * running.len());
+        let mut rest = reserved.iter().copied().peekable();
+        for r in releases {
+            while let Some(s) = rest.next_if(|s| s.cmp(&r) == Ordering::Less) {
+                steps.push(s);
+            }
+            steps.push(r);
+        }
+        steps.extend(rest);
+        let mut plan = Plan {
+            now: Moment::start_of(now),
+            base: free,
+            total,
+            after: vec![0; steps.len()],
+            steps,
+            marks: Vec::new(),
+        };
+        plan.recount(0, plan.steps.len());
+        plan
+    }
+
+    /// Whether every take finds its nodes free and no release exceeds the machine.
+    fn is_clean(&self) -> bool {
+        self.after.iter().all(|&a| (0..=self.total).contains(&a))
+    }
+
+    /// Recomputes the counts after the changes `from..to`.
+    fn recount(&mut self, from: usize, to: usize) {
+        let mut free = from.checked_sub(1).map_or(self.base, |i| self.after[i]);
+        for (s, a) in self.steps[from..to].iter().zip(&mut self.after[from..to]) {
+            free += s.delta();
+            *a = free;
+        }
+    }
+
+    /// [`Profile::replan`](super::profile::Profile::replan) on counts. A reservation `slot` (not
+    /// fallen into the past) moves only to a slot before it, and every such slot shows before its
+    /// moment: its own changes stay where they are unless it moves.
+    pub(super) fn replan(
+        &mut self,
+        owner: JobId,
+        req: &Request,
+        length: SimTime,
+        slot: Option<Slot>,
+    ) -> Option<Slot> {
+        let n = i32::try_from(req.nodes())
+            .ok()
+            .filter(|&n| n > 0 && n <= self.total)?;
+        let found = match slot {
+            Some(s) if s.when.cmp(&self.now) != Ordering::Less => {
+                let g = self.first_at(s.when);
+                let Some(earlier) = self.earliest(n, length, g) else {
+                    return Some(s);
+                };
+                self.cancel(owner, g);
+                earlier
+            }
+            Some(_) => {
+                self.cancel(owner, 0);
+                self.earliest(n, length, self.steps.len())?
+            }
+            None => self.earliest(n, length, self.steps.len())?,
+        };
+        let slot = Slot {
+            when: found,
+            placement: Placement::Nodes(n.unsigned_abs()),
+        };
+        self.insert(owner, slot, length);
+        Some(slot)
+    }
+
+    /// The index of the first change at `at` or later.
+    fn first_at(&self, at: Moment) -> usize {
+        self.steps
+            .partition_point(|s| s.when().cmp(&at) == Ordering::Less)
+    }
+
+    /// Takes `owner`'s changes (the first at index `from` or later) out.
+    fn cancel(&mut self, owner: JobId, from: usize) {
+        let mine = |s: &Step| s.owner == Some(owner);
+        let Some(take) = self.steps[from..].iter().position(mine).map(|i| from + i) else {
+            return;
+        };
+        let release = self.steps[take + 1..]
+            .iter()
+            .position(mine)
+            .map(|i| take + 1 + i);
+        let n = self.steps[take].n.cast_signed();
+        let end = release.unwrap_or(self.steps.len());
+        self.after[take..end].iter_mut().for_each(|a| *a += n);
+        for i in release.into_iter().chain([take]) {
+            self.steps.remove(i);
+            self.after.remove(i);
+        }
+    }
+
+    /// Puts `owner`'s reservation at `slot` in.
+    fn insert(&mut self, owner: JobId, slot: Slot, length: SimTime) {
+        let mut range = None::<(usize, usize)>;
+        for step in changes(owner, slot, length, self.now.at) {
+            let i = self
+                .steps
+                .partition_point(|s| s.cmp(&step) != Ordering::Greater);
+            self.steps.insert(i, step);
+            self.after.insert(i, 0);
+            range = Some(range.map_or((i, i), |(from, _)| (from, i)));
+        }
+        if let Some((from, to)) = range {
+            // The release gives back what the take took: the counts after it stand.
+            self.recount(from, to + 1);
+        }
+        debug_assert!(
+            self.is_clean(),
+            "a reservation made where it fits keeps the plan clean"
+        );
+    }
+
+    /// The earliest moment `n` nodes are free for `length` seconds (the general profile's search,
+    /// on counts), looking only at moments before change `before`: `None` when there is none.
+    ///
+    /// With `before` the first change of a job's own reservation, this answers for the plan without
+    /// that reservation: its changes come from `before` on, and every window that reaches them finds
+    /// the nodes free (its slot is still free in a clean plan), so no clash lies beyond `before`.
+    ///
+    /// The changes that leave fewer than `n` free are marked once; candidates are then only looked
+    /// at in runs of unmarked changes long enough to hold the job (a candidate's window must end
+    /// before the next marked change, and no candidate of a run starts before its first change).
+    fn earliest(&mut self, n: i32, length: SimTime, before: usize) -> Option<Moment> {
+        let short = Marks::new(&mut self.marks, &self.after[..before], n);
+        let limit = self.steps.get(before).map(Step::when);
+        let mut when = self.now;
+        let mut k = 0;
+        loop {
+            if limit.is_some_and(|l| when.cmp(&l) != Ordering::Less) {
+                return None;
+            }
+            // The plan at `when`: every earlier change, and the releases and takes of `when`.
+            k += self.steps[k..].partition_point(|s| match s.when().cmp(&when) {
+                Ordering::Less => true,
+                Ordering::Equal => s.change != Change::ReleaseInstant,
+                Ordering::Greater => false,
+            });
+            let free = k.checked_sub(1).map_or(self.base, |i| self.after[i]);
+            let mut from = k;
+            if free >= n {
+                // The first marked change from `k` on is a take: it clashes if inside the window.
+                match short.next(k, true) {
+                    Some(b) if self.steps[b].at < when.at + length => from = b,
+                    _ => return Some(when),
+                }
+            }
+            let first = loop {
+                let g = short.next(from, false)?;
+                match short.next(g, true) {
+                    Some(b) if self.steps[b].at < self.steps[g].at + length => from = b,
+                    _ => break g,
+                }
+            };
+            let next = self.steps[first].when();
+            when = if next.cmp(&when) == Ordering::Greater {
+                next
+            } else {
+                // An instant release of `when` leaves `n` free: the next stage.
+                Moment {
+                    at: when.at,
+                    stage: when.stage + 1,
+                }
+            };
+        }
+    }
+}
+
+/// The changes whose count is short of a threshold, as bits.
+struct Marks<'a> {
+    words: &'a [u64],
+    len: usize,
+}
+
+impl<'a> Marks<'a> {
+    /// Marks each count in `counts` below `n`, in `buf`.
+    fn new(buf: &'a mut Vec<u64>, counts: &[i32], n: i32) -> Self {
+        buf.clear();
+        buf.extend(counts.chunks(64).map(|c| {
+            let mut blocks = c.chunks_exact(8);
+            let mut word = 0u64;
+            for (b, block) in (&mut blocks).enumerate() {
+                let block: &[i32; 8] = block.try_into().expect("blocks of 8");
+                word |= u64::from(mark8(block, n)) << (8 * b);
+            }
+            let done = c.len() - blocks.remainder().len();
+            for (j, &a) in blocks.remainder().iter().enumerate() {
+                word |= u64::from(a < n) << (done + j);
+            }
+            word
+        }));
+        Marks {
+            words: buf,
+            len: counts.len(),
+        }
+    }
+
+    /// The first change at `from` or later that is marked (`marked`) or not.
+    fn next(&self, from: usize, marked: bool) -> Option<usize> {
+        let mut w = from / 64;
+        let flip = if marked { 0 } else { u64::MAX };
+        let mut bits = (*self.words.get(w)? ^ flip) & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                return (i < self.len).then_some(i);
+            }
+            w += 1;
+            bits = *self.words.get(w)? ^ flip;
+        }
+    }
+}
+
+/// The bits of the counts in `block` below `n` (a form the compiler turns into vector compares).
+fn mark8(block: &[i32; 8], n: i32) -> u8 {
+    let mut bits = 0u8;
+    for (j, &a) in block.iter().enumerate() {
+        bits |= u8::from(a < n) << j;
+    }
+    bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn running(job: u32, est_end: SimTime, n: u32) -> RunningJob {
+        RunningJob {
+            job: JobId(job),
+            since: 0.0,
+            est_end,
+            placement: Placement::Nodes(n),
+        }
+    }
+
+    fn slot(at: SimTime, n: u32) -> Slot {
+        Slot {
+            when: Moment::start_of(at),
+            placement: Placement::Nodes(n),
+        }
+    }
+
+    /// 10 nodes at 0: job 0 holds 6 until 10; job 1 (8 nodes) is reserved at 10 for 5.
+    fn busy() -> Plan {
+        let mut counts = Counts::new(10).expect("small machine");
+        let slots = [(JobId(1), slot(10.0, 8), 5.0)];
+        counts
+            .plan(0.0, 4, &[running(0, 10.0, 6)], slots.into_iter())
+            .expect("clean")
+    }
+
+    #[test]
+    fn counts_after_each_change() {
+        let p = busy();
+        assert_eq!(p.after, vec![10, 2, 10], "release 6, take 8, release 8");
+    }
+
+    #[test]
+    fn a_job_goes_where_its_whole_window_has_room() {
+        let mut p = busy();
+        // 3 nodes for 20 s clash with the reservation at 10 (2 left): after it ends, at 15.
+        assert_eq!(p.earliest(3, 20.0, 3), Some(Moment::start_of(15.0)));
+        // Ending exactly when the reservation starts is fine; 2 nodes fit beside it anyway.
+        assert_eq!(p.earliest(3, 10.0, 3), Some(Moment::start_of(0.0)));
+        assert_eq!(p.earliest(2, 20.0, 3), Some(Moment::start_of(0.0)));
+        // 5 nodes are not free before 10, and 2 are left then.
+        assert_eq!(p.earliest(5, 1.0, 3), Some(Moment::start_of(15.0)));
+        // Job 1 itself, looking before its own take: no earlier moment has 8 free.
+        assert_eq!(p.earliest(8, 5.0, 1), None);
+    }
+
+    #[test]
+    fn a_reservation_that_cannot_move_keeps_its_place_and_one_that_can_moves() {
+        let mut p = busy();
+        let req = Request::Nodes(8);
+        let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)));
+        assert_eq!(kept, Some(slot(10.0, 8)));
+        assert_eq!(p.after, vec![10, 2, 10], "nothing taken out or put back");
+        // With 9 nodes free now (job 0 ended early), job 1 moves to now.
+        let mut counts = Counts::new(10).expect("small machine");
+        let slots = [(JobId(1), slot(10.0, 8), 5.0)];
+        let mut p = counts.plan(1.0, 10, &[], slots.into_iter()).expect("clean");
+        let moved = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)));
+        assert_eq!(moved, Some(slot(1.0, 8)));
+        assert_eq!(p.after, vec![2, 10]);
+    }
+
+    #[test]
+    fn a_plan_whose_take_finds_too_few_nodes_is_left_to_the_general_profile() {
+        // Job 0 overran and holds 6 of 10; a reservation of 8 at 5 can only have been made on
+        // counts the machine no longer has.
+        let mut counts = Counts::new(10).expect("small machine");
+        let slots = [(JobId(1), slot(5.0, 8), 5.0)];
+        assert!(counts.plan(0.0, 4, &[], slots.into_iter()).is_none());
+        assert!(
+            Counts::new(u32::MAX).is_none(),
+            "beyond what i32 counts hold"
+        );
+    }
+
+    #[test]
+    fn marks_find_marked_and_unmarked_changes() {
+        let counts: Vec<i32> = (0..150).map(|i| if i % 70 == 3 { 0 } else { 5 }).collect();
+        let mut buf = Vec::new();
+        let m = Marks::new(&mut buf, &counts, 1);
+        assert_eq!(m.next(0, true), Some(3));
+        assert_eq!(m.next(4, true), Some(73));
+        assert_eq!(m.next(74, true), Some(143));
+        assert_eq!(m.next(144, true), None);
+        assert_eq!(m.next(3, false), Some(4));
+        assert_eq!(m.next(149, false), Some(149));
+        assert_eq!(m.next(150, false), None);
+    }
+}

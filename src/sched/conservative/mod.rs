@@ -1,0 +1,259 @@
+//! Conservative backfilling (Mu'alem & Feitelson, IEEE TPDS 12(6), 2001, §2): every waiting job holds
+//! a reservation, made in arrival order; a job starts early only where it delays no reservation.
+//!
+//! A reservation is a start time and a placement. The plan is a *profile*: the machine now, the
+//! running jobs' releases at their estimated ends (an overrunning job's at "now") and, for each
+//! reservation, its placement taken at its start and released at start + estimate. One pass per
+//! instant (see [`backfill`](super::backfill)) goes over the waiting jobs in arrival order and, for
+//! each, takes its reservation out of the profile and puts it back at the earliest slot the profile
+//! leaves (compression): since its old slot is still free, a reservation never moves later unless a
+//! running job overran its estimate. A job whose slot is now starts on its reserved placement.
+//!
+//! Finding a slot (docs/ALGORITHMS.md, "Backfilling on topologies"): candidate start times are now and
+//! every later change of the profile, in order; at each, the candidates are the placement the
+//! allocator chooses on the machine as planned then, and the job's previous placement; the first that
+//! stays free until the job's estimated end (checked after each reservation that starts inside that
+//! window) is taken. On a flat machine placements are node counts and this is the textbook free-node
+//! profile.
+//!
+//! Two plans answer these questions: [`profile`] on any allocator, with allocator snapshots, and
+//! [`counts`] on an allocator of interchangeable nodes
+//! ([`Allocator::counts_nodes`](crate::machine::Allocator::counts_nodes)), with integer
+//! free counts kept from pass to pass. They give the same slots; the count plan gets there without
+//! snapshots and without re-planning a reservation that provably cannot move.
+
+pub mod counts;
+mod profile;
+
+use std::cmp::Ordering;
+
+use rustc_hash::FxHashMap;
+
+use super::backfill::DeferredPass;
+use super::{Scheduler, System};
+use crate::SimTime;
+use crate::resource::{Placement, Request};
+use crate::workload::JobId;
+use counts::Counts;
+use profile::Profile;
+
+/// Conservative backfilling.
+#[derive(Debug, Default)]
+pub(crate) struct Conservative {
+    /// Waiting jobs in arrival order, with their reservations.
+    waiting: Vec<Waiting>,
+    pass: DeferredPass,
+    /// When each running job started (to tell an early or late end from an end on estimate).
+    started: FxHashMap<JobId, SimTime>,
+    /// A job ended off its estimate, or a due start failed: the next pass re-plans everything.
+    replan: bool,
+    /// Which plan the allocator allows, found at the first pass.
+    mode: Mode,
+}
+
+/// The plan a run uses.
+#[derive(Debug, Default)]
+enum Mode {
+    /// Not known before the first pass.
+    #[default]
+    Unknown,
+    /// Allocator snapshots ([`profile`]).
+    General,
+    /// Node counts ([`counts`]), with the reservations kept between passes.
+    Counts(Counts),
+}
+
+/// A waiting job, what the passes read of it (copied at arrival), and its reservation (none before
+/// its first pass).
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    job: JobId,
+    req: Request,
+    estimate: SimTime,
+    slot: Option<Slot>,
+}
+
+/// A point of the plan: a time and, within that instant, a *stage*. Stage 0 is the first pass of the
+/// instant; stage `s + 1` comes after the jobs of length 0 taken at stage `s` have ended again (the
+/// engine's further departure batch and pass at the same instant).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Moment {
+    at: SimTime,
+    stage: u32,
+}
+
+impl Moment {
+    /// Stage 0 of `at`.
+    fn start_of(at: SimTime) -> Self {
+        Moment { at, stage: 0 }
+    }
+
+    fn cmp(&self, other: &Moment) -> Ordering {
+        self.at
+            .total_cmp(&other.at)
+            .then(self.stage.cmp(&other.stage))
+    }
+}
+
+/// A reservation: when (with its stage) and where.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Slot {
+    when: Moment,
+    placement: Placement,
+}
+
+/// What a step does, in the order the steps of one moment apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Change {
+    /// A job ends: its placement is given back.
+    Release,
+    /// A reservation starts: its placement is taken.
+    Take,
+    /// A reservation of length 0 ends at its own start: its placement is given back after every take
+    /// of the moment (its nodes are free again from the next stage on).
+    ReleaseInstant,
+}
+
+/// The take and the release of a reservation at `slot` of `length` seconds, as planned at `now`. A
+/// reservation already due that could not start (on the nodes of an overrunning job) keeps only its
+/// part from now on, and is dropped (`None`) once over.
+fn span(slot: Slot, length: SimTime, now: SimTime) -> Option<[(Moment, Change); 2]> {
+    let start = if slot.when.at < now {
+        Moment::start_of(now)
+    } else {
+        slot.when
+    };
+    let end = slot.when.at + length;
+    let release = match end.total_cmp(&start.at) {
+        Ordering::Less => return None,
+        Ordering::Equal if slot.when.at < now => return None,
+        Ordering::Equal => (start, Change::ReleaseInstant),
+        Ordering::Greater => (Moment::start_of(end), Change::Release),
+    };
+    Some([(start, Change::Take), release])
+}
+
+/// The plan of one pass.
+enum Plan {
+    General(Profile),
+    Counts(counts::Plan),
+}
+
+impl Plan {
+    /// Moves `w`'s reservation to the earliest slot the plan leaves it (unchanged when it fits
+    /// nowhere).
+    fn replan(&mut self, w: &mut Waiting) {
+        let slot = match self {
+            Plan::General(p) => p.replan(w.job, &w.req, w.estimate, w.slot),
+            Plan::Counts(p) => p.replan(w.job, &w.req, w.estimate, w.slot),
+        };
+        if slot.is_some() {
+            w.slot = slot;
+        }
+    }
+}
+
+impl Conservative {
+    /// The pass of one instant. After a job ended off its estimate, every reservation is compressed
+    /// in arrival order; otherwise the reservations stand (nothing they were planned on changed) and
+    /// only newcomers are planned. Due jobs start.
+    fn run(&mut self, sys: &mut dyn System) {
+        let now = sys.now();
+        let replan = std::mem::take(&mut self.replan);
+        let mut plan = self.plan(sys);
+        let waiting = std::mem::take(&mut self.waiting);
+        let mut started = Vec::new();
+        for mut w in waiting {
+            // A slot at a later stage of an instant now reached is re-planned at this stage.
+            let staged = w.slot.is_some_and(|s| s.when.at <= now && s.when.stage > 0);
+            if replan || staged || w.slot.is_none() {
+                plan.replan(&mut w);
+            }
+            let Some(slot) = w.slot else {
+                self.waiting.push(w);
+                continue;
+            };
+            // A slot at a later stage of this instant waits for that stage's pass.
+            if slot.when.at <= now && slot.when.stage == 0 {
+                if sys.try_start_on(w.job, slot.placement) {
+                    self.started.insert(w.job, now);
+                    started.push(w.job);
+                    continue;
+                }
+                self.replan = true;
+            }
+            sys.promise(w.job, slot.when.at);
+            self.waiting.push(w);
+        }
+        if let (Mode::Counts(kept), Plan::Counts(plan)) = (&mut self.mode, plan) {
+            kept.keep(plan, &started);
+        }
+        let next = self
+            .waiting
+            .iter()
+            .filter_map(|w| w.slot)
+            .map(|s| s.when.at);
+        if let Some(at) = next.filter(|&t| t > now).min_by(SimTime::total_cmp) {
+            self.pass.wake_at(at, sys);
+        }
+    }
+
+    /// The plan of this pass: the count plan where the allocator allows it and it reproduces the
+    /// general one (see [`counts`]), else the general profile.
+    fn plan(&mut self, sys: &dyn System) -> Plan {
+        let now = sys.now();
+        let running = sys.running_jobs();
+        if let Mode::Unknown = self.mode {
+            let base = sys.snapshot();
+            let counts = base
+                .counts_nodes()
+                .then(|| Counts::new(base.machine().nodes()));
+            self.mode = counts.flatten().map_or(Mode::General, Mode::Counts);
+        }
+        let slots = self
+            .waiting
+            .iter()
+            .filter_map(|w| w.slot.map(|slot| (w.job, slot, w.estimate)));
+        if let Mode::Counts(kept) = &mut self.mode
+            && let Some(plan) = kept.plan(now, sys.free_nodes(), &running, slots.clone())
+        {
+            return Plan::Counts(plan);
+        }
+        let mut profile = Profile::new(now, sys.snapshot(), &running);
+        profile.reserve_all(slots);
+        Plan::General(profile)
+    }
+}
+
+impl Scheduler for Conservative {
+    fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
+        let j = sys.job(job);
+        self.waiting.push(Waiting {
+            job,
+            req: j.request,
+            estimate: j.estimate,
+            slot: None,
+        });
+        self.pass.arm(sys);
+    }
+
+    fn on_departure(&mut self, sys: &mut dyn System) {
+        let now = sys.now();
+        for id in sys.departed() {
+            if let Some(start) = self.started.remove(id) {
+                self.replan |= start + sys.job(*id).estimate != now;
+            }
+        }
+        self.pass.arm(sys);
+    }
+
+    fn on_timer(&mut self, token: u64, sys: &mut dyn System) {
+        if self.pass.fire(token, sys) {
+            self.run(sys);
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+}
