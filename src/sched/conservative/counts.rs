@@ -205,27 +205,29 @@ impl Plan {
         let n = i32::try_from(req.nodes())
             .ok()
             .filter(|&n| n > 0 && n <= self.total)?;
-        let found = match slot {
+        let slot_at = |when| Slot {
+            when,
+            placement: Placement::Nodes(n.unsigned_abs()),
+        };
+        match slot {
             Some(s) if s.when.cmp(&self.now) != Ordering::Less => {
                 let g = self.first_at(s.when);
                 let Some(earlier) = self.earliest(n, length, g) else {
                     return Some(s);
                 };
-                self.cancel(owner, g);
-                earlier
+                let slot = slot_at(earlier);
+                self.advance(owner, g, slot, length);
+                Some(slot)
             }
-            Some(_) => {
-                self.cancel(owner, 0);
-                self.earliest(n, length, self.steps.len())?
+            _ => {
+                if slot.is_some() {
+                    self.cancel(owner);
+                }
+                let slot = slot_at(self.earliest(n, length, self.steps.len())?);
+                self.insert(owner, slot, length);
+                Some(slot)
             }
-            None => self.earliest(n, length, self.steps.len())?,
-        };
-        let slot = Slot {
-            when: found,
-            placement: Placement::Nodes(n.unsigned_abs()),
-        };
-        self.insert(owner, slot, length);
-        Some(slot)
+        }
     }
 
     /// The index of the first change at `at` or later.
@@ -234,10 +236,10 @@ impl Plan {
             .partition_point(|s| s.when().cmp(&at) == Ordering::Less)
     }
 
-    /// Takes `owner`'s changes (the first at index `from` or later) out.
-    fn cancel(&mut self, owner: JobId, from: usize) {
+    /// Takes `owner`'s changes out.
+    fn cancel(&mut self, owner: JobId) {
         let mine = |s: &Step| s.owner == Some(owner);
-        let Some(take) = self.steps[from..].iter().position(mine).map(|i| from + i) else {
+        let Some(take) = self.steps.iter().position(mine) else {
             return;
         };
         let release = self.steps[take + 1..]
@@ -251,6 +253,34 @@ impl Plan {
             self.steps.remove(i);
             self.after.remove(i);
         }
+    }
+
+    /// Moves `owner`'s reservation, whose take is its first change at index `from` or later, to the
+    /// earlier `slot`: each change is rotated back to its place, and only the counts from the new
+    /// take to the old release change.
+    fn advance(&mut self, owner: JobId, from: usize, slot: Slot, length: SimTime) {
+        let mine = |s: &Step| s.owner == Some(owner);
+        let old_take = from + self.steps[from..].iter().position(mine).expect("its take");
+        let old_release =
+            old_take + 1 + (self.steps[old_take + 1..].iter().position(mine)).expect("its release");
+        let mut new = changes(owner, slot, length, self.now.at);
+        let (Some(take), Some(release)) = (new.next(), new.next()) else {
+            unreachable!("a slot from now on has a take and a release");
+        };
+        // Both changes move earlier (or stay): each goes after the changes before its old place
+        // that do not come after it.
+        let first = self.steps[..old_take].partition_point(|s| s.cmp(&take) != Ordering::Greater);
+        self.steps[first..=old_take].rotate_right(1);
+        self.steps[first] = take;
+        let second =
+            self.steps[..old_release].partition_point(|s| s.cmp(&release) != Ordering::Greater);
+        self.steps[second..=old_release].rotate_right(1);
+        self.steps[second] = release;
+        self.recount(first, old_release + 1);
+        debug_assert!(
+            self.is_clean(),
+            "a reservation made where it fits keeps the plan clean"
+        );
     }
 
     /// Puts `owner`'s reservation at `slot` in.
@@ -289,6 +319,8 @@ impl Plan {
         let limit = self.steps.get(before).map(Step::when);
         let mut when = self.now;
         let mut k = 0;
+        // The end of the last window looked at (windows only move later).
+        let mut reach = 0;
         loop {
             if limit.is_some_and(|l| when.cmp(&l) != Ordering::Less) {
                 return None;
@@ -310,9 +342,16 @@ impl Plan {
             }
             let first = loop {
                 let g = short.next(from, false)?;
-                match short.next(g, true) {
-                    Some(b) if self.steps[b].at < self.steps[g].at + length => from = b,
-                    _ => break g,
+                // The window of a start at `g`: a marked change in it rules out every candidate
+                // up to that change.
+                let end = self.steps[g].at + length;
+                reach = reach.max(g);
+                while reach < before && self.steps[reach].at < end {
+                    reach += 1;
+                }
+                match short.last(g, reach) {
+                    Some(b) => from = b + 1,
+                    None => break g,
                 }
             };
             let next = self.steps[first].when();
@@ -340,21 +379,46 @@ impl<'a> Marks<'a> {
     fn new(buf: &'a mut Vec<u64>, counts: &[i32], n: i32) -> Self {
         buf.clear();
         buf.extend(counts.chunks(64).map(|c| {
-            let mut blocks = c.chunks_exact(8);
-            let mut word = 0u64;
-            for (b, block) in (&mut blocks).enumerate() {
-                let block: &[i32; 8] = block.try_into().expect("blocks of 8");
-                word |= u64::from(mark8(block, n)) << (8 * b);
+            // One byte per count first (vector compares), then eight bytes to eight bits.
+            let mut bytes = [0u8; 64];
+            for (b, &a) in bytes.iter_mut().zip(c) {
+                *b = u8::from(a < n);
             }
-            let done = c.len() - blocks.remainder().len();
-            for (j, &a) in blocks.remainder().iter().enumerate() {
-                word |= u64::from(a < n) << (done + j);
-            }
-            word
+            bytes
+                .chunks_exact(8)
+                .enumerate()
+                .fold(0u64, |word, (i, eight)| {
+                    let eight = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
+                    // Byte j (0 or 1) lands on bit 56 + j; the top byte is the eight bits.
+                    let bits = eight.wrapping_mul(0x0102_0408_1020_4080) >> 56;
+                    word | bits << (8 * i)
+                })
         }));
         Marks {
             words: buf,
             len: counts.len(),
+        }
+    }
+
+    /// The last marked change in `from..to`.
+    fn last(&self, from: usize, to: usize) -> Option<usize> {
+        if from >= to {
+            return None;
+        }
+        let (first, mut w) = (from / 64, (to - 1) / 64);
+        let mut bits = self.words[w] & (u64::MAX >> (63 - (to - 1) % 64));
+        loop {
+            if w == first {
+                bits &= u64::MAX << (from % 64);
+            }
+            if bits != 0 {
+                return Some(w * 64 + 63 - bits.leading_zeros() as usize);
+            }
+            if w == first {
+                return None;
+            }
+            w -= 1;
+            bits = self.words[w];
         }
     }
 
@@ -372,15 +436,6 @@ impl<'a> Marks<'a> {
             bits = *self.words.get(w)? ^ flip;
         }
     }
-}
-
-/// The bits of the counts in `block` below `n` (a form the compiler turns into vector compares).
-fn mark8(block: &[i32; 8], n: i32) -> u8 {
-    let mut bits = 0u8;
-    for (j, &a) in block.iter().enumerate() {
-        bits |= u8::from(a < n) << j;
-    }
-    bits
 }
 
 #[cfg(test)]
@@ -473,5 +528,10 @@ mod tests {
         assert_eq!(m.next(3, false), Some(4));
         assert_eq!(m.next(149, false), Some(149));
         assert_eq!(m.next(150, false), None);
+        assert_eq!(m.last(0, 150), Some(143));
+        assert_eq!(m.last(0, 143), Some(73));
+        assert_eq!(m.last(4, 73), None);
+        assert_eq!(m.last(3, 4), Some(3));
+        assert_eq!(m.last(5, 5), None);
     }
 }

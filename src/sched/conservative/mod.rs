@@ -71,6 +71,8 @@ struct Waiting {
     req: Request,
     estimate: SimTime,
     slot: Option<Slot>,
+    /// The engine has its first promise.
+    promised: bool,
 }
 
 /// A point of the plan: a time and, within that instant, a *stage*. Stage 0 is the first pass of the
@@ -161,39 +163,42 @@ impl Conservative {
         let now = sys.now();
         let replan = std::mem::take(&mut self.replan);
         let mut plan = self.plan(sys);
-        let waiting = std::mem::take(&mut self.waiting);
         let mut started = Vec::new();
-        for mut w in waiting {
+        let mut wake = None::<SimTime>;
+        let failed = &mut self.replan;
+        let since = &mut self.started;
+        self.waiting.retain_mut(|w| {
             // A slot at a later stage of an instant now reached is re-planned at this stage.
             let staged = w.slot.is_some_and(|s| s.when.at <= now && s.when.stage > 0);
             if replan || staged || w.slot.is_none() {
-                plan.replan(&mut w);
+                plan.replan(w);
             }
             let Some(slot) = w.slot else {
-                self.waiting.push(w);
-                continue;
+                return true;
             };
             // A slot at a later stage of this instant waits for that stage's pass.
             if slot.when.at <= now && slot.when.stage == 0 {
                 if sys.try_start_on(w.job, slot.placement) {
-                    self.started.insert(w.job, now);
+                    since.insert(w.job, now);
                     started.push(w.job);
-                    continue;
+                    return false;
                 }
-                self.replan = true;
+                *failed = true;
             }
-            sys.promise(w.job, slot.when.at);
-            self.waiting.push(w);
-        }
+            if !w.promised {
+                // The engine keeps the first promise only.
+                sys.promise(w.job, slot.when.at);
+                w.promised = true;
+            }
+            if slot.when.at > now && wake.is_none_or(|t| slot.when.at < t) {
+                wake = Some(slot.when.at);
+            }
+            true
+        });
         if let (Mode::Counts(kept), Plan::Counts(plan)) = (&mut self.mode, plan) {
             kept.keep(plan, &started);
         }
-        let next = self
-            .waiting
-            .iter()
-            .filter_map(|w| w.slot)
-            .map(|s| s.when.at);
-        if let Some(at) = next.filter(|&t| t > now).min_by(SimTime::total_cmp) {
+        if let Some(at) = wake {
             self.pass.wake_at(at, sys);
         }
     }
@@ -233,6 +238,7 @@ impl Scheduler for Conservative {
             req: j.request,
             estimate: j.estimate,
             slot: None,
+            promised: false,
         });
         self.pass.arm(sys);
     }
