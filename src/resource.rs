@@ -151,9 +151,9 @@ impl Dims {
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.v[..self.len()].iter().map(|&x| u32::from(x))
     }
-    /// Product of the values (node count of a box of these extents).
+    /// Product of the values (node count of a box of these extents), saturating at `u64::MAX`.
     pub fn volume(&self) -> u64 {
-        self.iter().map(u64::from).product()
+        self.iter().map(u64::from).fold(1, u64::saturating_mul)
     }
 }
 
@@ -540,6 +540,8 @@ mod tests {
             "torus:70000",
             "hypercube:21",
             "mesh:65536x65536",
+            // Found by the labels fuzz target: six extents whose product overflows u64.
+            "mesh:881x21881x269x21x21881x26216",
             "ring:4",
         ] {
             assert!(bad.parse::<MachineSpec>().is_err(), "{bad}");
