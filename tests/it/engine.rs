@@ -474,3 +474,17 @@ fn same_input_gives_the_same_records() {
         assert_eq!(x.alloc, y.alloc);
     }
 }
+
+/// Every allocator call is counted; the wall time is sampled (one call in 16, the first included),
+/// so even a single call gives a time.
+#[test]
+fn allocator_calls_are_counted_and_their_time_sampled() {
+    for n in [1, 40] {
+        let jobs: Vec<_> = (0..n)
+            .map(|i| (f64::from(i), 1.0, Request::Nodes(1)))
+            .collect();
+        let out = run_valid(&workload(&jobs), flat(4), SchedKind::Fcfs, AllocKind::Flat);
+        assert_eq!(out.alloc.attempts, u64::from(n as u32));
+        assert!(out.alloc_time_s > 0.0, "{n} calls: no time");
+    }
+}
