@@ -522,7 +522,7 @@ impl State<'_> {
             self.counters.skipped += 1;
             return false;
         }
-        let placement = if self.counters.alloc.attempts % TIMED_EVERY == 0 {
+        let placement = if self.counters.alloc.attempts.is_multiple_of(TIMED_EVERY) {
             let t0 = Instant::now();
             let placement = self.alloc.allocate(&req);
             self.counters.alloc_time += t0.elapsed();

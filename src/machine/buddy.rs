@@ -14,20 +14,24 @@
 //! [`Allocator::occupy`] accepts any free subcube, aligned or not (a planner's snapshot, a static
 //! partition): the free cubes it overlaps are split by the buddy rule around it. The lists then always
 //! hold the *maximal* free aligned cubes (no two free buddies are ever both listed), so a free aligned
-//! cube always lies inside one listed cube.
+//! cube always lies inside one listed cube: that is how [`Allocator::is_free`] answers, with no node
+//! bitmap to keep. A request on the empty 10-cube (ten halvings, then ten merges on release) costs
+//! about 700 instructions.
 
-use super::cube::{self, CubeNodes, NodeBits};
+use super::cube::{self, NodeBits};
 use super::{AllocKind, Allocator, MachineSpec, Placement, Request, SpecError, Subcube};
 
 /// The buddy system on an `n`-cube.
 #[derive(Debug, Clone)]
 pub struct Buddy {
-    nodes: CubeNodes,
+    order: u8,
+    /// Free nodes (the lists' cubes' nodes).
+    free: u32,
     /// All lists in one bitmap: bit `slot(k, base)` set when the aligned `k`-cube at `base` is free
     /// and listed in `F_k` (level `k` holds `2^(n−k)` slots, in heap order).
     lists: NodeBits,
-    /// Number of cubes in each list (`order ≤ 20`).
-    counts: [u32; 21],
+    /// Number of cubes in each list (`order ≤ 20`; 32 entries so that `k & 31` needs no check).
+    counts: [u32; 32],
     /// Bit `k` set when `F_k` is not empty.
     nonempty: u32,
 }
@@ -45,12 +49,14 @@ impl Buddy {
     pub fn new(order: u8) -> Self {
         let order = order.min(20);
         let mut b = Buddy {
-            nodes: CubeNodes::new(order),
+            order,
+            free: 1 << order,
             lists: NodeBits::new(2 << order),
-            counts: [0; 21],
+            counts: [0; 32],
             nonempty: 0,
         };
-        b.list(order, 1, true);
+        b.put_in(order, 1);
+        b.nonempty = 1 << order;
         b
     }
 
@@ -59,121 +65,172 @@ impl Buddy {
         std::iter::successors(self.first_listed(k, 0), |&b| {
             self.first_listed(k, b + (1 << k))
         })
-        .map(|base| cube::aligned(self.nodes.order, k, base))
+        .map(|base| cube::aligned(self.order, k, base))
         .collect()
     }
 
     /// Bit index of the aligned `k`-cube at `base`, in heap order: the whole cube is slot 1, the two
     /// halves of slot `s` are `2s` and `2s + 1`, so level `k` holds slots `2^(n−k) … 2^(n−k+1) − 1`.
     fn slot(&self, k: u8, base: u32) -> u32 {
-        (1 << (self.nodes.order - k)) | (base >> k)
+        (1 << (self.order - k)) | (base >> k)
     }
 
     /// The lowest listed `k`-cube at or after address `from`.
     fn first_listed(&self, k: u8, from: u32) -> Option<u32> {
-        let start = 1 << (self.nodes.order - k);
+        let start = 1 << (self.order - k);
         let bit = self.lists.first_set(start + (from >> k))?;
         (bit < 2 * start).then(|| (bit - start) << k)
     }
 
-    /// Puts (or takes) the `k`-cube of slot `s` in (out of) `F_k`.
-    fn list(&mut self, k: u8, s: u32, on: bool) {
-        self.lists.put(s, on);
-        let count = &mut self.counts[k as usize];
-        if on {
-            *count += 1;
-            self.nonempty |= 1 << k;
-        } else {
-            *count -= 1;
-            if *count == 0 {
-                self.nonempty &= !(1 << k);
-            }
+    /// Buddy_Request's choice for `req`: the wanted dimension `k`, the first non-empty list `F_j`
+    /// with `j ≥ k`, and the base of its lowest cube (which the job's `k`-cube shares).
+    fn request(&self, req: &Request) -> Option<(u8, u8, u32)> {
+        let k = cube::wanted(self.order, req)?;
+        let above = self.nonempty >> k;
+        if above == 0 {
+            return None;
         }
+        let j = k + above.trailing_zeros() as u8;
+        Some((k, j, self.first_listed(j, 0)?))
+    }
+
+    /// Puts the `k`-cube of slot `s` in `F_k` (the caller marks `F_k` non-empty).
+    fn put_in(&mut self, k: u8, s: u32) {
+        self.lists.put(s, true);
+        self.counts[usize::from(k & 31)] += 1;
+    }
+
+    /// Takes the `k`-cube of slot `s` out of `F_k`, and `F_k` out of the non-empty lists if it was
+    /// the last.
+    fn take_out(&mut self, k: u8, s: u32) {
+        self.lists.put(s, false);
+        let count = &mut self.counts[usize::from(k & 31)];
+        *count -= 1;
+        self.nonempty &= !(u32::from(*count == 0) << k);
+    }
+
+    /// The listed cube holding the aligned `k`-cube at `base` (its level and slot), if that cube is
+    /// free: the lists hold every maximal free aligned cube, and only non-empty lists from `k` up
+    /// can hold it.
+    fn holder(&self, k: u8, base: u32) -> Option<(u8, u32)> {
+        let mut levels = self.nonempty >> k << k;
+        while levels != 0 {
+            let j = levels.trailing_zeros() as u8;
+            let s = self.slot(j, base);
+            if self.lists.get(s) {
+                return Some((j, s));
+            }
+            levels &= levels - 1;
+        }
+        None
     }
 
     /// Takes the aligned free `k`-cube at `base` out of the lists: the listed cube containing it is
     /// removed and decomposed, every upper half not holding it going to its list.
     fn take_aligned(&mut self, k: u8, base: u32) {
-        // Only non-empty lists can hold it: their levels from `k` up.
-        let mut levels = self.nonempty >> k << k;
-        let (j, mut s) = loop {
-            if levels == 0 {
-                debug_assert!(false, "no free cube holds the {k}-cube at {base}");
-                return;
-            }
-            let j = levels.trailing_zeros() as u8;
-            let s = self.slot(j, base);
-            if self.lists.get(s) {
-                break (j, s);
-            }
-            levels &= levels - 1;
-        };
-        self.list(j, s, false);
-        for l in (k..j).rev() {
-            // Down to the half holding `base`; the other half is listed.
-            s = 2 * s + (base >> l & 1);
-            self.list(l, s ^ 1, true);
+        match self.holder(k, base) {
+            Some((j, s)) => self.split(j, s, k, base),
+            None => debug_assert!(false, "no free cube holds the {k}-cube at {base}"),
         }
     }
 
-    /// Buddy_Release of the aligned `k`-cube at `base`: listed, merged with its buddy while it can.
-    fn release_aligned(&mut self, mut k: u8, base: u32) {
-        let mut s = self.slot(k, base);
-        while s > 1 && self.lists.get(s ^ 1) {
-            self.list(k, s ^ 1, false);
-            s >>= 1;
-            k += 1;
+    /// Decomposes the listed `j`-cube of slot `s` down to the `k`-cube at `base` inside it: the cube
+    /// leaves `F_j`, and at each level the half not holding `base` joins its list.
+    fn split(&mut self, j: u8, mut s: u32, k: u8, base: u32) {
+        self.take_out(j, s);
+        for l in (k..j).rev() {
+            s = 2 * s + (base >> l & 1);
+            self.put_in(l, s ^ 1);
         }
-        self.list(k, s, true);
+        self.nonempty |= cube::low_bits(j) & !cube::low_bits(k);
+    }
+
+    /// Buddy_Request's decomposition of the listed `j`-cube of slot `s` down to its lowest `k`-cube:
+    /// [`Buddy::split`] where the lower half is always kept, so every upper half `2s + 1` is listed.
+    fn split_low(&mut self, j: u8, mut s: u32, k: u8) {
+        self.take_out(j, s);
+        for l in (k..j).rev() {
+            s *= 2;
+            self.put_in(l, s + 1);
+        }
+        self.nonempty |= cube::low_bits(j) & !cube::low_bits(k);
+    }
+
+    /// Buddy_Release of the aligned `k`-cube at `base`: listed, merged with its buddy while it can.
+    fn release_aligned(&mut self, k: u8, base: u32) {
+        let mut s = self.slot(k, base);
+        let mut level = u32::from(k) & 31;
+        // The lists a merge empties, cleared from `nonempty` once at the end.
+        let mut emptied = 0;
+        while s > 1 && self.lists.get(s ^ 1) {
+            self.lists.put(s ^ 1, false);
+            let count = &mut self.counts[level as usize];
+            *count -= 1;
+            emptied |= u32::from(*count == 0) << level;
+            s >>= 1;
+            level = (level + 1) & 31;
+        }
+        self.lists.put(s, true);
+        self.counts[level as usize] += 1;
+        self.nonempty = self.nonempty & !emptied | 1 << level;
     }
 }
 
 impl Allocator for Buddy {
     fn machine(&self) -> MachineSpec {
         MachineSpec::Hypercube {
-            dim: self.nodes.order,
+            dim: self.order,
         }
     }
     /// Buddy_Request: the lowest cube of the first non-empty `F_j`, `j ≥ k`, its lowest `k`-cube.
     fn find(&mut self, req: &Request) -> Option<Placement> {
-        let order = self.nodes.order;
-        let k = cube::wanted(order, req)?;
-        let above = self.nonempty >> k;
-        if above == 0 {
-            return None;
-        }
-        let j = k + above.trailing_zeros() as u8;
-        let base = self.first_listed(j, 0)?;
-        Some(Placement::Subcube(cube::aligned(order, k, base)))
+        let (k, _, base) = self.request(req)?;
+        Some(Placement::Subcube(cube::aligned(self.order, k, base)))
+    }
+    /// Buddy_Request with the decomposition: the cube [`Allocator::find`] names, split straight from
+    /// the list it was found in.
+    fn allocate(&mut self, req: &Request) -> Option<Placement> {
+        let (k, j, base) = self.request(req)?;
+        self.split_low(j, self.slot(j, base), k);
+        self.free -= 1 << k;
+        Some(Placement::Subcube(cube::aligned(self.order, k, base)))
     }
     fn occupy(&mut self, p: &Placement) {
-        let Some(c) = cube::subcube_of(self.nodes.order, p) else {
+        let Some(c) = cube::subcube_of(self.order, p) else {
             debug_assert!(false, "not a subcube of this machine: {p:?}");
             return;
         };
-        self.nodes.mark(c, true);
-        for (t, base) in cube::aligned_pieces(c) {
-            self.take_aligned(t, base);
+        debug_assert!(self.is_free(p), "{c} is not free");
+        self.free -= 1 << c.dim();
+        match cube::aligned_dim(c) {
+            Some(k) => self.take_aligned(k, c.addr),
+            None => cube::aligned_pieces(c).for_each(|(t, base)| self.take_aligned(t, base)),
         }
     }
     fn vacate(&mut self, p: &Placement) {
-        let Some(c) = cube::subcube_of(self.nodes.order, p) else {
+        let Some(c) = cube::subcube_of(self.order, p) else {
             debug_assert!(false, "not a subcube of this machine: {p:?}");
             return;
         };
-        self.nodes.mark(c, false);
-        for (t, base) in cube::aligned_pieces(c) {
-            self.release_aligned(t, base);
+        self.free += 1 << c.dim();
+        match cube::aligned_dim(c) {
+            Some(k) => self.release_aligned(k, c.addr),
+            None => cube::aligned_pieces(c).for_each(|(t, base)| self.release_aligned(t, base)),
         }
     }
     fn is_free(&self, p: &Placement) -> bool {
-        cube::subcube_of(self.nodes.order, p).is_some_and(|c| self.nodes.all_free(c))
+        cube::subcube_of(self.order, p).is_some_and(|c| {
+            match cube::aligned_dim(c) {
+                Some(k) => self.holder(k, c.addr).is_some(),
+                None => cube::aligned_pieces(c).all(|(t, base)| self.holder(t, base).is_some()),
+            }
+        })
     }
     fn free_nodes(&self) -> u32 {
-        self.nodes.free()
+        self.free
     }
     fn fits_empty(&self, req: &Request) -> bool {
-        cube::wanted(self.nodes.order, req).is_some()
+        cube::wanted(self.order, req).is_some()
     }
     fn snapshot(&self) -> Box<dyn Allocator> {
         Box::new(self.clone())

@@ -110,6 +110,38 @@ fn run(kind: AllocKind, order: u8, ops: &[Op]) -> Result<Vec<Placement>, TestCas
     Ok(granted)
 }
 
+/// The textbook buddy system (§3.2), one ordered set of free bases per dimension.
+struct BuddyModel {
+    lists: Vec<std::collections::BTreeSet<u32>>,
+}
+
+impl BuddyModel {
+    fn new(order: u8) -> Self {
+        let mut lists = vec![std::collections::BTreeSet::new(); usize::from(order) + 1];
+        lists[usize::from(order)].insert(0);
+        BuddyModel { lists }
+    }
+    /// Buddy_Request: the lowest cube of the first non-empty `F_j`, `j ≥ k`, halved down to `k`
+    /// keeping the lower half, each upper half listed.
+    fn request(&mut self, k: u8) -> Option<u32> {
+        let j = (usize::from(k)..self.lists.len()).find(|&j| !self.lists[j].is_empty())?;
+        let base = self.lists[j].pop_first()?;
+        for l in (usize::from(k)..j).rev() {
+            self.lists[l].insert(base + (1 << l));
+        }
+        Some(base)
+    }
+    /// Buddy_Release: listed, merged with its buddy while the buddy is listed.
+    fn release(&mut self, k: u8, mut base: u32) {
+        let mut l = usize::from(k);
+        while l + 1 < self.lists.len() && self.lists[l].remove(&(base ^ (1 << l))) {
+            base &= !(1 << l);
+            l += 1;
+        }
+        self.lists[l].insert(base);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -122,6 +154,32 @@ proptest! {
         for kind in KINDS {
             let first = run(kind, order, &ops)?;
             prop_assert_eq!(first, run(kind, order, &ops)?, "{} is deterministic", kind);
+        }
+    }
+
+    /// Buddy grants exactly the cube the textbook buddy system grants, step by step.
+    #[test]
+    fn buddy_grants_what_the_textbook_buddy_system_grants(order in 1u8..=10, ops in (1u8..=10).prop_flat_map(ops)) {
+        let machine = MachineSpec::Hypercube { dim: order };
+        let mut alloc = AllocKind::Buddy.build(machine).unwrap();
+        let mut model = BuddyModel::new(order);
+        let mut held: Vec<Subcube> = Vec::new();
+        for op in ops {
+            match op {
+                Op::Alloc(k) => {
+                    let k = k.min(order);
+                    let want = model.request(k).map(|b| Subcube::new(order, b, (1 << k) - 1));
+                    let got = alloc.allocate(&Request::Subcube(k));
+                    prop_assert_eq!(got, want.map(Placement::Subcube));
+                    held.extend(want);
+                }
+                Op::Release(i) if !held.is_empty() => {
+                    let c = held.swap_remove(i % held.len());
+                    alloc.vacate(&Placement::Subcube(c));
+                    model.release(c.dim(), c.addr);
+                }
+                Op::Release(_) => {}
+            }
         }
     }
 
