@@ -162,8 +162,7 @@ impl Buddy {
         let mut level = u32::from(k) & 31;
         // The lists a merge empties, cleared from `nonempty` once at the end.
         let mut emptied = 0;
-        while s > 1 && self.lists.get(s ^ 1) {
-            self.lists.put(s ^ 1, false);
+        while s > 1 && self.lists.take(s ^ 1) {
             let count = &mut self.counts[level as usize];
             *count -= 1;
             emptied |= u32::from(*count == 0) << level;

@@ -33,6 +33,14 @@ impl NodeBits {
             *w &= !(1 << (i & 63));
         }
     }
+    /// Clears bit `i`; whether it was set.
+    pub(crate) fn take(&mut self, i: u32) -> bool {
+        let w = &mut self.words[(i >> 6) as usize];
+        let bit = 1 << (i & 63);
+        let was = *w & bit != 0;
+        *w &= !bit;
+        was
+    }
     /// Sets bits `[start, start + len)` to `v`.
     pub(crate) fn put_range(&mut self, start: u32, len: u32, v: bool) {
         let (mut i, end) = (start, start + len);
