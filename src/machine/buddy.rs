@@ -147,27 +147,50 @@ impl Buddy {
 
     /// Buddy_Request's decomposition of the listed `j`-cube of slot `s` down to its lowest `k`-cube:
     /// [`Buddy::split`] where the lower half is always kept, so every upper half `2s + 1` is listed.
+    /// The slots below 64 (the top six levels) share the first word: their bits are gathered and
+    /// stored once.
     fn split_low(&mut self, j: u8, mut s: u32, k: u8) {
         self.take_out(j, s);
+        let mut top = 0u64;
         for l in (k..j).rev() {
             s *= 2;
-            self.put_in(l, s + 1);
+            if s < 64 {
+                top |= 2 << s;
+            } else {
+                self.lists.put(s + 1, true);
+            }
+            self.counts[usize::from(l & 31)] += 1;
         }
+        self.lists.or_first_word(top);
         self.nonempty |= cube::low_bits(j) & !cube::low_bits(k);
     }
 
     /// Buddy_Release of the aligned `k`-cube at `base`: listed, merged with its buddy while it can.
+    /// Once the slot is below 64 the first word is tested and cleared in a register and stored once.
     fn release_aligned(&mut self, k: u8, base: u32) {
         let mut s = self.slot(k, base);
         let mut level = u32::from(k) & 31;
         // The lists a merge empties, cleared from `nonempty` once at the end.
         let mut emptied = 0;
-        while s > 1 && self.lists.take(s ^ 1) {
+        let mut merged = |level: u32| {
             let count = &mut self.counts[level as usize];
             *count -= 1;
             emptied |= u32::from(*count == 0) << level;
+        };
+        while s >= 64 && self.lists.take(s ^ 1) {
+            merged(level);
             s >>= 1;
             level = (level + 1) & 31;
+        }
+        if s < 64 {
+            let mut top = self.lists.words()[0];
+            while s > 1 && top >> (s ^ 1) & 1 == 1 {
+                top &= !(1 << (s ^ 1));
+                merged(level);
+                s >>= 1;
+                level = (level + 1) & 31;
+            }
+            self.lists.set_first_word(top);
         }
         self.lists.put(s, true);
         self.counts[level as usize] += 1;

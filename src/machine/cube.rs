@@ -41,6 +41,14 @@ impl NodeBits {
         *w &= !bit;
         was
     }
+    /// Sets the bits of `mask` in the first word (bits 0…63).
+    pub(crate) fn or_first_word(&mut self, mask: u64) {
+        self.words[0] |= mask;
+    }
+    /// Replaces the first word (bits 0…63).
+    pub(crate) fn set_first_word(&mut self, word: u64) {
+        self.words[0] = word;
+    }
     /// Sets bits `[start, start + len)` to `v`.
     pub(crate) fn put_range(&mut self, start: u32, len: u32, v: bool) {
         let (mut i, end) = (start, start + len);
