@@ -167,8 +167,10 @@ impl Lazy {
 
     /// The queue of the oldest waiting job, and that job.
     fn oldest(&self) -> Option<(usize, JobId)> {
-        (0..self.queues.len())
-            .filter_map(|k| self.queues[k].front().map(|&j| (k, j)))
+        self.queues
+            .iter()
+            .enumerate()
+            .filter_map(|(k, q)| q.front().map(|&j| (k, j)))
             .min_by_key(|&(_, j)| j)
     }
 
@@ -222,11 +224,20 @@ impl Scheduler for Lazy {
         for &job in &scratch.departed {
             self.release(job, sys);
         }
+        // Only a queue longer than its threshold searches, and no search changes another queue's
+        // length or threshold: those queues, oldest head first (rarely more than one).
         scratch.order.clear();
-        scratch
-            .order
-            .extend((0..self.queues.len()).filter_map(|k| self.queues[k].front().map(|&j| (j, k))));
-        scratch.order.sort_unstable();
+        scratch.order.extend(
+            self.queues
+                .iter()
+                .zip(&self.servers)
+                .enumerate()
+                .filter(|(_, (q, n))| q.len() > **n as usize)
+                .filter_map(|(k, (q, _))| q.front().map(|&j| (j, k))),
+        );
+        if scratch.order.len() > 1 {
+            scratch.order.sort_unstable();
+        }
         for &(_, k) in &scratch.order {
             self.grow(k, sys);
         }
