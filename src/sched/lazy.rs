@@ -235,9 +235,7 @@ impl Scheduler for Lazy {
                 .filter(|(_, (q, n))| q.len() > **n as usize)
                 .filter_map(|(k, (q, _))| q.front().map(|&j| (j, k))),
         );
-        if scratch.order.len() > 1 {
-            scratch.order.sort_unstable();
-        }
+        scratch.order.sort_unstable();
         for &(_, k) in &scratch.order {
             self.grow(k, sys);
         }
