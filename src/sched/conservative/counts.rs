@@ -14,6 +14,15 @@
 //!   clean profile, and no earlier candidate has `n` nodes). Most reservations of a compression are
 //!   of this kind, and keep their place without being taken out and put back.
 //!
+//! * a reservation can only move into a window that overlaps a *gain*: a stretch of time where the
+//!   plan has more free nodes than when the reservation was last planned (on counts, every window
+//!   without a gain has no more room than then, and found none). Gains come from jobs that end
+//!   before their estimates (`[now, estimated end)`) and from reservations that move or are taken
+//!   out (their old span). The plan logs each gain's end; a reservation is only looked for before
+//!   the latest end logged since it was last planned, and the counts it reads stop where its
+//!   windows from there end. A compression after an early end so looks at the near future, not at
+//!   the whole plan.
+//!
 //! Each pass checks cleanliness before using the count plan, and hands the pass to the general
 //! profile otherwise; in practice profiles stay clean (every reservation is made where it fits). The
 //! reservations' changes are kept in order from pass to pass, merged with the running jobs' releases,
@@ -61,6 +70,42 @@ impl Step {
     }
 }
 
+/// The gains of the plan, for telling which reservations a compression need not look at.
+#[derive(Debug, Default)]
+pub(super) struct Gains {
+    /// `(number, end)` of the gains that may still matter, numbers rising and ends falling: the
+    /// latest end of the gains numbered from `k` on is the end of the first entry numbered `k` or
+    /// later (a gain hides every earlier one that ends no later).
+    log: Vec<(u64, SimTime)>,
+    /// The number of the next gain.
+    next: u64,
+}
+
+impl Gains {
+    /// Logs a gain that ends at `end`.
+    fn log(&mut self, end: SimTime) {
+        while self.log.last().is_some_and(|&(_, e)| e <= end) {
+            self.log.pop();
+        }
+        self.log.push((self.next, end));
+        self.next += 1;
+    }
+
+    /// The latest end of the gains logged since a reservation was planned with `seen` gains
+    /// logged (`None`: no gain since).
+    fn since(&self, seen: u64) -> Option<SimTime> {
+        let i = self.log.partition_point(|&(k, _)| k < seen);
+        self.log.get(i).map(|&(_, end)| end)
+    }
+
+    /// Forgets the gains over by `now` (no window from now on overlaps them).
+    fn forget_until(&mut self, now: SimTime) {
+        while self.log.last().is_some_and(|&(_, e)| e <= now) {
+            self.log.pop();
+        }
+    }
+}
+
 /// What the count plan keeps between passes.
 #[derive(Debug)]
 pub(super) struct Counts {
@@ -68,13 +113,24 @@ pub(super) struct Counts {
     /// The waiting jobs' reservation changes in plan order, from the last pass (`None`: rebuild
     /// them from the slots).
     kept: Option<Vec<Step>>,
+    gains: Gains,
 }
 
 impl Counts {
     /// The count plan of a machine of `total` nodes (`None` beyond what its counts hold).
     pub(super) fn new(total: u32) -> Option<Self> {
         let total = i32::try_from(total).ok()?;
-        Some(Counts { total, kept: None })
+        Some(Counts {
+            total,
+            kept: None,
+            gains: Gains::default(),
+        })
+    }
+
+    /// A running job that was to end at `estimated_end` has ended now: its nodes are free until
+    /// then. (A pass the general profile planned logs a gain without end: it logs none itself.)
+    pub(super) fn gained(&mut self, estimated_end: SimTime) {
+        self.gains.log(estimated_end);
     }
 
     /// The plan of a pass at `now` with `free` nodes free, the `running` jobs, and the waiting jobs'
@@ -92,8 +148,13 @@ impl Counts {
             _ => rebuild(now, slots),
         };
         let free = i32::try_from(free).ok()?;
-        let plan = Plan::new(now, free, self.total, running, &reserved);
-        plan.is_clean().then_some(plan)
+        let mut plan = Plan::new(now, free, self.total, running, &reserved);
+        if !plan.is_clean() {
+            return None;
+        }
+        self.gains.forget_until(now);
+        plan.gains = std::mem::take(&mut self.gains);
+        Some(plan)
     }
 
     /// Keeps the reservations of `plan` after its pass, but those of the jobs it `started`.
@@ -101,6 +162,7 @@ impl Counts {
         let mut steps = plan.steps;
         steps.retain(|s| s.owner.is_some_and(|o| !started.contains(&o)));
         self.kept = Some(steps);
+        self.gains = plan.gains;
     }
 }
 
@@ -142,6 +204,7 @@ pub(super) struct Plan {
     after: Vec<i32>,
     /// Scratch space of [`Marks`].
     marks: Vec<u64>,
+    gains: Gains,
 }
 
 impl Plan {
@@ -173,6 +236,7 @@ impl Plan {
             after: vec![0; steps.len()],
             steps,
             marks: Vec::new(),
+            gains: Gains::default(),
         };
         plan.recount(0, plan.steps.len());
         plan
@@ -194,13 +258,28 @@ impl Plan {
 
     /// [`Profile::replan`](super::profile::Profile::replan) on counts. A reservation `slot` (not
     /// fallen into the past) moves only to a slot before it, and every such slot shows before its
-    /// moment: its own changes stay where they are unless it moves.
+    /// moment: its own changes stay where they are unless it moves. `seen` is the number of gains
+    /// logged when the reservation was last planned, and becomes the number now.
     pub(super) fn replan(
         &mut self,
         owner: JobId,
         req: &Request,
         length: SimTime,
         slot: Option<Slot>,
+        seen: &mut u64,
+    ) -> Option<Slot> {
+        let slot = self.replan_since(owner, req, length, slot, *seen);
+        *seen = self.gains.next;
+        slot
+    }
+
+    fn replan_since(
+        &mut self,
+        owner: JobId,
+        req: &Request,
+        length: SimTime,
+        slot: Option<Slot>,
+        seen: u64,
     ) -> Option<Slot> {
         let n = i32::try_from(req.nodes())
             .ok()
@@ -211,8 +290,17 @@ impl Plan {
         };
         match slot {
             Some(s) if s.when.cmp(&self.now) != Ordering::Less => {
+                // A slot at a later stage of an instant is looked at again whatever the gains.
+                let until = if s.when.stage == 0 {
+                    self.gains.since(seen).filter(|&end| end > self.now.at)
+                } else {
+                    Some(SimTime::INFINITY)
+                };
+                let Some(until) = until else {
+                    return Some(s);
+                };
                 let g = self.first_at(s.when);
-                let Some(earlier) = self.earliest(n, length, g) else {
+                let Some(earlier) = self.earliest(n, length, g, until) else {
                     return Some(s);
                 };
                 let slot = slot_at(earlier);
@@ -223,7 +311,7 @@ impl Plan {
                 if slot.is_some() {
                     self.cancel(owner);
                 }
-                let slot = slot_at(self.earliest(n, length, self.steps.len())?);
+                let slot = slot_at(self.earliest(n, length, self.steps.len(), SimTime::INFINITY)?);
                 self.insert(owner, slot, length);
                 Some(slot)
             }
@@ -247,6 +335,8 @@ impl Plan {
             .position(mine)
             .map(|i| take + 1 + i);
         let n = self.steps[take].n.cast_signed();
+        self.gains
+            .log(release.map_or(SimTime::INFINITY, |r| self.steps[r].at));
         let end = release.unwrap_or(self.steps.len());
         self.after[take..end].iter_mut().for_each(|a| *a += n);
         for i in release.into_iter().chain([take]) {
@@ -267,6 +357,8 @@ impl Plan {
         let (Some(take), Some(release)) = (new.next(), new.next()) else {
             unreachable!("a slot from now on has a take and a release");
         };
+        // The old span is free again up to its release.
+        self.gains.log(self.steps[old_release].at);
         // Both changes move earlier (or stay): each goes after the changes before its old place
         // that do not come after it.
         let first = self.steps[..old_take].partition_point(|s| s.cmp(&take) != Ordering::Greater);
@@ -305,7 +397,9 @@ impl Plan {
     }
 
     /// The earliest moment `n` nodes are free for `length` seconds (the general profile's search,
-    /// on counts), looking only at moments before change `before`: `None` when there is none.
+    /// on counts), looking only at moments before change `before` and before time `until`: `None`
+    /// when there is none. Windows from before `until` end before `until + length`: the counts
+    /// from there on are not read.
     ///
     /// With `before` the first change of a job's own reservation, this answers for the plan without
     /// that reservation: its changes come from `before` on, and every window that reaches them finds
@@ -314,23 +408,37 @@ impl Plan {
     /// The changes that leave fewer than `n` free are marked once; candidates are then only looked
     /// at in runs of unmarked changes long enough to hold the job (a candidate's window must end
     /// before the next marked change, and no candidate of a run starts before its first change).
-    fn earliest(&mut self, n: i32, length: SimTime, before: usize) -> Option<Moment> {
-        let short = Marks::new(&mut self.marks, &self.after[..before], n);
-        let limit = self.steps.get(before).map(Step::when);
+    fn earliest(
+        &mut self,
+        n: i32,
+        length: SimTime,
+        before: usize,
+        until: SimTime,
+    ) -> Option<Moment> {
+        let (read, limit) = if until < SimTime::INFINITY {
+            let horizon = until + length;
+            let read = self.steps[..before].partition_point(|s| s.at < horizon);
+            let limit = Moment::start_of(until);
+            let own = self.steps.get(before).map(Step::when);
+            (read, Some(own.filter(|o| o.cmp(&limit) == Ordering::Less).unwrap_or(limit)))
+        } else {
+            (before, self.steps.get(before).map(Step::when))
+        };
+        let short = Marks::new(&mut self.marks, &self.after[..read], n);
         let mut when = self.now;
         let mut k = 0;
-        // The end of the last window looked at (windows only move later).
-        let mut reach = 0;
         loop {
             if limit.is_some_and(|l| when.cmp(&l) != Ordering::Less) {
                 return None;
             }
             // The plan at `when`: every earlier change, and the releases and takes of `when`.
-            k += self.steps[k..].partition_point(|s| match s.when().cmp(&when) {
+            while self.steps.get(k).is_some_and(|s| match s.when().cmp(&when) {
                 Ordering::Less => true,
                 Ordering::Equal => s.change != Change::ReleaseInstant,
                 Ordering::Greater => false,
-            });
+            }) {
+                k += 1;
+            }
             let free = k.checked_sub(1).map_or(self.base, |i| self.after[i]);
             let mut from = k;
             if free >= n {
@@ -340,30 +448,25 @@ impl Plan {
                     _ => return Some(when),
                 }
             }
-            let first = loop {
-                let g = short.next(from, false)?;
-                // The window of a start at `g`: a marked change in it rules out every candidate
-                // up to that change.
-                let end = self.steps[g].at + length;
-                reach = reach.max(g);
-                while reach < before && self.steps[reach].at < end {
-                    reach += 1;
+            // The next candidate: the first change after which `n` are free again, passing over
+            // the runs of such changes that end too soon for the job.
+            let mut first = short.next(from, false)?;
+            while let Some(b) = short.next(first, true)
+                && self.steps[b].at < self.steps[first].at + length
+            {
+                first = short.next(b, false)?;
+            }
+            let next = &self.steps[first];
+            if next.when().cmp(&when) == Ordering::Greater {
+                when = next.when();
+                if next.change != Change::ReleaseInstant {
+                    // Every change before it is in the plan at its moment.
+                    k = k.max(first);
                 }
-                match short.last(g, reach) {
-                    Some(b) => from = b + 1,
-                    None => break g,
-                }
-            };
-            let next = self.steps[first].when();
-            when = if next.cmp(&when) == Ordering::Greater {
-                next
             } else {
                 // An instant release of `when` leaves `n` free: the next stage.
-                Moment {
-                    at: when.at,
-                    stage: when.stage + 1,
-                }
-            };
+                when.stage += 1;
+            }
         }
     }
 }

@@ -73,6 +73,8 @@ struct Waiting {
     slot: Option<Slot>,
     /// The engine has its first promise.
     promised: bool,
+    /// The count plan's gains logged when the reservation was last planned on counts.
+    seen: u64,
 }
 
 /// A point of the plan: a time and, within that instant, a *stage*. Stage 0 is the first pass of the
@@ -147,7 +149,7 @@ impl Plan {
     fn replan(&mut self, w: &mut Waiting) {
         let slot = match self {
             Plan::General(p) => p.replan(w.job, &w.req, w.estimate, w.slot),
-            Plan::Counts(p) => p.replan(w.job, &w.req, w.estimate, w.slot),
+            Plan::Counts(p) => p.replan(w.job, &w.req, w.estimate, w.slot, &mut w.seen),
         };
         if slot.is_some() {
             w.slot = slot;
@@ -219,10 +221,12 @@ impl Conservative {
             .waiting
             .iter()
             .filter_map(|w| w.slot.map(|slot| (w.job, slot, w.estimate)));
-        if let Mode::Counts(kept) = &mut self.mode
-            && let Some(plan) = kept.plan(now, sys.free_nodes(), &running, slots.clone())
-        {
-            return Plan::Counts(plan);
+        if let Mode::Counts(kept) = &mut self.mode {
+            match kept.plan(now, sys.free_nodes(), &running, slots.clone()) {
+                Some(plan) => return Plan::Counts(plan),
+                // The general profile logs no gains: every reservation is looked at next time.
+                None => kept.gained(SimTime::INFINITY),
+            }
         }
         let mut profile = Profile::new(now, sys.snapshot(), &running);
         profile.reserve_all(slots);
@@ -239,6 +243,7 @@ impl Scheduler for Conservative {
             estimate: j.estimate,
             slot: None,
             promised: false,
+            seen: 0,
         });
         self.pass.arm(sys);
     }
@@ -247,7 +252,13 @@ impl Scheduler for Conservative {
         let now = sys.now();
         for id in sys.departed() {
             if let Some(start) = self.started.remove(id) {
-                self.replan |= start + sys.job(*id).estimate != now;
+                let estimated_end = start + sys.job(*id).estimate;
+                if estimated_end != now {
+                    self.replan = true;
+                    if let Mode::Counts(counts) = &mut self.mode {
+                        counts.gained(estimated_end);
+                    }
+                }
             }
         }
         self.pass.arm(sys);
