@@ -7,13 +7,13 @@
 //! the general profile never leaves a reservation out as stale, the free count after each change is
 //! the same whatever the order of changes that share a moment, and:
 //!
-//! * the state at a candidate moment is the count after its last change; the first candidate where
-//!   `n` nodes could be free is found by binary search on the prefix maximum of the counts;
+//! * the state at a candidate moment is the count after its last change; a window fits when no
+//!   change inside it leaves fewer than `n` free, and the changes that do are marked as bits once
+//!   per search;
 //! * a reservation at slot `s` cannot move: with its own nodes taken out, the general profile finds
-//!   it `s` again when no count before `s`'s moment reaches `n` (its old slot is still free in a
-//!   clean profile, and no earlier candidate has `n` nodes). Most reservations of a compression are
-//!   of this kind, and keep their place without being taken out and put back.
-//!
+//!   it `s` again when no window before `s`'s moment fits (its old slot is still free in a clean
+//!   profile). Most reservations of a compression are of this kind, and keep their place without
+//!   being taken out and put back;
 //! * a reservation can only move into a window that overlaps a *gain*: a stretch of time where the
 //!   plan has more free nodes than when the reservation was last planned (on counts, every window
 //!   without a gain has no more room than then, and found none). Gains come from jobs that end
@@ -311,7 +311,8 @@ impl Plan {
                 if slot.is_some() {
                     self.cancel(owner);
                 }
-                let slot = slot_at(self.earliest(n, length, self.steps.len(), SimTime::INFINITY)?);
+                let slot =
+                    slot_at(self.earliest(n, length, self.steps.len(), SimTime::INFINITY)?);
                 self.insert(owner, slot, length);
                 Some(slot)
             }
@@ -420,7 +421,13 @@ impl Plan {
             let read = self.steps[..before].partition_point(|s| s.at < horizon);
             let limit = Moment::start_of(until);
             let own = self.steps.get(before).map(Step::when);
-            (read, Some(own.filter(|o| o.cmp(&limit) == Ordering::Less).unwrap_or(limit)))
+            (
+                read,
+                Some(
+                    own.filter(|o| o.cmp(&limit) == Ordering::Less)
+                        .unwrap_or(limit),
+                ),
+            )
         } else {
             (before, self.steps.get(before).map(Step::when))
         };
@@ -432,11 +439,15 @@ impl Plan {
                 return None;
             }
             // The plan at `when`: every earlier change, and the releases and takes of `when`.
-            while self.steps.get(k).is_some_and(|s| match s.when().cmp(&when) {
-                Ordering::Less => true,
-                Ordering::Equal => s.change != Change::ReleaseInstant,
-                Ordering::Greater => false,
-            }) {
+            while self
+                .steps
+                .get(k)
+                .is_some_and(|s| match s.when().cmp(&when) {
+                    Ordering::Less => true,
+                    Ordering::Equal => s.change != Change::ReleaseInstant,
+                    Ordering::Greater => false,
+                })
+            {
                 k += 1;
             }
             let free = k.checked_sub(1).map_or(self.base, |i| self.after[i]);
@@ -503,28 +514,6 @@ impl<'a> Marks<'a> {
         }
     }
 
-    /// The last marked change in `from..to`.
-    fn last(&self, from: usize, to: usize) -> Option<usize> {
-        if from >= to {
-            return None;
-        }
-        let (first, mut w) = (from / 64, (to - 1) / 64);
-        let mut bits = self.words[w] & (u64::MAX >> (63 - (to - 1) % 64));
-        loop {
-            if w == first {
-                bits &= u64::MAX << (from % 64);
-            }
-            if bits != 0 {
-                return Some(w * 64 + 63 - bits.leading_zeros() as usize);
-            }
-            if w == first {
-                return None;
-            }
-            w -= 1;
-            bits = self.words[w];
-        }
-    }
-
     /// The first change at `from` or later that is marked (`marked`) or not.
     fn next(&self, from: usize, marked: bool) -> Option<usize> {
         let mut w = from / 64;
@@ -580,28 +569,42 @@ mod tests {
     fn a_job_goes_where_its_whole_window_has_room() {
         let mut p = busy();
         // 3 nodes for 20 s clash with the reservation at 10 (2 left): after it ends, at 15.
-        assert_eq!(p.earliest(3, 20.0, 3), Some(Moment::start_of(15.0)));
+        assert_eq!(
+            p.earliest(3, 20.0, 3, SimTime::INFINITY),
+            Some(Moment::start_of(15.0))
+        );
         // Ending exactly when the reservation starts is fine; 2 nodes fit beside it anyway.
-        assert_eq!(p.earliest(3, 10.0, 3), Some(Moment::start_of(0.0)));
-        assert_eq!(p.earliest(2, 20.0, 3), Some(Moment::start_of(0.0)));
+        assert_eq!(
+            p.earliest(3, 10.0, 3, SimTime::INFINITY),
+            Some(Moment::start_of(0.0))
+        );
+        assert_eq!(
+            p.earliest(2, 20.0, 3, SimTime::INFINITY),
+            Some(Moment::start_of(0.0))
+        );
         // 5 nodes are not free before 10, and 2 are left then.
-        assert_eq!(p.earliest(5, 1.0, 3), Some(Moment::start_of(15.0)));
+        assert_eq!(
+            p.earliest(5, 1.0, 3, SimTime::INFINITY),
+            Some(Moment::start_of(15.0))
+        );
         // Job 1 itself, looking before its own take: no earlier moment has 8 free.
-        assert_eq!(p.earliest(8, 5.0, 1), None);
+        assert_eq!(p.earliest(8, 5.0, 1, SimTime::INFINITY), None);
     }
 
     #[test]
     fn a_reservation_that_cannot_move_keeps_its_place_and_one_that_can_moves() {
         let mut p = busy();
         let req = Request::Nodes(8);
-        let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)));
+        let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut 0);
         assert_eq!(kept, Some(slot(10.0, 8)));
         assert_eq!(p.after, vec![10, 2, 10], "nothing taken out or put back");
-        // With 9 nodes free now (job 0 ended early), job 1 moves to now.
+        // With 10 nodes free now (job 0 ended early, a gain until its estimated end at 10), job 1
+        // moves to now.
         let mut counts = Counts::new(10).expect("small machine");
+        counts.gained(10.0);
         let slots = [(JobId(1), slot(10.0, 8), 5.0)];
         let mut p = counts.plan(1.0, 10, &[], slots.into_iter()).expect("clean");
-        let moved = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)));
+        let moved = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut 0);
         assert_eq!(moved, Some(slot(1.0, 8)));
         assert_eq!(p.after, vec![2, 10]);
     }
@@ -620,6 +623,54 @@ mod tests {
     }
 
     #[test]
+    fn a_reservation_looks_before_the_latest_end_of_the_gains_since_it_was_planned() {
+        let mut gains = Gains::default();
+        assert_eq!(gains.since(0), None, "nothing gained");
+        gains.log(50.0);
+        gains.log(20.0);
+        gains.log(30.0);
+        // Planned before all three: the latest end of them all; after the first: of the last two.
+        assert_eq!(gains.since(0), Some(50.0));
+        assert_eq!(gains.since(1), Some(30.0));
+        assert_eq!(gains.since(3), None);
+        assert_eq!(
+            gains.log.len(),
+            2,
+            "the gain to 20 is hidden by the later one to 30"
+        );
+        gains.forget_until(30.0);
+        assert_eq!(gains.since(1), None, "a gain over by now opens no window");
+        assert_eq!(gains.since(0), Some(50.0));
+    }
+
+    #[test]
+    fn a_reservation_without_a_gain_since_it_was_planned_stays_and_one_with_a_gain_moves() {
+        // 10 nodes: job 0 holds 6 until 10 (estimated); job 1 (8 nodes) is reserved at 10 for 5.
+        let mut counts = Counts::new(10).expect("small machine");
+        let slots = [(JobId(1), slot(10.0, 8), 5.0)];
+        let req = Request::Nodes(8);
+        let running = [running(0, 10.0, 6)];
+        let mut p = counts
+            .plan(0.0, 4, &running, slots.into_iter())
+            .expect("clean");
+        let mut seen = 0;
+        let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut seen);
+        assert_eq!(kept, Some(slot(10.0, 8)));
+        counts.keep(p, &[]);
+        // Job 0 ends at 2, before its estimate: the gain [2, 10) lets job 1 start at once, unless
+        // it was planned after that gain (then it found no room in it).
+        counts.gained(10.0);
+        let mut p = counts.plan(2.0, 10, &[], slots.into_iter()).expect("clean");
+        let mut fresh = 1;
+        let stays = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut fresh);
+        assert_eq!(stays, Some(slot(10.0, 8)));
+        let mut stale = 0;
+        let moves = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut stale);
+        assert_eq!(moves, Some(slot(2.0, 8)));
+        assert_eq!(stale, 2, "its move logged a gain of its own");
+    }
+
+    #[test]
     fn marks_find_marked_and_unmarked_changes() {
         let counts: Vec<i32> = (0..150).map(|i| if i % 70 == 3 { 0 } else { 5 }).collect();
         let mut buf = Vec::new();
@@ -631,10 +682,5 @@ mod tests {
         assert_eq!(m.next(3, false), Some(4));
         assert_eq!(m.next(149, false), Some(149));
         assert_eq!(m.next(150, false), None);
-        assert_eq!(m.last(0, 150), Some(143));
-        assert_eq!(m.last(0, 143), Some(73));
-        assert_eq!(m.last(4, 73), None);
-        assert_eq!(m.last(3, 4), Some(3));
-        assert_eq!(m.last(5, 5), None);
     }
 }
