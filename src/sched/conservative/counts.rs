@@ -21,12 +21,18 @@
 //!   out (their old span). The plan logs each gain's end; a reservation is only looked for before
 //!   the latest end logged since it was last planned, and the counts it reads stop where its
 //!   windows from there end. A compression after an early end so looks at the near future, not at
-//!   the whole plan.
+//!   the whole plan;
+//! * a window that fits lies in a *run* of changes that leave `n` free, lasting the job's length,
+//!   unless `n` are free right up to the reservation's own take. Between two changes of the counts
+//!   the runs of each size asked for are scanned once and their longest duration kept by start, so
+//!   most reservations of a compression (on KTH-SP2 98 % of those looked at) are told they cannot
+//!   move by a binary search, and only the others are searched.
 //!
 //! Each pass checks cleanliness before using the count plan, and hands the pass to the general
 //! profile otherwise; in practice profiles stay clean (every reservation is made where it fits). The
 //! reservations' changes are kept in order from pass to pass, merged with the running jobs' releases,
-//! and rebuilt from the slots only when one fell into the past (a start that failed).
+//! and rebuilt from the slots only when one fell into the past (a start that failed); the space of
+//! a pass's plan is kept for the next.
 
 use std::cmp::Ordering;
 
@@ -114,6 +120,17 @@ pub(super) struct Counts {
     /// them from the slots).
     kept: Option<Vec<Step>>,
     gains: Gains,
+    /// The space of the last pass's plan, for the next one.
+    spare: Spare,
+}
+
+/// Space a plan needs, kept from pass to pass.
+#[derive(Debug, Default)]
+struct Spare {
+    steps: Vec<Step>,
+    after: Vec<i32>,
+    marks: Vec<u64>,
+    runs: Vec<Runs>,
 }
 
 impl Counts {
@@ -124,6 +141,7 @@ impl Counts {
             total,
             kept: None,
             gains: Gains::default(),
+            spare: Spare::default(),
         })
     }
 
@@ -148,7 +166,9 @@ impl Counts {
             _ => rebuild(now, slots),
         };
         let free = i32::try_from(free).ok()?;
-        let mut plan = Plan::new(now, free, self.total, running, &reserved);
+        let spare = std::mem::take(&mut self.spare);
+        let mut plan = Plan::new(now, free, self.total, running, &reserved, spare);
+        self.spare.steps = reserved;
         if !plan.is_clean() {
             return None;
         }
@@ -163,6 +183,9 @@ impl Counts {
         steps.retain(|s| s.owner.is_some_and(|o| !started.contains(&o)));
         self.kept = Some(steps);
         self.gains = plan.gains;
+        self.spare.after = plan.after;
+        self.spare.marks = plan.marks;
+        self.spare.runs = plan.runs;
     }
 }
 
@@ -205,12 +228,23 @@ pub(super) struct Plan {
     /// Scratch space of [`Marks`].
     marks: Vec<u64>,
     gains: Gains,
+    /// The runs of the plan as it stands, by threshold: the first `live_runs` (none once a count
+    /// changes; the others keep their space).
+    runs: Vec<Runs>,
+    live_runs: usize,
 }
 
 impl Plan {
     /// The machine now with the running jobs' releases merged into the `reserved` changes (a
     /// release of a running job before a reservation's change of the same moment and kind).
-    fn new(now: SimTime, free: i32, total: i32, running: &[RunningJob], reserved: &[Step]) -> Self {
+    fn new(
+        now: SimTime,
+        free: i32,
+        total: i32,
+        running: &[RunningJob],
+        reserved: &[Step],
+        spare: Spare,
+    ) -> Self {
         let releases = ends_in_order(now, running)
             .into_iter()
             .map(|(at, _, placement)| Step {
@@ -220,7 +254,8 @@ impl Plan {
                 owner: None,
                 n: placement.nodes(),
             });
-        let mut steps = Vec::with_capacity(reserved.len() + 2 * running.len());
+        let mut steps = spare.steps;
+        steps.clear();
         let mut rest = reserved.iter().copied().peekable();
         for r in releases {
             while let Some(s) = rest.next_if(|s| s.cmp(&r) == Ordering::Less) {
@@ -229,14 +264,19 @@ impl Plan {
             steps.push(r);
         }
         steps.extend(rest);
+        let mut after = spare.after;
+        after.clear();
+        after.resize(steps.len(), 0);
         let mut plan = Plan {
             now: Moment::start_of(now),
             base: free,
             total,
-            after: vec![0; steps.len()],
+            after,
             steps,
-            marks: Vec::new(),
+            marks: spare.marks,
             gains: Gains::default(),
+            runs: spare.runs,
+            live_runs: 0,
         };
         plan.recount(0, plan.steps.len());
         plan
@@ -249,6 +289,7 @@ impl Plan {
 
     /// Recomputes the counts after the changes `from..to`.
     fn recount(&mut self, from: usize, to: usize) {
+        self.live_runs = 0;
         let mut free = from.checked_sub(1).map_or(self.base, |i| self.after[i]);
         for (s, a) in self.steps[from..to].iter().zip(&mut self.after[from..to]) {
             free += s.delta();
@@ -300,6 +341,9 @@ impl Plan {
                     return Some(s);
                 };
                 let g = self.first_at(s.when);
+                if !self.may_move(n, length, g, until.min(s.when.at)) {
+                    return Some(s);
+                }
                 let Some(earlier) = self.earliest(n, length, g, until) else {
                     return Some(s);
                 };
@@ -317,6 +361,33 @@ impl Plan {
                 Some(slot)
             }
         }
+    }
+
+    /// Whether a reservation of `n` nodes for `length` seconds whose first change is `before` may
+    /// find a window that starts by `limit` (`false` only when [`earliest`](Self::earliest) finds
+    /// none). It may when `n` are free right up to its own take (a window from the run that
+    /// reaches it goes on into its own nodes), else only in a run of changes that leave `n` free
+    /// and that starts by `limit` and lasts `length`: a window that fits lies in such a run.
+    fn may_move(&mut self, n: i32, length: SimTime, before: usize, limit: SimTime) -> bool {
+        let up_to_take = before.checked_sub(1).map_or(self.base, |i| self.after[i]);
+        // Durations are compared as differences: a margin for rounding, and no filter at all for
+        // windows too short to tell from one.
+        let slack = 1e-9 * (limit.abs() + length);
+        if up_to_take >= n || length <= 2.0 * slack {
+            return true;
+        }
+        let live = &self.runs[..self.live_runs];
+        let i = live.iter().position(|r| r.n == n).unwrap_or_else(|| {
+            if self.live_runs == self.runs.len() {
+                self.runs.push(Runs::default());
+            }
+            self.runs[self.live_runs].reset(n, self.now.at, self.base);
+            self.live_runs += 1;
+            self.live_runs - 1
+        });
+        let runs = &mut self.runs[i];
+        runs.scan(&self.steps, &self.after, limit);
+        runs.longest_from_by(limit) >= length - slack
     }
 
     /// The index of the first change at `at` or later.
@@ -340,6 +411,7 @@ impl Plan {
             .log(release.map_or(SimTime::INFINITY, |r| self.steps[r].at));
         let end = release.unwrap_or(self.steps.len());
         self.after[take..end].iter_mut().for_each(|a| *a += n);
+        self.live_runs = 0;
         for i in release.into_iter().chain([take]) {
             self.steps.remove(i);
             self.after.remove(i);
@@ -479,6 +551,70 @@ impl Plan {
                 when.stage += 1;
             }
         }
+    }
+}
+
+/// The runs of changes that leave at least `n` nodes free, with how long each lasts, as far as a
+/// scan has gone.
+#[derive(Debug, Default)]
+struct Runs {
+    n: i32,
+    /// The changes scanned so far.
+    scanned: usize,
+    /// Since when the run under way at `scanned` lasts (`None`: none is).
+    open: Option<SimTime>,
+    /// The start of each run, in order.
+    starts: Vec<SimTime>,
+    /// The longest duration among the runs up to each.
+    longest: Vec<SimTime>,
+}
+
+impl Runs {
+    /// No change scanned yet: a run is under way from `now` if `free` are at least `n` (reusing
+    /// the space of `self`).
+    fn reset(&mut self, n: i32, now: SimTime, free: i32) {
+        self.n = n;
+        self.scanned = 0;
+        self.open = (free >= n).then_some(now);
+        self.starts.clear();
+        self.longest.clear();
+    }
+
+    /// Scans on until every run that starts by `limit` has ended (or the changes have).
+    fn scan(&mut self, steps: &[Step], after: &[i32], limit: SimTime) {
+        let (mut i, mut open) = (self.scanned, self.open);
+        let mut longest = self
+            .longest
+            .last()
+            .copied()
+            .unwrap_or(SimTime::NEG_INFINITY);
+        for (s, &a) in steps[i..].iter().zip(&after[i..]) {
+            if let Some(start) = open {
+                if a < self.n {
+                    longest = longest.max(s.at - start);
+                    self.starts.push(start);
+                    self.longest.push(longest);
+                    open = None;
+                }
+            } else if s.at > limit {
+                break;
+            } else if a >= self.n {
+                open = Some(s.at);
+            }
+            i += 1;
+        }
+        (self.scanned, self.open) = (i, open);
+    }
+
+    /// The longest run among those that start by `limit` (scanned that far): infinite when one of
+    /// them never ends.
+    fn longest_from_by(&self, limit: SimTime) -> SimTime {
+        if self.open.is_some_and(|start| start <= limit) {
+            return SimTime::INFINITY;
+        }
+        let k = self.starts.partition_point(|&s| s <= limit);
+        k.checked_sub(1)
+            .map_or(SimTime::NEG_INFINITY, |i| self.longest[i])
     }
 }
 
@@ -668,6 +804,58 @@ mod tests {
         let moves = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut stale);
         assert_eq!(moves, Some(slot(2.0, 8)));
         assert_eq!(stale, 2, "its move logged a gain of its own");
+    }
+
+    #[test]
+    fn runs_of_free_counts_are_scanned_as_far_as_asked_and_measured() {
+        // From 0 with 4 free: changes at 10 (2 free), 20 (6), 25 (1), 40 (9), 45 (2).
+        let times = [10.0, 20.0, 25.0, 40.0, 45.0];
+        let after = [2, 6, 1, 9, 2];
+        let steps: Vec<Step> = times
+            .iter()
+            .map(|&at| Step {
+                at,
+                stage: 0,
+                change: Change::Release,
+                owner: None,
+                n: 1,
+            })
+            .collect();
+        let mut runs = Runs::default();
+        runs.reset(3, 0.0, 4);
+        runs.scan(&steps, &after, 15.0);
+        assert_eq!(
+            (runs.scanned, runs.starts.clone()),
+            (1, vec![0.0]),
+            "[0, 10) then stop"
+        );
+        assert_eq!(runs.longest_from_by(15.0), 10.0);
+        runs.scan(&steps, &after, 30.0);
+        assert_eq!(runs.starts, vec![0.0, 20.0], "[20, 25) is shorter");
+        assert_eq!(runs.longest_from_by(30.0), 10.0);
+        assert_eq!(
+            runs.longest_from_by(-1.0),
+            SimTime::NEG_INFINITY,
+            "none starts that early"
+        );
+        runs.scan(&steps, &after, 40.0);
+        assert_eq!(runs.longest_from_by(40.0), 10.0, "[40, 45) is shorter");
+        // A run that never ends (9 free for good) is as long as any job.
+        let after = [2, 6, 1, 9, 9];
+        runs.reset(3, 0.0, 4);
+        runs.scan(&steps, &after, 40.0);
+        assert_eq!(runs.longest_from_by(40.0), SimTime::INFINITY);
+        assert_eq!(runs.longest_from_by(30.0), 10.0);
+    }
+
+    #[test]
+    fn a_reservation_moves_only_when_a_run_by_its_limit_is_long_enough_or_reaches_its_take() {
+        let mut p = busy();
+        // 10 free from 0 up to job 1's take at 10: 8 nodes for any length may move (up to its take).
+        assert!(p.may_move(8, 50.0, 1, 10.0));
+        // 3 nodes for 20 s: the only run by time 5 is [0, 10) (before its take: 10 free then 2).
+        assert!(!p.may_move(3, 20.0, 2, 5.0));
+        assert!(p.may_move(3, 10.0, 2, 5.0));
     }
 
     #[test]
