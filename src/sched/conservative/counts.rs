@@ -256,14 +256,19 @@ impl Plan {
             });
         let mut steps = spare.steps;
         steps.clear();
-        let mut rest = reserved.iter().copied().peekable();
+        let mut next = 0;
         for r in releases {
-            while let Some(s) = rest.next_if(|s| s.cmp(&r) == Ordering::Less) {
-                steps.push(s);
+            let from = next;
+            while reserved
+                .get(next)
+                .is_some_and(|s| s.cmp(&r) == Ordering::Less)
+            {
+                next += 1;
             }
+            steps.extend_from_slice(&reserved[from..next]);
             steps.push(r);
         }
-        steps.extend(rest);
+        steps.extend_from_slice(&reserved[next..]);
         let mut after = spare.after;
         after.clear();
         after.resize(steps.len(), 0);
@@ -375,6 +380,23 @@ impl Plan {
         let slack = 1e-9 * (limit.abs() + length);
         if up_to_take >= n || length <= 2.0 * slack {
             return true;
+        }
+        // The runs of a smaller size hold those of `n`: when none of them is long enough, no run
+        // of `n` is either. The nearest such size scanned is tried first.
+        let live = &self.runs[..self.live_runs];
+        let below = live
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.n <= n)
+            .max_by_key(|(_, r)| r.n)
+            .map(|(i, _)| i);
+        if let Some(i) = below {
+            let runs = &mut self.runs[i];
+            runs.scan(&self.steps, &self.after, limit);
+            let long = runs.longest_from_by(limit) >= length - slack;
+            if !long || runs.n == n {
+                return long;
+            }
         }
         let live = &self.runs[..self.live_runs];
         let i = live.iter().position(|r| r.n == n).unwrap_or_else(|| {
@@ -582,28 +604,38 @@ impl Runs {
 
     /// Scans on until every run that starts by `limit` has ended (or the changes have).
     fn scan(&mut self, steps: &[Step], after: &[i32], limit: SimTime) {
+        let (n, len) = (self.n, steps.len().min(after.len()));
         let (mut i, mut open) = (self.scanned, self.open);
         let mut longest = self
             .longest
             .last()
             .copied()
             .unwrap_or(SimTime::NEG_INFINITY);
-        for (s, &a) in steps[i..].iter().zip(&after[i..]) {
-            if let Some(start) = open {
-                if a < self.n {
-                    longest = longest.max(s.at - start);
+        while i < len {
+            match open {
+                Some(start) => {
+                    while i < len && after[i] >= n {
+                        i += 1;
+                    }
+                    let Some(end) = steps.get(i) else { break };
+                    longest = longest.max(end.at - start);
                     self.starts.push(start);
                     self.longest.push(longest);
                     open = None;
                 }
-            } else if s.at > limit {
-                break;
-            } else if a >= self.n {
-                open = Some(s.at);
+                None => {
+                    while i < len && after[i] < n && steps[i].at <= limit {
+                        i += 1;
+                    }
+                    match steps.get(i) {
+                        Some(s) if s.at <= limit => open = Some(s.at),
+                        _ => break,
+                    }
+                }
             }
             i += 1;
         }
-        (self.scanned, self.open) = (i, open);
+        (self.scanned, self.open) = (i.min(len), open);
     }
 
     /// The longest run among those that start by `limit` (scanned that far): infinite when one of
@@ -856,6 +888,9 @@ mod tests {
         // 3 nodes for 20 s: the only run by time 5 is [0, 10) (before its take: 10 free then 2).
         assert!(!p.may_move(3, 20.0, 2, 5.0));
         assert!(p.may_move(3, 10.0, 2, 5.0));
+        // 5 nodes for 20 s: told by the runs of 3 (those of 5 lie inside them), none scanned.
+        assert!(!p.may_move(5, 20.0, 2, 5.0));
+        assert_eq!(p.live_runs, 1);
     }
 
     #[test]
