@@ -146,7 +146,8 @@ impl Counts {
     }
 
     /// A running job that was to end at `estimated_end` has ended now: its nodes are free until
-    /// then. (A pass the general profile planned logs a gain without end: it logs none itself.)
+    /// then. A pass that the general profile plans is logged as a gain without end (it logs none
+    /// of its own moves), so every reservation is looked at again at the next pass on counts.
     pub(super) fn gained(&mut self, estimated_end: SimTime) {
         self.gains.log(estimated_end);
     }
@@ -319,6 +320,7 @@ impl Plan {
         slot
     }
 
+    /// [`replan`](Self::replan) for a reservation last planned with `seen` gains logged.
     fn replan_since(
         &mut self,
         owner: JobId,
