@@ -23,7 +23,7 @@
 //!   placement; mean free regions = time-average number of maximal free submeshes (2D mesh). A job
 //!   waits from submit to its first start, and a node is busy during a job's run segments. All
 //!   three come from playing the outcome's placements again on the allocator
-//!   ([`measure_fragmentation`](super::measure_fragmentation), whose doc gives the formulas),
+//!   ([`measure_fragmentation`](super::measure_fragmentation()), whose doc gives the formulas),
 //!   whatever the scheduler;
 //! * mean torus dimensionality = mean number of dimensions of the torus each job ran as (as the
 //!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori.

@@ -2,7 +2,7 @@
 //!
 //! * [`replay`] (or [`Engine`] for a hand-built scheduler and allocator) runs a [`Workload`] on a
 //!   machine and returns an [`Outcome`]: a [`JobRecord`] per job and the allocator's counters.
-//! * [`validate`] checks an outcome *without* the policies' or the allocators' code.
+//! * [`validate()`] checks an outcome *without* the policies' or the allocators' code.
 //! * [`summarize`] turns it into the [`RunMetrics`] every table prints.
 //! * [`Observer`] hooks (no-op by default) see starts, ends and the state after each instant;
 //!   [`TimeSeries`] records queue length and busy nodes over time.

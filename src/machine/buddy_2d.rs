@@ -1,5 +1,5 @@
 //! Two-dimensional buddy allocation on a square power-of-two mesh (Li & Cheng's 2D buddy system,
-//! ref. [ChLe91] of the coscheduling report), and the "buddy order" of FF-2G (coscheduling-time-sharing.md
+//! ref. \[ChLe91\] of the coscheduling report), and the "buddy order" of FF-2G (coscheduling-time-sharing.md
 //! §4.3): label `buddy2d`.
 //!
 //! The mesh is a `2^n × 2^n` quadtree of buddies. A request whose larger side rounds up to `2^k` may

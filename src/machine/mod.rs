@@ -8,7 +8,7 @@
 //! [`MeshAllocator`] each, differing only in their [`PlacementRule`].
 //!
 //! **Adding an allocator** takes its own file (with a `build` function) and one line in the
-//! [`allocators!`] registry below, which declares the module, the [`AllocKind`] variant, its label and
+//! `allocators!` registry below, which declares the module, the [`AllocKind`] variant, its label and
 //! its one-line description.
 //!
 //! Coordinates are 0-based internally (`x` in `0..W`, `y` in `0..H`); the papers' 1-based

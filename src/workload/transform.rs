@@ -110,7 +110,7 @@ pub enum ShapeRule {
     SquareTall,
     /// Square transform with `w ≥ h` (mesh).
     SquareWide,
-    /// SDSC Paragon (window-k-mesh.md §5.4, after [10]): `n = 16w` becomes `w × 16`, other sizes
+    /// SDSC Paragon (window-k-mesh.md §5.4, after \[10\]): `n = 16w` becomes `w × 16`, other sizes
     /// the square transform with `w ≥ h` (mesh).
     Paragon,
     /// Round up to a power of two, a subcube of that dimension (hypercube).

@@ -8,8 +8,8 @@
 //!   decile, exponential service, at ρ = 0.5 and 0.7.
 //! * `gang_classes`: mean number of time-slice classes and job suspensions per job vs ρ.
 //!
-//! ρ is the offered load: λ · E[nodes] · E[service] / 64 with E[nodes] = 85/4, so λ = 64ρ /
-//! (21.25 · E[service]) (E[service] of the truncated normal is 1.288). The slice is the report's: the
+//! ρ is the offered load: λ · E\[nodes\] · E\[service\] / 64 with E\[nodes\] = 85/4, so λ = 64ρ /
+//! (21.25 · E\[service\]) (E\[service\] of the truncated normal is 1.288). The slice is the report's: the
 //! median service time of each replication's workload. Baseline `RetryLim`: 16, and 64 for normal
 //! service at ρ ≥ 0.7 (as in the report). Replications: independent seeds per (figure line, ρ);
 //! points are means with 95% Student-t intervals.

@@ -19,7 +19,7 @@
 //! [`Mesh::maximal_free_submeshes`] lists the maximal free submeshes (window-k-mesh.md Definition 1)
 //! for MPL by extending row ANDs upwards from each bottom row; it runs only on successful attempts.
 //!
-//! [`MeshAllocator`] is the rest of what the five submesh allocators share: the whole [`Allocator`]
+//! [`MeshAllocator`] is the rest of what the five submesh allocators share: the whole [`Allocator`](super::Allocator)
 //! contract (counters, non-rectangle requests, marking placements busy and free), written once around
 //! a [`PlacementRule`]. Each algorithm's file supplies only its rule and names the allocator with a
 //! type alias (`FirstFit = MeshAllocator<FirstFitRule>`, …), so every call is monomorphised.
