@@ -383,35 +383,30 @@ impl Plan {
         if up_to_take >= n || length <= 2.0 * slack {
             return true;
         }
+        let needed = length - slack;
         // The runs of a smaller size hold those of `n`: when none of them is long enough, no run
-        // of `n` is either. The nearest such size scanned is tried first.
-        let live = &self.runs[..self.live_runs];
-        let below = live
+        // of `n` is either. The nearest size scanned up to `n` is tried first.
+        let nearest = self.runs[..self.live_runs]
             .iter()
             .enumerate()
             .filter(|(_, r)| r.n <= n)
             .max_by_key(|(_, r)| r.n)
             .map(|(i, _)| i);
-        if let Some(i) = below {
+        if let Some(i) = nearest {
             let runs = &mut self.runs[i];
-            runs.scan(&self.steps, &self.after, limit);
-            let long = runs.longest_from_by(limit) >= length - slack;
+            let long = runs.hold(&self.steps, &self.after, limit, needed);
             if !long || runs.n == n {
                 return long;
             }
         }
-        let live = &self.runs[..self.live_runs];
-        let i = live.iter().position(|r| r.n == n).unwrap_or_else(|| {
-            if self.live_runs == self.runs.len() {
-                self.runs.push(Runs::default());
-            }
-            self.runs[self.live_runs].reset(n, self.now.at, self.base);
-            self.live_runs += 1;
-            self.live_runs - 1
-        });
-        let runs = &mut self.runs[i];
-        runs.scan(&self.steps, &self.after, limit);
-        runs.longest_from_by(limit) >= length - slack
+        // No runs of `n` scanned yet.
+        let i = self.live_runs;
+        if i == self.runs.len() {
+            self.runs.push(Runs::default());
+        }
+        self.runs[i].reset(n, self.now.at, self.base);
+        self.live_runs += 1;
+        self.runs[i].hold(&self.steps, &self.after, limit, needed)
     }
 
     /// The index of the first change at `at` or later.
@@ -512,20 +507,15 @@ impl Plan {
         before: usize,
         until: SimTime,
     ) -> Option<Moment> {
+        let own = self.steps.get(before).map(Step::when);
         let (read, limit) = if until < SimTime::INFINITY {
             let horizon = until + length;
+            let until = Moment::start_of(until);
+            let earlier = own.filter(|o| o.cmp(&until) == Ordering::Less);
             let read = self.steps[..before].partition_point(|s| s.at < horizon);
-            let limit = Moment::start_of(until);
-            let own = self.steps.get(before).map(Step::when);
-            (
-                read,
-                Some(
-                    own.filter(|o| o.cmp(&limit) == Ordering::Less)
-                        .unwrap_or(limit),
-                ),
-            )
+            (read, Some(earlier.unwrap_or(until)))
         } else {
-            (before, self.steps.get(before).map(Step::when))
+            (before, own)
         };
         let short = Marks::new(&mut self.marks, &self.after[..read], n);
         let mut when = self.now;
@@ -638,6 +628,12 @@ impl Runs {
             i += 1;
         }
         (self.scanned, self.open) = (i.min(len), open);
+    }
+
+    /// Whether a run that starts by `limit` lasts `needed`, scanning as far as that takes.
+    fn hold(&mut self, steps: &[Step], after: &[i32], limit: SimTime, needed: SimTime) -> bool {
+        self.scan(steps, after, limit);
+        self.longest_from_by(limit) >= needed
     }
 
     /// The longest run among those that start by `limit` (scanned that far): infinite when one of

@@ -253,11 +253,13 @@ impl Scheduler for Conservative {
         for id in sys.departed() {
             if let Some(start) = self.started.remove(id) {
                 let estimated_end = start + sys.job(*id).estimate;
-                if estimated_end != now {
-                    self.replan = true;
-                    if let Mode::Counts(counts) = &mut self.mode {
-                        counts.gained(estimated_end);
-                    }
+                self.replan |= estimated_end != now;
+                // An early end frees its nodes until its estimated end (an overrun frees nothing
+                // the plan did not already count on).
+                if let Mode::Counts(counts) = &mut self.mode
+                    && estimated_end > now
+                {
+                    counts.gained(estimated_end);
                 }
             }
         }
