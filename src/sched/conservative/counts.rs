@@ -61,10 +61,15 @@ impl Step {
         }
     }
 
+    /// By moment, then [`Change`]. Plain comparisons of times: the plan's times are never NaN.
     fn cmp(&self, other: &Step) -> Ordering {
-        self.when()
-            .cmp(&other.when())
-            .then(self.change.cmp(&other.change))
+        if self.at < other.at {
+            Ordering::Less
+        } else if self.at > other.at {
+            Ordering::Greater
+        } else {
+            (self.stage, self.change).cmp(&(other.stage, other.change))
+        }
     }
 
     /// Its effect on the free count.
@@ -100,6 +105,12 @@ impl Gains {
     /// The latest end of the gains logged since a reservation was planned with `seen` gains
     /// logged (`None`: no gain since).
     fn since(&self, seen: u64) -> Option<SimTime> {
+        // Mostly every gain logged is new to the reservation.
+        if let Some(&(k, end)) = self.log.first()
+            && k >= seen
+        {
+            return Some(end);
+        }
         let i = self.log.partition_point(|&(k, _)| k < seen);
         self.log.get(i).map(|&(_, end)| end)
     }
@@ -170,7 +181,7 @@ impl Counts {
         let spare = std::mem::take(&mut self.spare);
         let mut plan = Plan::new(now, free, self.total, running, &reserved, spare);
         self.spare.steps = reserved;
-        if !plan.is_clean() {
+        if !plan.clean {
             return None;
         }
         self.gains.forget_until(now);
@@ -233,6 +244,9 @@ pub(super) struct Plan {
     /// changes; the others keep their space).
     runs: Vec<Runs>,
     live_runs: usize,
+    /// Whether every take finds its nodes free and no release exceeds the machine (every count
+    /// within the machine), as built.
+    clean: bool,
 }
 
 impl Plan {
@@ -283,24 +297,25 @@ impl Plan {
             gains: Gains::default(),
             runs: spare.runs,
             live_runs: 0,
+            clean: true,
         };
-        plan.recount(0, plan.steps.len());
+        plan.clean = plan.recount(0, plan.steps.len());
         plan
     }
 
-    /// Whether every take finds its nodes free and no release exceeds the machine.
-    fn is_clean(&self) -> bool {
-        self.after.iter().all(|&a| (0..=self.total).contains(&a))
-    }
-
-    /// Recomputes the counts after the changes `from..to`.
-    fn recount(&mut self, from: usize, to: usize) {
+    /// Recomputes the counts after the changes `from..to`; whether each of them is clean (within
+    /// the machine).
+    fn recount(&mut self, from: usize, to: usize) -> bool {
         self.live_runs = 0;
         let mut free = from.checked_sub(1).map_or(self.base, |i| self.after[i]);
+        let (mut low, mut high) = (free, free);
         for (s, a) in self.steps[from..to].iter().zip(&mut self.after[from..to]) {
             free += s.delta();
             *a = free;
+            low = low.min(free);
+            high = high.max(free);
         }
+        low >= 0 && high <= self.total
     }
 
     /// [`Profile::replan`](super::profile::Profile::replan) on counts. A reservation `slot` (not
@@ -411,8 +426,9 @@ impl Plan {
 
     /// The index of the first change at `at` or later.
     fn first_at(&self, at: Moment) -> usize {
+        // Plain comparisons: the plan's times are never NaN.
         self.steps
-            .partition_point(|s| s.when().cmp(&at) == Ordering::Less)
+            .partition_point(|s| s.at < at.at || (s.at == at.at && s.stage < at.stage))
     }
 
     /// Takes `owner`'s changes out.
@@ -460,11 +476,8 @@ impl Plan {
             self.steps[..old_release].partition_point(|s| s.cmp(&release) != Ordering::Greater);
         self.steps[second..=old_release].rotate_right(1);
         self.steps[second] = release;
-        self.recount(first, old_release + 1);
-        debug_assert!(
-            self.is_clean(),
-            "a reservation made where it fits keeps the plan clean"
-        );
+        let clean = self.recount(first, old_release + 1);
+        debug_assert!(clean, "a reservation made where it fits keeps the plan clean");
     }
 
     /// Puts `owner`'s reservation at `slot` in.
@@ -478,14 +491,9 @@ impl Plan {
             self.after.insert(i, 0);
             range = Some(range.map_or((i, i), |(from, _)| (from, i)));
         }
-        if let Some((from, to)) = range {
-            // The release gives back what the take took: the counts after it stand.
-            self.recount(from, to + 1);
-        }
-        debug_assert!(
-            self.is_clean(),
-            "a reservation made where it fits keeps the plan clean"
-        );
+        // The release gives back what the take took: the counts after it stand.
+        let clean = range.is_none_or(|(from, to)| self.recount(from, to + 1));
+        debug_assert!(clean, "a reservation made where it fits keeps the plan clean");
     }
 
     /// The earliest moment `n` nodes are free for `length` seconds (the general profile's search,
