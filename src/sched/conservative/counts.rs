@@ -39,10 +39,10 @@ use std::cmp::Ordering;
 use super::{Change, Moment, Slot, span};
 use crate::SimTime;
 use crate::resource::{Placement, Request};
-use crate::sched::plan::{RunningJob, ends_in_order};
+use crate::sched::plan::RunningJob;
 use crate::workload::JobId;
 
-/// One change of the planned machine: `n` nodes taken or given back.
+/// One change of the planned machine: nodes taken or given back.
 #[derive(Debug, Clone, Copy)]
 struct Step {
     at: SimTime,
@@ -50,7 +50,8 @@ struct Step {
     change: Change,
     /// The waiting job whose reservation this is (`None`: a running job's release).
     owner: Option<JobId>,
-    n: u32,
+    /// Its effect on the free count: minus the nodes a take takes, the nodes a release gives.
+    delta: i32,
 }
 
 impl Step {
@@ -72,11 +73,15 @@ impl Step {
         }
     }
 
-    /// Its effect on the free count.
-    fn delta(&self) -> i32 {
-        match self.change {
-            Change::Take => -self.n.cast_signed(),
-            Change::Release | Change::ReleaseInstant => self.n.cast_signed(),
+    /// A change of `n` nodes at `when`.
+    fn new(when: Moment, change: Change, owner: Option<JobId>, n: u32) -> Self {
+        let n = n.cast_signed();
+        Step {
+            at: when.at,
+            stage: when.stage,
+            change,
+            owner,
+            delta: if change == Change::Take { -n } else { n },
         }
     }
 }
@@ -105,13 +110,8 @@ impl Gains {
     /// The latest end of the gains logged since a reservation was planned with `seen` gains
     /// logged (`None`: no gain since).
     fn since(&self, seen: u64) -> Option<SimTime> {
-        // Mostly every gain logged is new to the reservation.
-        if let Some(&(k, end)) = self.log.first()
-            && k >= seen
-        {
-            return Some(end);
-        }
-        let i = self.log.partition_point(|&(k, _)| k < seen);
+        // The gains since are the last entries, mostly few (those of this pass): look from the end.
+        let i = self.log.iter().rposition(|&(k, _)| k < seen).map_or(0, |i| i + 1);
         self.log.get(i).map(|&(_, end)| end)
     }
 
@@ -218,13 +218,7 @@ fn changes(owner: JobId, slot: Slot, length: SimTime, now: SimTime) -> impl Iter
     span(slot, length, now)
         .into_iter()
         .flatten()
-        .map(move |(when, change)| Step {
-            at: when.at,
-            stage: when.stage,
-            change,
-            owner: Some(owner),
-            n,
-        })
+        .map(move |(when, change)| Step::new(when, change, Some(owner), n))
 }
 
 /// The count plan of one pass.
@@ -240,8 +234,8 @@ pub(super) struct Plan {
     /// Scratch space of [`Marks`].
     marks: Vec<u64>,
     gains: Gains,
-    /// The runs of the plan as it stands, by threshold: the first `live_runs` (none once a count
-    /// changes; the others keep their space).
+    /// The runs of the plan as it stands, by threshold: the first `live_runs` (those scanned into
+    /// changes that moved are forgotten; the others keep their space).
     runs: Vec<Runs>,
     live_runs: usize,
     /// Whether every take finds its nodes free and no release exceeds the machine (every count
@@ -260,15 +254,14 @@ impl Plan {
         reserved: &[Step],
         spare: Spare,
     ) -> Self {
-        let releases = ends_in_order(now, running)
-            .into_iter()
-            .map(|(at, _, placement)| Step {
-                at,
-                stage: 0,
-                change: Change::Release,
-                owner: None,
-                n: placement.nodes(),
-            });
+        // The running jobs come in order of estimated end (`System::running_jobs`), so their
+        // releases, overrunning ones at now, are in plan order as they come (the order of
+        // releases of one moment does not matter on counts).
+        debug_assert!(running.is_sorted_by(|a, b| a.est_end <= b.est_end));
+        let releases = running.iter().map(|r| {
+            let at = Moment::start_of(r.est_end.max(now));
+            Step::new(at, Change::Release, None, r.placement.nodes())
+        });
         let mut steps = spare.steps;
         steps.clear();
         let mut next = 0;
@@ -306,11 +299,11 @@ impl Plan {
     /// Recomputes the counts after the changes `from..to`; whether each of them is clean (within
     /// the machine).
     fn recount(&mut self, from: usize, to: usize) -> bool {
-        self.live_runs = 0;
+        self.forget_runs_from(from);
         let mut free = from.checked_sub(1).map_or(self.base, |i| self.after[i]);
         let (mut low, mut high) = (free, free);
         for (s, a) in self.steps[from..to].iter().zip(&mut self.after[from..to]) {
-            free += s.delta();
+            free += s.delta;
             *a = free;
             low = low.min(free);
             high = high.max(free);
@@ -431,6 +424,20 @@ impl Plan {
             .partition_point(|s| s.at < at.at || (s.at == at.at && s.stage < at.stage))
     }
 
+    /// Forgets the runs whose scan read change `from` or later (the changes from there on are
+    /// about to move or be recounted); a run scanned only up to it stands.
+    fn forget_runs_from(&mut self, from: usize) {
+        let mut i = 0;
+        while i < self.live_runs {
+            if self.runs[i].scanned > from {
+                self.live_runs -= 1;
+                self.runs.swap(i, self.live_runs);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     /// Takes `owner`'s changes out.
     fn cancel(&mut self, owner: JobId) {
         let mine = |s: &Step| s.owner == Some(owner);
@@ -441,12 +448,12 @@ impl Plan {
             .iter()
             .position(mine)
             .map(|i| take + 1 + i);
-        let n = self.steps[take].n.cast_signed();
+        let n = -self.steps[take].delta;
         self.gains
             .log(release.map_or(SimTime::INFINITY, |r| self.steps[r].at));
         let end = release.unwrap_or(self.steps.len());
         self.after[take..end].iter_mut().for_each(|a| *a += n);
-        self.live_runs = 0;
+        self.forget_runs_from(take);
         for i in release.into_iter().chain([take]) {
             self.steps.remove(i);
             self.after.remove(i);
@@ -851,13 +858,7 @@ mod tests {
         let after = [2, 6, 1, 9, 2];
         let steps: Vec<Step> = times
             .iter()
-            .map(|&at| Step {
-                at,
-                stage: 0,
-                change: Change::Release,
-                owner: None,
-                n: 1,
-            })
+            .map(|&at| Step::new(Moment::start_of(at), Change::Release, None, 1))
             .collect();
         let mut runs = Runs::default();
         runs.reset(3, 0.0, 4);
