@@ -111,7 +111,11 @@ impl Gains {
     /// logged (`None`: no gain since).
     fn since(&self, seen: u64) -> Option<SimTime> {
         // The gains since are the last entries, mostly few (those of this pass): look from the end.
-        let i = self.log.iter().rposition(|&(k, _)| k < seen).map_or(0, |i| i + 1);
+        let i = self
+            .log
+            .iter()
+            .rposition(|&(k, _)| k < seen)
+            .map_or(0, |i| i + 1);
         self.log.get(i).map(|&(_, end)| end)
     }
 
@@ -192,7 +196,11 @@ impl Counts {
     /// Keeps the reservations of `plan` after its pass, but those of the jobs it `started`.
     pub(super) fn keep(&mut self, plan: Plan, started: &[JobId]) {
         let mut steps = plan.steps;
-        steps.retain(|s| s.owner.is_some_and(|o| !started.contains(&o)));
+        // Most passes start no job: the running jobs' releases alone go.
+        match started {
+            [] => steps.retain(|s| s.owner.is_some()),
+            _ => steps.retain(|s| s.owner.is_some_and(|o| !started.contains(&o))),
+        }
         self.kept = Some(steps);
         self.gains = plan.gains;
         self.spare.after = plan.after;
@@ -234,8 +242,8 @@ pub(super) struct Plan {
     /// Scratch space of [`Marks`].
     marks: Vec<u64>,
     gains: Gains,
-    /// The runs of the plan as it stands, by threshold: the first `live_runs` (those scanned into
-    /// changes that moved are forgotten; the others keep their space).
+    /// The runs of the plan as it stands, by threshold: the first `live_runs`, in order of size
+    /// (those scanned into changes that moved are forgotten; the others keep their space).
     runs: Vec<Runs>,
     live_runs: usize,
     /// Whether every take finds its nodes free and no release exceeds the machine (every count
@@ -394,34 +402,38 @@ impl Plan {
         let needed = length - slack;
         // The runs of a smaller size hold those of `n`: when none of them is long enough, no run
         // of `n` is either. The nearest size scanned up to `n` is tried first.
-        let nearest = self.runs[..self.live_runs]
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.n <= n)
-            .max_by_key(|(_, r)| r.n)
-            .map(|(i, _)| i);
-        if let Some(i) = nearest {
-            let runs = &mut self.runs[i];
+        let at = self.runs[..self.live_runs].partition_point(|r| r.n <= n);
+        if let Some(nearest) = at.checked_sub(1) {
+            let runs = &mut self.runs[nearest];
             let long = runs.hold(&self.steps, &self.after, limit, needed);
             if !long || runs.n == n {
                 return long;
             }
         }
-        // No runs of `n` scanned yet.
-        let i = self.live_runs;
-        if i == self.runs.len() {
+        // No runs of `n` scanned yet: they go in at their place by size.
+        let spare = self.live_runs;
+        if spare == self.runs.len() {
             self.runs.push(Runs::default());
         }
-        self.runs[i].reset(n, self.now.at, self.base);
+        self.runs[spare].reset(n, self.now.at, self.base);
+        self.runs[at..=spare].rotate_right(1);
         self.live_runs += 1;
-        self.runs[i].hold(&self.steps, &self.after, limit, needed)
+        self.runs[at].hold(&self.steps, &self.after, limit, needed)
     }
 
     /// The index of the first change at `at` or later.
     fn first_at(&self, at: Moment) -> usize {
-        // Plain comparisons: the plan's times are never NaN.
-        self.steps
-            .partition_point(|s| s.at < at.at || (s.at == at.at && s.stage < at.stage))
+        // Plain comparisons (the plan's times are never NaN), and stages apart: later stages are
+        // rare.
+        let mut i = self.steps.partition_point(|s| s.at < at.at);
+        while self
+            .steps
+            .get(i)
+            .is_some_and(|s| s.at == at.at && s.stage < at.stage)
+        {
+            i += 1;
+        }
+        i
     }
 
     /// Forgets the runs whose scan read change `from` or later (the changes from there on are
@@ -430,8 +442,9 @@ impl Plan {
         let mut i = 0;
         while i < self.live_runs {
             if self.runs[i].scanned > from {
+                // Out of the live ones, keeping their order by size.
+                self.runs[i..self.live_runs].rotate_left(1);
                 self.live_runs -= 1;
-                self.runs.swap(i, self.live_runs);
             } else {
                 i += 1;
             }
@@ -484,7 +497,10 @@ impl Plan {
         self.steps[second..=old_release].rotate_right(1);
         self.steps[second] = release;
         let clean = self.recount(first, old_release + 1);
-        debug_assert!(clean, "a reservation made where it fits keeps the plan clean");
+        debug_assert!(
+            clean,
+            "a reservation made where it fits keeps the plan clean"
+        );
     }
 
     /// Puts `owner`'s reservation at `slot` in.
@@ -500,7 +516,10 @@ impl Plan {
         }
         // The release gives back what the take took: the counts after it stand.
         let clean = range.is_none_or(|(from, to)| self.recount(from, to + 1));
-        debug_assert!(clean, "a reservation made where it fits keeps the plan clean");
+        debug_assert!(
+            clean,
+            "a reservation made where it fits keeps the plan clean"
+        );
     }
 
     /// The earliest moment `n` nodes are free for `length` seconds (the general profile's search,
@@ -593,9 +612,8 @@ struct Runs {
     /// Since when the run under way at `scanned` lasts (`None`: none is).
     open: Option<SimTime>,
     /// The start of each run, in order.
-    starts: Vec<SimTime>,
-    /// The longest duration among the runs up to each.
-    longest: Vec<SimTime>,
+    /// The start of each run, in order, and the longest duration among the runs up to it.
+    starts: Vec<(SimTime, SimTime)>,
 }
 
 impl Runs {
@@ -606,43 +624,58 @@ impl Runs {
         self.scanned = 0;
         self.open = (free >= n).then_some(now);
         self.starts.clear();
-        self.longest.clear();
     }
 
-    /// Scans on until every run that starts by `limit` has ended (or the changes have).
+    /// Scans on until every run that starts by `limit` has ended (or the changes have), 64
+    /// changes at a time: a word of bits tells which of them leave `n` free, and only the ends of
+    /// runs are looked at one by one.
     fn scan(&mut self, steps: &[Step], after: &[i32], limit: SimTime) {
-        let (n, len) = (self.n, steps.len().min(after.len()));
-        let (mut i, mut open) = (self.scanned, self.open);
-        let mut longest = self
-            .longest
-            .last()
-            .copied()
-            .unwrap_or(SimTime::NEG_INFINITY);
-        while i < len {
-            match open {
-                Some(start) => {
-                    while i < len && after[i] >= n {
-                        i += 1;
-                    }
-                    let Some(end) = steps.get(i) else { break };
-                    longest = longest.max(end.at - start);
-                    self.starts.push(start);
-                    self.longest.push(longest);
-                    open = None;
+        let len = steps.len().min(after.len());
+        let mut i = self.scanned;
+        // No run under way and none starts by `limit` before the next change: nothing to scan.
+        if self.open.is_none() && steps[..len].get(i).is_none_or(|s| s.at > limit) {
+            return;
+        }
+        let mut longest = self.starts.last().map_or(SimTime::NEG_INFINITY, |r| r.1);
+        'words: while i < len {
+            let word = i / 64 * 64;
+            let end = len.min(word + 64);
+            let valid = u64::MAX >> (64 - (end - word));
+            let fits = !short_of(&after[word..end], self.n) & valid;
+            loop {
+                // The first change from `i` on that ends the run under way, or starts the next.
+                let wanted = if self.open.is_some() {
+                    !fits & valid
+                } else {
+                    fits
+                };
+                let bits = wanted & (u64::MAX << (i - word));
+                if bits == 0 {
+                    i = end;
+                    continue 'words;
                 }
-                None => {
-                    while i < len && after[i] < n && steps[i].at <= limit {
-                        i += 1;
+                i = word + bits.trailing_zeros() as usize;
+                let at = steps[i].at;
+                match self.open {
+                    Some(start) => {
+                        // Plain comparison: the plan's times are finite.
+                        let lasts = at - start;
+                        if lasts > longest {
+                            longest = lasts;
+                        }
+                        self.starts.push((start, longest));
+                        self.open = None;
                     }
-                    match steps.get(i) {
-                        Some(s) if s.at <= limit => open = Some(s.at),
-                        _ => break,
-                    }
+                    None if at <= limit => self.open = Some(at),
+                    None => break 'words,
+                }
+                i += 1;
+                if i == end {
+                    continue 'words;
                 }
             }
-            i += 1;
         }
-        (self.scanned, self.open) = (i.min(len), open);
+        self.scanned = i.min(len);
     }
 
     /// Whether a run that starts by `limit` lasts `needed`, scanning as far as that takes.
@@ -657,10 +690,28 @@ impl Runs {
         if self.open.is_some_and(|start| start <= limit) {
             return SimTime::INFINITY;
         }
-        let k = self.starts.partition_point(|&s| s <= limit);
+        let k = self.starts.partition_point(|&(s, _)| s <= limit);
         k.checked_sub(1)
-            .map_or(SimTime::NEG_INFINITY, |i| self.longest[i])
+            .map_or(SimTime::NEG_INFINITY, |i| self.starts[i].1)
     }
+}
+
+/// Bit `j` set where `counts[j]` (at most 64 of them) is below `n`.
+fn short_of(counts: &[i32], n: i32) -> u64 {
+    // One byte per count first (vector compares), then eight bytes to eight bits.
+    let mut bytes = [0u8; 64];
+    for (b, &a) in bytes.iter_mut().zip(counts) {
+        *b = u8::from(a < n);
+    }
+    bytes
+        .chunks_exact(8)
+        .enumerate()
+        .fold(0u64, |word, (i, eight)| {
+            let eight = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
+            // Byte j (0 or 1) lands on bit 56 + j; the top byte is the eight bits.
+            let bits = eight.wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            word | bits << (8 * i)
+        })
 }
 
 /// The changes whose count is short of a threshold, as bits.
@@ -673,22 +724,7 @@ impl<'a> Marks<'a> {
     /// Marks each count in `counts` below `n`, in `buf`.
     fn new(buf: &'a mut Vec<u64>, counts: &[i32], n: i32) -> Self {
         buf.clear();
-        buf.extend(counts.chunks(64).map(|c| {
-            // One byte per count first (vector compares), then eight bytes to eight bits.
-            let mut bytes = [0u8; 64];
-            for (b, &a) in bytes.iter_mut().zip(c) {
-                *b = u8::from(a < n);
-            }
-            bytes
-                .chunks_exact(8)
-                .enumerate()
-                .fold(0u64, |word, (i, eight)| {
-                    let eight = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
-                    // Byte j (0 or 1) lands on bit 56 + j; the top byte is the eight bits.
-                    let bits = eight.wrapping_mul(0x0102_0408_1020_4080) >> 56;
-                    word | bits << (8 * i)
-                })
-        }));
+        buf.extend(counts.chunks(64).map(|c| short_of(c, n)));
         Marks {
             words: buf,
             len: counts.len(),
@@ -865,12 +901,16 @@ mod tests {
         runs.scan(&steps, &after, 15.0);
         assert_eq!(
             (runs.scanned, runs.starts.clone()),
-            (1, vec![0.0]),
+            (1, vec![(0.0, 10.0)]),
             "[0, 10) then stop"
         );
         assert_eq!(runs.longest_from_by(15.0), 10.0);
         runs.scan(&steps, &after, 30.0);
-        assert_eq!(runs.starts, vec![0.0, 20.0], "[20, 25) is shorter");
+        assert_eq!(
+            runs.starts,
+            vec![(0.0, 10.0), (20.0, 10.0)],
+            "[20, 25) is shorter"
+        );
         assert_eq!(runs.longest_from_by(30.0), 10.0);
         assert_eq!(
             runs.longest_from_by(-1.0),
@@ -885,6 +925,63 @@ mod tests {
         runs.scan(&steps, &after, 40.0);
         assert_eq!(runs.longest_from_by(40.0), SimTime::INFINITY);
         assert_eq!(runs.longest_from_by(30.0), 10.0);
+    }
+
+    /// The longest run of counts `>= n` that starts by `limit` (at `now` = 0 with `free`, or at a
+    /// change), counted change by change: infinite when one lasts to the end.
+    fn longest_by_hand(
+        times: &[SimTime],
+        after: &[i32],
+        n: i32,
+        free: i32,
+        limit: SimTime,
+    ) -> SimTime {
+        let mut longest = SimTime::NEG_INFINITY;
+        let mut open = (free >= n).then_some(0.0);
+        for (&at, &a) in times.iter().zip(after) {
+            match open {
+                Some(start) if a < n => {
+                    longest = longest.max(at - start);
+                    open = None;
+                }
+                None if a >= n && at <= limit => open = Some(at),
+                _ => {}
+            }
+        }
+        if open.is_some() {
+            SimTime::INFINITY
+        } else {
+            longest
+        }
+    }
+
+    proptest::proptest! {
+        /// The word-wise scan finds the runs a change-by-change count finds, across words of 64
+        /// changes and with scans resumed at rising limits.
+        #[test]
+        fn runs_scanned_by_words_are_those_counted_by_hand(
+            after in proptest::collection::vec(0i32..6, 0..300),
+            n in 1i32..6,
+            free in 0i32..6,
+            limits in proptest::collection::vec(0u32..320, 1..6),
+        ) {
+            let times: Vec<SimTime> = (1u32..).take(after.len()).map(SimTime::from).collect();
+            let steps: Vec<Step> = times
+                .iter()
+                .map(|&at| Step::new(Moment::start_of(at), Change::Release, None, 1))
+                .collect();
+            let mut limits: Vec<SimTime> = limits.into_iter().map(SimTime::from).collect();
+            limits.sort_by(SimTime::total_cmp);
+            let mut runs = Runs::default();
+            runs.reset(n, 0.0, free);
+            for limit in limits {
+                runs.scan(&steps, &after, limit);
+                proptest::prop_assert_eq!(
+                    runs.longest_from_by(limit),
+                    longest_by_hand(&times, &after, n, free, limit)
+                );
+            }
+        }
     }
 
     #[test]
