@@ -23,10 +23,27 @@ enum Kind {
     Timer,
 }
 
+/// A time as an integer with the order of [`f64::total_cmp`] (the same transform of its bits), so
+/// that the event queue and the running list compare integers.
+fn order_key(t: SimTime) -> i64 {
+    flip_magnitude_if_negative(t.to_bits().cast_signed())
+}
+
+/// The time of an [`order_key`].
+fn from_order_key(key: i64) -> SimTime {
+    SimTime::from_bits(flip_magnitude_if_negative(key).cast_unsigned())
+}
+
+/// The bits of a negative number but its sign flipped (its own inverse).
+fn flip_magnitude_if_negative(bits: i64) -> i64 {
+    bits ^ ((bits >> 63).cast_unsigned() >> 1).cast_signed()
+}
+
 /// A queued departure or timer (arrivals come from a cursor over the job list).
 #[derive(Debug, Clone, Copy)]
 struct Event {
-    at: SimTime,
+    /// Its time, as an [`order_key`].
+    at: i64,
     kind: Kind,
     seq: u64,
     /// For a departure the job index (low 32 bits) and the job's run epoch (high 32 bits: a
@@ -40,10 +57,11 @@ fn departure_payload(id: JobId, epoch: u32) -> u64 {
 
 impl Event {
     fn key_cmp(&self, other: &Self) -> Ordering {
-        self.at
-            .total_cmp(&other.at)
-            .then(self.kind.cmp(&other.kind))
-            .then(self.seq.cmp(&other.seq))
+        (self.at, self.kind, self.seq).cmp(&(other.at, other.kind, other.seq))
+    }
+
+    fn at(&self) -> SimTime {
+        from_order_key(self.at)
     }
 }
 
@@ -88,29 +106,10 @@ struct Progress {
     est_end: SimTime,
 }
 
-/// A running job in the order [`System::running_jobs`] lists them: by estimated end, then job id.
-#[derive(Debug, Clone, Copy)]
-struct ByEnd(SimTime, JobId);
-
-impl Ord for ByEnd {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
-    }
-}
-
-impl PartialOrd for ByEnd {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for ByEnd {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for ByEnd {}
+/// A running job in the order [`System::running_jobs`] lists them: by estimated end (an
+/// [`order_key`]), then job id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct ByEnd(i64, JobId);
 
 /// Counters of the engine's own work.
 #[derive(Debug, Default)]
@@ -354,7 +353,7 @@ impl State<'_> {
             .jobs
             .get(self.next_arrival)
             .map(|j| (j.submit, Kind::Arrival));
-        let queued = self.events.peek().map(|e| (e.at, e.kind));
+        let queued = self.events.peek().map(|e| (e.at(), e.kind));
         match (arrival, queued) {
             (Some(a), Some(q)) => {
                 let a_first = a.0.total_cmp(&q.0).then(a.1.cmp(&q.1)) == Ordering::Less;
@@ -367,7 +366,7 @@ impl State<'_> {
     /// Pops the next queued event if it is of `kind` at time `t`.
     fn pop_event(&mut self, t: SimTime, kind: Kind) -> Option<u64> {
         let top = self.events.peek()?;
-        if top.kind != kind || top.at.total_cmp(&t) != Ordering::Equal {
+        if top.kind != kind || top.at != order_key(t) {
             return None;
         }
         self.events.pop().map(|e| e.payload)
@@ -376,7 +375,7 @@ impl State<'_> {
     fn push_event(&mut self, at: SimTime, kind: Kind, payload: u64) {
         self.seq += 1;
         self.events.push(Event {
-            at,
+            at: order_key(at),
             kind,
             seq: self.seq,
             payload,
@@ -425,7 +424,7 @@ impl State<'_> {
         self.failed.clear();
         self.running -= 1;
         self.busy -= placement.nodes();
-        let key = ByEnd(self.progress[id.index()].est_end, id);
+        let key = ByEnd(order_key(self.progress[id.index()].est_end), id);
         match self.running_ids.binary_search(&key) {
             Ok(at) => {
                 self.running_ids.remove(at);
@@ -452,7 +451,7 @@ impl State<'_> {
         p.est_end = self.now + (self.jobs[i].estimate - p.served).max(0.0);
         let end = self.now + (service - p.served).max(0.0);
         let epoch = p.epoch;
-        let key = ByEnd(p.est_end, id);
+        let key = ByEnd(order_key(p.est_end), id);
         let at = self.running_ids.partition_point(|r| *r < key);
         self.running_ids.insert(at, key);
         self.status[i] = Status::Running;
@@ -479,10 +478,10 @@ impl State<'_> {
     fn running_jobs(&self) -> Vec<RunningJob> {
         self.running_ids
             .iter()
-            .map(|&ByEnd(est_end, id)| RunningJob {
+            .map(|&ByEnd(_, id)| RunningJob {
                 job: id,
                 since: self.progress[id.index()].since,
-                est_end,
+                est_end: self.progress[id.index()].est_end,
                 placement: self.records[id.index()].placement,
             })
             .collect()
@@ -744,9 +743,30 @@ mod tests {
     }
 
     #[test]
+    fn order_keys_order_times_as_total_cmp_and_give_them_back() {
+        let times = [
+            SimTime::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -0.0,
+            0.0,
+            1e-300,
+            3.0,
+            3.0000000000000004,
+            SimTime::INFINITY,
+        ];
+        for a in times {
+            assert_eq!(from_order_key(order_key(a)).to_bits(), a.to_bits());
+            for b in times {
+                assert_eq!(order_key(a).cmp(&order_key(b)), a.total_cmp(&b), "{a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
     fn events_pop_by_time_then_kind_then_insertion() {
         let ev = |at, kind, seq| Event {
-            at,
+            at: order_key(at),
             kind,
             seq,
             payload: 0,
