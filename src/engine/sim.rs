@@ -758,7 +758,11 @@ mod tests {
         for a in times {
             assert_eq!(from_order_key(order_key(a)).to_bits(), a.to_bits());
             for b in times {
-                assert_eq!(order_key(a).cmp(&order_key(b)), a.total_cmp(&b), "{a} vs {b}");
+                assert_eq!(
+                    order_key(a).cmp(&order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} vs {b}"
+                );
             }
         }
     }

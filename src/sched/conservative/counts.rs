@@ -29,10 +29,13 @@
 //!   others are searched (on KTH-SP2 about 15 % of those looked at).
 //!
 //! Each pass checks cleanliness before using the count plan, and hands the pass to the general
-//! profile otherwise; in practice profiles stay clean (every reservation is made where it fits). The
-//! reservations' changes are kept in order from pass to pass, merged with the running jobs' releases,
-//! and rebuilt from the slots only when one fell into the past (a start that failed); the space of
-//! a pass's plan is kept for the next.
+//! profile otherwise; in practice profiles stay clean (every reservation is made where it fits). A
+//! pass's plan is carried to the next whole, counts included: the takes of the jobs it started go
+//! (their releases are those of running jobs now), so do the releases of jobs that ended (an early
+//! end adds its nodes to the counts up to its estimated end), and releases of jobs past their
+//! estimates move to now; the counts after the changes left stand. The plan is rebuilt from the
+//! slots and the running jobs only when a reservation fell into the past (a start that failed), a
+//! job started late, or the carried counts do not add up to the free nodes now.
 
 use std::cmp::Ordering;
 
@@ -48,8 +51,8 @@ struct Step {
     at: SimTime,
     stage: u32,
     change: Change,
-    /// The waiting job whose reservation this is (`None`: a running job's release).
-    owner: Option<JobId>,
+    /// The job whose reservation this is, or whose release (running).
+    owner: JobId,
     /// Its effect on the free count: minus the nodes a take takes, the nodes a release gives.
     delta: i32,
 }
@@ -74,7 +77,7 @@ impl Step {
     }
 
     /// A change of `n` nodes at `when`.
-    fn new(when: Moment, change: Change, owner: Option<JobId>, n: u32) -> Self {
+    fn new(when: Moment, change: Change, owner: JobId, n: u32) -> Self {
         let n = n.cast_signed();
         Step {
             at: when.at,
@@ -131,12 +134,100 @@ impl Gains {
 #[derive(Debug)]
 pub(super) struct Counts {
     total: i32,
-    /// The waiting jobs' reservation changes in plan order, from the last pass (`None`: rebuild
-    /// them from the slots).
-    kept: Option<Vec<Step>>,
+    /// The last pass's plan, whole (`None`: rebuild it from the slots and the running jobs).
+    kept: Option<Kept>,
+    /// The jobs the last pass started, and those that ended since, with their estimated ends.
+    started: Vec<(JobId, SimTime)>,
+    ended: Vec<(JobId, SimTime)>,
     gains: Gains,
     /// The space of the last pass's plan, for the next one.
     spare: Spare,
+}
+
+/// A pass's plan as it was left: its changes (the running jobs' releases and the reservations),
+/// the counts after them, and the free nodes then.
+#[derive(Debug)]
+struct Kept {
+    steps: Vec<Step>,
+    after: Vec<i32>,
+    base: i32,
+}
+
+impl Kept {
+    /// The plan carried to a pass at `now` with `free` nodes free, after the jobs `started` at the
+    /// last pass and those `ended` since: the started jobs' takes go (their releases stay, as the
+    /// running jobs' releases they now are), so do the ended jobs' releases (an early one gives its
+    /// nodes back until then), and the releases of jobs past their estimates move to now. `None`
+    /// when the plan must be rebuilt: a reservation fell into the past (a start failed), or the
+    /// changes left do not add up to `free` now.
+    fn carry(
+        mut self,
+        now: SimTime,
+        free: i32,
+        total: i32,
+        started: &[(JobId, SimTime)],
+        ended: &[(JobId, SimTime)],
+    ) -> Option<Kept> {
+        // A job started late (from a reservation fallen into the past) is released where it was
+        // planned, not at its estimated end.
+        for &(job, end) in started {
+            self.release_of(job, end)?;
+        }
+        for &(job, end) in ended.iter().filter(|&&(_, end)| end > now) {
+            let i = self.release_of(job, end)?;
+            let n = self.steps[i].delta;
+            self.base += n;
+            for a in &mut self.after[..i] {
+                *a += n;
+            }
+            self.steps.remove(i);
+            self.after.remove(i);
+        }
+        // The changes up to now: what is over goes, what overran moves to now.
+        let past = self.steps.partition_point(|s| s.at <= now);
+        let mut kept = 0;
+        for i in 0..past {
+            let mut s = self.steps[i];
+            let over = started.iter().chain(ended).any(|&(j, _)| j == s.owner);
+            if over {
+                // The counts after the changes left stand when the base takes its place.
+                self.base += s.delta;
+                continue;
+            }
+            if s.at < now {
+                if s.change == Change::Take {
+                    return None;
+                }
+                s.at = now;
+            }
+            self.steps[kept] = s;
+            kept += 1;
+        }
+        self.steps.drain(kept..past);
+        self.after.drain(kept..past);
+        // With the base now, the counts before the changes left: those after them stand.
+        let base_then = self.base;
+        self.base = free;
+        let mut count = free;
+        for (s, a) in self.steps[..kept].iter().zip(&mut self.after[..kept]) {
+            count += s.delta;
+            *a = count;
+        }
+        let adds_up = base_then == free;
+        let clean = self.after.iter().all(|&a| (0..=total).contains(&a));
+        (adds_up && clean).then_some(self)
+    }
+
+    /// The index of `job`'s release, planned at `end` (`None`: it is not there).
+    fn release_of(&self, job: JobId, end: SimTime) -> Option<usize> {
+        let from = self.steps.partition_point(|s| s.at < end);
+        let i = from
+            + self.steps[from..]
+                .iter()
+                .take_while(|s| s.at == end)
+                .position(|s| s.owner == job && s.change != Change::Take)?;
+        Some(i)
+    }
 }
 
 /// Space a plan needs, kept from pass to pass.
@@ -155,6 +246,8 @@ impl Counts {
         Some(Counts {
             total,
             kept: None,
+            started: Vec::new(),
+            ended: Vec::new(),
             gains: Gains::default(),
             spare: Spare::default(),
         })
@@ -167,9 +260,15 @@ impl Counts {
         self.gains.log(estimated_end);
     }
 
+    /// A running job that was to end at `estimated_end` has ended: its release leaves the plan.
+    pub(super) fn ended(&mut self, job: JobId, estimated_end: SimTime) {
+        self.ended.push((job, estimated_end));
+    }
+
     /// The plan of a pass at `now` with `free` nodes free, the `running` jobs, and the waiting jobs'
     /// reservations `(owner, slot, length)` in arrival order; `None` when it is not clean (the
-    /// general profile must plan this pass).
+    /// general profile must plan this pass). The last pass's plan is carried over when it can be;
+    /// else it is rebuilt.
     pub(super) fn plan(
         &mut self,
         now: SimTime,
@@ -177,14 +276,23 @@ impl Counts {
         running: &[RunningJob],
         slots: impl Iterator<Item = (JobId, Slot, SimTime)>,
     ) -> Option<Plan> {
-        let reserved = match self.kept.take() {
-            Some(kept) if kept.first().is_none_or(|s| s.at >= now) => kept,
-            _ => rebuild(now, slots),
-        };
         let free = i32::try_from(free).ok()?;
+        let kept = self
+            .kept
+            .take()
+            .and_then(|kept| kept.carry(now, free, self.total, &self.started, &self.ended));
+        self.started.clear();
+        self.ended.clear();
         let spare = std::mem::take(&mut self.spare);
-        let mut plan = Plan::new(now, free, self.total, running, &reserved, spare);
-        self.spare.steps = reserved;
+        let mut plan = match kept {
+            Some(kept) => Plan::carried(now, self.total, kept, spare),
+            None => {
+                let reserved = rebuild(now, slots);
+                let plan = Plan::new(now, free, self.total, running, &reserved, spare);
+                self.spare.steps = reserved;
+                plan
+            }
+        };
         if !plan.clean {
             return None;
         }
@@ -193,17 +301,16 @@ impl Counts {
         Some(plan)
     }
 
-    /// Keeps the reservations of `plan` after its pass, but those of the jobs it `started`.
-    pub(super) fn keep(&mut self, plan: Plan, started: &[JobId]) {
-        let mut steps = plan.steps;
-        // Most passes start no job: the running jobs' releases alone go.
-        match started {
-            [] => steps.retain(|s| s.owner.is_some()),
-            _ => steps.retain(|s| s.owner.is_some_and(|o| !started.contains(&o))),
-        }
-        self.kept = Some(steps);
+    /// Keeps the plan of a pass whose due jobs `started` (with their estimated ends) for the next
+    /// pass.
+    pub(super) fn keep(&mut self, plan: Plan, started: &[(JobId, SimTime)]) {
+        self.kept = Some(Kept {
+            steps: plan.steps,
+            after: plan.after,
+            base: plan.base,
+        });
+        self.started.extend_from_slice(started);
         self.gains = plan.gains;
-        self.spare.after = plan.after;
         self.spare.marks = plan.marks;
         self.spare.runs = plan.runs;
     }
@@ -226,7 +333,7 @@ fn changes(owner: JobId, slot: Slot, length: SimTime, now: SimTime) -> impl Iter
     span(slot, length, now)
         .into_iter()
         .flatten()
-        .map(move |(when, change)| Step::new(when, change, Some(owner), n))
+        .map(move |(when, change)| Step::new(when, change, owner, n))
 }
 
 /// The count plan of one pass.
@@ -252,6 +359,22 @@ pub(super) struct Plan {
 }
 
 impl Plan {
+    /// A plan carried over from the last pass.
+    fn carried(now: SimTime, total: i32, kept: Kept, spare: Spare) -> Self {
+        Plan {
+            now: Moment::start_of(now),
+            base: kept.base,
+            total,
+            steps: kept.steps,
+            after: kept.after,
+            marks: spare.marks,
+            gains: Gains::default(),
+            runs: spare.runs,
+            live_runs: 0,
+            clean: true,
+        }
+    }
+
     /// The machine now with the running jobs' releases merged into the `reserved` changes (a
     /// release of a running job before a reservation's change of the same moment and kind).
     fn new(
@@ -268,7 +391,7 @@ impl Plan {
         debug_assert!(running.is_sorted_by(|a, b| a.est_end <= b.est_end));
         let releases = running.iter().map(|r| {
             let at = Moment::start_of(r.est_end.max(now));
-            Step::new(at, Change::Release, None, r.placement.nodes())
+            Step::new(at, Change::Release, r.job, r.placement.nodes())
         });
         let mut steps = spare.steps;
         steps.clear();
@@ -453,7 +576,7 @@ impl Plan {
 
     /// Takes `owner`'s changes out.
     fn cancel(&mut self, owner: JobId) {
-        let mine = |s: &Step| s.owner == Some(owner);
+        let mine = |s: &Step| s.owner == owner;
         let Some(take) = self.steps.iter().position(mine) else {
             return;
         };
@@ -477,7 +600,7 @@ impl Plan {
     /// earlier `slot`: each change is rotated back to its place, and only the counts from the new
     /// take to the old release change.
     fn advance(&mut self, owner: JobId, from: usize, slot: Slot, length: SimTime) {
-        let mine = |s: &Step| s.owner == Some(owner);
+        let mine = |s: &Step| s.owner == owner;
         let old_take = from + self.steps[from..].iter().position(mine).expect("its take");
         let old_release =
             old_take + 1 + (self.steps[old_take + 1..].iter().position(mine)).expect("its release");
@@ -894,7 +1017,7 @@ mod tests {
         let after = [2, 6, 1, 9, 2];
         let steps: Vec<Step> = times
             .iter()
-            .map(|&at| Step::new(Moment::start_of(at), Change::Release, None, 1))
+            .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
             .collect();
         let mut runs = Runs::default();
         runs.reset(3, 0.0, 4);
@@ -925,6 +1048,71 @@ mod tests {
         runs.scan(&steps, &after, 40.0);
         assert_eq!(runs.longest_from_by(40.0), SimTime::INFINITY);
         assert_eq!(runs.longest_from_by(30.0), 10.0);
+    }
+
+    /// [`busy`] kept after its pass, and carried to `now` with `free` nodes free.
+    fn carried(
+        started: &[(JobId, SimTime)],
+        ended: &[(JobId, SimTime)],
+        now: SimTime,
+        free: i32,
+    ) -> Option<Vec<(SimTime, i32)>> {
+        let plan = busy();
+        let kept = Kept {
+            steps: plan.steps,
+            after: plan.after,
+            base: plan.base,
+        };
+        let kept = kept.carry(now, free, 10, started, ended)?;
+        Some(kept.steps.iter().map(|s| s.at).zip(kept.after).collect())
+    }
+
+    #[test]
+    fn a_carried_plan_drops_what_is_over_and_keeps_the_rest() {
+        // Job 0 (6 nodes) to 10, job 1 (8) reserved [10, 15); 4 free at 0.
+        assert_eq!(
+            carried(&[], &[], 3.0, 4),
+            Some(vec![(10.0, 10), (10.0, 2), (15.0, 10)]),
+            "nothing happened"
+        );
+        assert_eq!(
+            carried(&[], &[(JobId(0), 10.0)], 3.0, 10),
+            Some(vec![(10.0, 2), (15.0, 10)]),
+            "job 0 ended early: its nodes are free until 10"
+        );
+        assert_eq!(
+            carried(&[], &[], 12.0, 4),
+            None,
+            "job 1's reservation fell into the past (its start failed)"
+        );
+        assert_eq!(carried(&[], &[], 3.0, 5), None, "the counts do not add up");
+    }
+
+    #[test]
+    fn a_carried_plan_moves_an_overrun_to_now_and_drops_a_started_take() {
+        // Job 0 ends at 10 as planned, job 1 starts then (its release stays, now a running job's).
+        let mut plan = busy();
+        plan.steps.retain(|s| s.owner != JobId(0));
+        plan.after = vec![2, 10];
+        plan.base = 10;
+        let kept = Kept {
+            steps: plan.steps,
+            after: plan.after,
+            base: plan.base,
+        };
+        let kept = kept
+            .carry(10.0, 2, 10, &[(JobId(1), 15.0)], &[])
+            .expect("carried");
+        let rest: Vec<_> = kept.steps.iter().map(|s| (s.at, s.owner)).collect();
+        assert_eq!(
+            (rest, kept.after.clone()),
+            (vec![(15.0, JobId(1))], vec![10])
+        );
+        // Job 1 runs past its estimate: at 20 its release is taken to be now.
+        let kept = kept.carry(20.0, 2, 10, &[], &[]).expect("carried");
+        assert_eq!((kept.steps[0].at, kept.after.clone()), (20.0, vec![10]));
+        // A job started late (its release planned elsewhere than at its estimated end) rebuilds.
+        assert!(kept.carry(20.0, 2, 10, &[(JobId(1), 25.0)], &[]).is_none());
     }
 
     /// The longest run of counts `>= n` that starts by `limit` (at `now` = 0 with `free`, or at a
@@ -968,7 +1156,7 @@ mod tests {
             let times: Vec<SimTime> = (1u32..).take(after.len()).map(SimTime::from).collect();
             let steps: Vec<Step> = times
                 .iter()
-                .map(|&at| Step::new(Moment::start_of(at), Change::Release, None, 1))
+                .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
                 .collect();
             let mut limits: Vec<SimTime> = limits.into_iter().map(SimTime::from).collect();
             limits.sort_by(SimTime::total_cmp);

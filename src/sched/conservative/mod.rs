@@ -60,7 +60,7 @@ enum Mode {
     /// Allocator snapshots ([`profile`]).
     General,
     /// Node counts ([`counts`]), with the reservations kept between passes.
-    Counts(Counts),
+    Counts(Box<Counts>),
 }
 
 /// A waiting job, what the passes read of it (copied at arrival), and its reservation (none before
@@ -182,7 +182,7 @@ impl Conservative {
             if slot.when.at <= now && slot.when.stage == 0 {
                 if sys.try_start_on(w.job, slot.placement) {
                     since.insert(w.job, now);
-                    started.push(w.job);
+                    started.push((w.job, now + w.estimate));
                     return false;
                 }
                 *failed = true;
@@ -215,7 +215,9 @@ impl Conservative {
             let counts = base
                 .counts_nodes()
                 .then(|| Counts::new(base.machine().nodes()));
-            self.mode = counts.flatten().map_or(Mode::General, Mode::Counts);
+            self.mode = counts
+                .flatten()
+                .map_or(Mode::General, |c| Mode::Counts(Box::new(c)));
         }
         let slots = self
             .waiting
@@ -254,12 +256,13 @@ impl Scheduler for Conservative {
             if let Some(start) = self.started.remove(id) {
                 let estimated_end = start + sys.job(*id).estimate;
                 self.replan |= estimated_end != now;
-                // An early end frees its nodes until its estimated end (an overrun frees nothing
-                // the plan did not already count on).
-                if let Mode::Counts(counts) = &mut self.mode
-                    && estimated_end > now
-                {
-                    counts.gained(estimated_end);
+                if let Mode::Counts(counts) = &mut self.mode {
+                    counts.ended(*id, estimated_end);
+                    // An early end frees its nodes until its estimated end (an overrun frees
+                    // nothing the plan did not already count on).
+                    if estimated_end > now {
+                        counts.gained(estimated_end);
+                    }
                 }
             }
         }
