@@ -273,7 +273,7 @@ impl Counts {
         &mut self,
         now: SimTime,
         free: u32,
-        running: &[RunningJob],
+        running: impl FnOnce() -> Vec<RunningJob>,
         slots: impl Iterator<Item = (JobId, Slot, SimTime)>,
     ) -> Option<Plan> {
         let free = i32::try_from(free).ok()?;
@@ -288,7 +288,7 @@ impl Counts {
             Some(kept) => Plan::carried(now, self.total, kept, spare),
             None => {
                 let reserved = rebuild(now, slots);
-                let plan = Plan::new(now, free, self.total, running, &reserved, spare);
+                let plan = Plan::new(now, free, self.total, &running(), &reserved, spare);
                 self.spare.steps = reserved;
                 plan
             }
@@ -895,7 +895,7 @@ mod tests {
         let mut counts = Counts::new(10).expect("small machine");
         let slots = [(JobId(1), slot(10.0, 8), 5.0)];
         counts
-            .plan(0.0, 4, &[running(0, 10.0, 6)], slots.into_iter())
+            .plan(0.0, 4, || vec![running(0, 10.0, 6)], slots.into_iter())
             .expect("clean")
     }
 
@@ -943,7 +943,9 @@ mod tests {
         let mut counts = Counts::new(10).expect("small machine");
         counts.gained(10.0);
         let slots = [(JobId(1), slot(10.0, 8), 5.0)];
-        let mut p = counts.plan(1.0, 10, &[], slots.into_iter()).expect("clean");
+        let mut p = counts
+            .plan(1.0, 10, Vec::new, slots.into_iter())
+            .expect("clean");
         let moved = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut 0);
         assert_eq!(moved, Some(slot(1.0, 8)));
         assert_eq!(p.after, vec![2, 10]);
@@ -955,7 +957,7 @@ mod tests {
         // counts the machine no longer has.
         let mut counts = Counts::new(10).expect("small machine");
         let slots = [(JobId(1), slot(5.0, 8), 5.0)];
-        assert!(counts.plan(0.0, 4, &[], slots.into_iter()).is_none());
+        assert!(counts.plan(0.0, 4, Vec::new, slots.into_iter()).is_none());
         assert!(
             Counts::new(u32::MAX).is_none(),
             "beyond what i32 counts hold"
@@ -991,7 +993,7 @@ mod tests {
         let req = Request::Nodes(8);
         let running = [running(0, 10.0, 6)];
         let mut p = counts
-            .plan(0.0, 4, &running, slots.into_iter())
+            .plan(0.0, 4, || running.to_vec(), slots.into_iter())
             .expect("clean");
         let mut seen = 0;
         let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut seen);
@@ -1000,7 +1002,9 @@ mod tests {
         // Job 0 ends at 2, before its estimate: the gain [2, 10) lets job 1 start at once, unless
         // it was planned after that gain (then it found no room in it).
         counts.gained(10.0);
-        let mut p = counts.plan(2.0, 10, &[], slots.into_iter()).expect("clean");
+        let mut p = counts
+            .plan(2.0, 10, Vec::new, slots.into_iter())
+            .expect("clean");
         let mut fresh = 1;
         let stays = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut fresh);
         assert_eq!(stays, Some(slot(10.0, 8)));

@@ -209,7 +209,6 @@ impl Conservative {
     /// general one (see [`counts`]), else the general profile.
     fn plan(&mut self, sys: &dyn System) -> Plan {
         let now = sys.now();
-        let running = sys.running_jobs();
         if let Mode::Unknown = self.mode {
             let base = sys.snapshot();
             let counts = base
@@ -224,13 +223,14 @@ impl Conservative {
             .iter()
             .filter_map(|w| w.slot.map(|slot| (w.job, slot, w.estimate)));
         if let Mode::Counts(kept) = &mut self.mode {
-            match kept.plan(now, sys.free_nodes(), &running, slots.clone()) {
+            // The running jobs are read only when the plan is rebuilt.
+            match kept.plan(now, sys.free_nodes(), || sys.running_jobs(), slots.clone()) {
                 Some(plan) => return Plan::Counts(plan),
                 // The general profile logs no gains: every reservation is looked at next time.
                 None => kept.gained(SimTime::INFINITY),
             }
         }
-        let mut profile = Profile::new(now, sys.snapshot(), &running);
+        let mut profile = Profile::new(now, sys.snapshot(), &sys.running_jobs());
         profile.reserve_all(slots);
         Plan::General(profile)
     }
