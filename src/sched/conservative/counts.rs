@@ -158,8 +158,9 @@ impl Kept {
     /// last pass and those `ended` since: the started jobs' takes go (their releases stay, as the
     /// running jobs' releases they now are), so do the ended jobs' releases (an early one gives its
     /// nodes back until then), and the releases of jobs past their estimates move to now. `None`
-    /// when the plan must be rebuilt: a reservation fell into the past (a start failed), or the
-    /// changes left do not add up to `free` now.
+    /// when the plan must be rebuilt: a reservation fell into the past (a start failed), a job
+    /// started late, the changes left do not add up to `free` now, or a count leaves the machine
+    /// (the rebuilt plan is then not clean either).
     fn carry(
         mut self,
         now: SimTime,
@@ -173,12 +174,15 @@ impl Kept {
         for &(job, end) in started {
             self.release_of(job, end)?;
         }
+        // Counts that rise are checked against the machine as they do (the others stand).
+        let mut clean = true;
         for &(job, end) in ended.iter().filter(|&&(_, end)| end > now) {
             let i = self.release_of(job, end)?;
             let n = self.steps[i].delta;
             self.base += n;
             for a in &mut self.after[..i] {
                 *a += n;
+                clean &= *a <= total;
             }
             self.steps.remove(i);
             self.after.remove(i);
@@ -212,10 +216,9 @@ impl Kept {
         for (s, a) in self.steps[..kept].iter().zip(&mut self.after[..kept]) {
             count += s.delta;
             *a = count;
+            clean &= (0..=total).contains(&count);
         }
-        let adds_up = base_then == free;
-        let clean = self.after.iter().all(|&a| (0..=total).contains(&a));
-        (adds_up && clean).then_some(self)
+        (base_then == free && clean).then_some(self)
     }
 
     /// The index of `job`'s release, planned at `end` (`None`: it is not there).
