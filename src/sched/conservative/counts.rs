@@ -130,6 +130,15 @@ impl Gains {
     }
 }
 
+/// What the count plan remembers of a reservation from pass to pass.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Memo {
+    /// The number of gains logged when it was last planned.
+    seen: u64,
+    /// Where its changes were then.
+    near: usize,
+}
+
 /// What the count plan keeps between passes.
 #[derive(Debug)]
 pub(super) struct Counts {
@@ -455,14 +464,15 @@ impl Plan {
         req: &Request,
         length: SimTime,
         slot: Option<Slot>,
-        seen: &mut u64,
+        memo: &mut Memo,
     ) -> Option<Slot> {
-        let slot = self.replan_since(owner, req, length, slot, *seen);
-        *seen = self.gains.next;
+        let slot = self.replan_since(owner, req, length, slot, memo.seen, &mut memo.near);
+        memo.seen = self.gains.next;
         slot
     }
 
-    /// [`replan`](Self::replan) for a reservation last planned with `seen` gains logged.
+    /// [`replan`](Self::replan) for a reservation last planned with `seen` gains logged, whose
+    /// changes were last found `near` that index (and are now found there).
     fn replan_since(
         &mut self,
         owner: JobId,
@@ -470,6 +480,7 @@ impl Plan {
         length: SimTime,
         slot: Option<Slot>,
         seen: u64,
+        near: &mut usize,
     ) -> Option<Slot> {
         let n = i32::try_from(req.nodes())
             .ok()
@@ -489,7 +500,8 @@ impl Plan {
                 let Some(until) = until else {
                     return Some(s);
                 };
-                let g = self.first_at(s.when);
+                let g = self.first_at(s.when, *near);
+                *near = g;
                 if !self.may_move(n, length, g, until.min(s.when.at)) {
                     return Some(s);
                 }
@@ -547,11 +559,12 @@ impl Plan {
         self.runs[at].hold(&self.steps, &self.after, limit, needed)
     }
 
-    /// The index of the first change at `at` or later.
-    fn first_at(&self, at: Moment) -> usize {
+    /// The index of the first change at `at` or later, looked for from index `near` out (a
+    /// reservation's changes shift little from pass to pass).
+    fn first_at(&self, at: Moment, near: usize) -> usize {
         // Plain comparisons (the plan's times are never NaN), and stages apart: later stages are
         // rare.
-        let mut i = self.steps.partition_point(|s| s.at < at.at);
+        let mut i = gallop(&self.steps, near, |s| s.at < at.at);
         while self
             .steps
             .get(i)
@@ -726,6 +739,37 @@ impl Plan {
             }
         }
     }
+}
+
+/// The partition point of `steps` by `before` (true for a prefix of them), looked for from `near`
+/// out in steps that double: few probes when it is near.
+fn gallop(steps: &[Step], near: usize, before: impl Fn(&Step) -> bool) -> usize {
+    let len = steps.len();
+    let near = near.min(len);
+    let (mut lo, mut hi) = (0, len);
+    let mut step = 1;
+    if near < len && before(&steps[near]) {
+        lo = near + 1;
+        while let Some(probe) = Some(near + step).filter(|&p| p < len) {
+            if !before(&steps[probe]) {
+                hi = probe;
+                break;
+            }
+            lo = probe + 1;
+            step *= 2;
+        }
+    } else {
+        hi = near;
+        while let Some(probe) = near.checked_sub(step) {
+            if before(&steps[probe]) {
+                lo = probe + 1;
+                break;
+            }
+            hi = probe;
+            step *= 2;
+        }
+    }
+    lo + steps[lo..hi].partition_point(before)
 }
 
 /// The runs of changes that leave at least `n` nodes free, with how long each lasts, as far as a
@@ -938,7 +982,13 @@ mod tests {
     fn a_reservation_that_cannot_move_keeps_its_place_and_one_that_can_moves() {
         let mut p = busy();
         let req = Request::Nodes(8);
-        let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut 0);
+        let kept = p.replan(
+            JobId(1),
+            &req,
+            5.0,
+            Some(slot(10.0, 8)),
+            &mut Memo::default(),
+        );
         assert_eq!(kept, Some(slot(10.0, 8)));
         assert_eq!(p.after, vec![10, 2, 10], "nothing taken out or put back");
         // With 10 nodes free now (job 0 ended early, a gain until its estimated end at 10), job 1
@@ -949,7 +999,13 @@ mod tests {
         let mut p = counts
             .plan(1.0, 10, Vec::new, slots.into_iter())
             .expect("clean");
-        let moved = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut 0);
+        let moved = p.replan(
+            JobId(1),
+            &req,
+            5.0,
+            Some(slot(10.0, 8)),
+            &mut Memo::default(),
+        );
         assert_eq!(moved, Some(slot(1.0, 8)));
         assert_eq!(p.after, vec![2, 10]);
     }
@@ -998,23 +1054,24 @@ mod tests {
         let mut p = counts
             .plan(0.0, 4, || running.to_vec(), slots.into_iter())
             .expect("clean");
-        let mut seen = 0;
-        let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut seen);
+        let mut memo = Memo::default();
+        let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut memo);
         assert_eq!(kept, Some(slot(10.0, 8)));
         counts.keep(p, &[]);
         // Job 0 ends at 2, before its estimate: the gain [2, 10) lets job 1 start at once, unless
         // it was planned after that gain (then it found no room in it).
+        counts.ended(JobId(0), 10.0);
         counts.gained(10.0);
         let mut p = counts
             .plan(2.0, 10, Vec::new, slots.into_iter())
             .expect("clean");
-        let mut fresh = 1;
+        let mut fresh = Memo { seen: 1, near: 0 };
         let stays = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut fresh);
         assert_eq!(stays, Some(slot(10.0, 8)));
-        let mut stale = 0;
+        let mut stale = Memo::default();
         let moves = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut stale);
         assert_eq!(moves, Some(slot(2.0, 8)));
-        assert_eq!(stale, 2, "its move logged a gain of its own");
+        assert_eq!(stale.seen, 2, "its move logged a gain of its own");
     }
 
     #[test]

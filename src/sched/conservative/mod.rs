@@ -73,8 +73,8 @@ struct Waiting {
     slot: Option<Slot>,
     /// The engine has its first promise.
     promised: bool,
-    /// The count plan's gains logged when the reservation was last planned on counts.
-    seen: u64,
+    /// What the count plan remembers of the reservation.
+    memo: counts::Memo,
 }
 
 /// A point of the plan: a time and, within that instant, a *stage*. Stage 0 is the first pass of the
@@ -149,7 +149,7 @@ impl Plan {
     fn replan(&mut self, w: &mut Waiting) {
         let slot = match self {
             Plan::General(p) => p.replan(w.job, &w.req, w.estimate, w.slot),
-            Plan::Counts(p) => p.replan(w.job, &w.req, w.estimate, w.slot, &mut w.seen),
+            Plan::Counts(p) => p.replan(w.job, &w.req, w.estimate, w.slot, &mut w.memo),
         };
         if slot.is_some() {
             w.slot = slot;
@@ -245,7 +245,7 @@ impl Scheduler for Conservative {
             estimate: j.estimate,
             slot: None,
             promised: false,
-            seen: 0,
+            memo: counts::Memo::default(),
         });
         self.pass.arm(sys);
     }
