@@ -1250,6 +1250,31 @@ mod tests {
     }
 
     #[test]
+    fn a_gallop_from_any_index_finds_the_partition_point() {
+        let steps: Vec<Step> = (0..100u32)
+            .map(|k| {
+                Step::new(
+                    Moment::start_of(f64::from(k / 3)),
+                    Change::Release,
+                    JobId(k),
+                    1,
+                )
+            })
+            .collect();
+        for at in [-1.0, 0.0, 5.0, 17.5, 33.0, 40.0] {
+            let want = steps.partition_point(|s| s.at < at);
+            for near in [0, 1, 15, 16, 50, 99, 100, 500] {
+                assert_eq!(
+                    gallop(&steps, near, |s| s.at < at),
+                    want,
+                    "{at} from {near}"
+                );
+            }
+        }
+        assert_eq!(gallop(&[], 3, |s| s.at < 1.0), 0);
+    }
+
+    #[test]
     fn marks_find_marked_and_unmarked_changes() {
         let counts: Vec<i32> = (0..150).map(|i| if i % 70 == 3 { 0 } else { 5 }).collect();
         let mut buf = Vec::new();
