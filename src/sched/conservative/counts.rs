@@ -580,11 +580,16 @@ impl Plan {
     fn forget_runs_from(&mut self, from: usize) {
         let mut i = 0;
         while i < self.live_runs {
-            if self.runs[i].scanned > from {
+            let runs = &mut self.runs[i];
+            if runs.scanned > from {
                 // Out of the live ones, keeping their order by size.
                 self.runs[i..self.live_runs].rotate_left(1);
                 self.live_runs -= 1;
             } else {
+                // Its word of bits stands only if none of its changes moves.
+                if runs.word.is_some_and(|(_, to, _)| to > from) {
+                    runs.word = None;
+                }
                 i += 1;
             }
         }
@@ -781,9 +786,11 @@ struct Runs {
     scanned: usize,
     /// Since when the run under way at `scanned` lasts (`None`: none is).
     open: Option<SimTime>,
-    /// The start of each run, in order.
     /// The start of each run, in order, and the longest duration among the runs up to it.
     starts: Vec<(SimTime, SimTime)>,
+    /// The word of bits of the changes `from..to` that leave `n` free, last made:
+    /// `(from, to, bits)`.
+    word: Option<(usize, usize, u64)>,
 }
 
 impl Runs {
@@ -794,6 +801,7 @@ impl Runs {
         self.scanned = 0;
         self.open = (free >= n).then_some(now);
         self.starts.clear();
+        self.word = None;
     }
 
     /// Scans on until every run that starts by `limit` has ended (or the changes have), 64
@@ -811,7 +819,14 @@ impl Runs {
             let word = i / 64 * 64;
             let end = len.min(word + 64);
             let valid = u64::MAX >> (64 - (end - word));
-            let fits = !short_of(&after[word..end], self.n) & valid;
+            let fits = match self.word {
+                Some((from, to, bits)) if (from, to) == (word, end) => bits,
+                _ => {
+                    let bits = !short_of(&after[word..end], self.n) & valid;
+                    self.word = Some((word, end, bits));
+                    bits
+                }
+            };
             loop {
                 // The first change from `i` on that ends the run under way, or starts the next.
                 let wanted = if self.open.is_some() {
