@@ -242,11 +242,10 @@ impl Kept {
     }
 }
 
-/// Space a plan needs, kept from pass to pass.
+/// Space a plan needs, kept from pass to pass (the changes: for merging a rebuilt plan into).
 #[derive(Debug, Default)]
 struct Spare {
     steps: Vec<Step>,
-    after: Vec<i32>,
     marks: Vec<u64>,
     runs: Vec<Runs>,
 }
@@ -420,9 +419,7 @@ impl Plan {
             steps.push(r);
         }
         steps.extend_from_slice(&reserved[next..]);
-        let mut after = spare.after;
-        after.clear();
-        after.resize(steps.len(), 0);
+        let after = vec![0; steps.len()];
         let mut plan = Plan {
             now: Moment::start_of(now),
             base: free,
