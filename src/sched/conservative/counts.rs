@@ -65,15 +65,11 @@ impl Step {
         }
     }
 
-    /// By moment, then [`Change`]. Plain comparisons of times: the plan's times are never NaN.
+    /// By moment, then [`Change`].
     fn cmp(&self, other: &Step) -> Ordering {
-        if self.at < other.at {
-            Ordering::Less
-        } else if self.at > other.at {
-            Ordering::Greater
-        } else {
-            (self.stage, self.change).cmp(&(other.stage, other.change))
-        }
+        self.when()
+            .cmp(&other.when())
+            .then(self.change.cmp(&other.change))
     }
 
     /// A change of `n` nodes at `when`.

@@ -92,10 +92,15 @@ impl Moment {
         Moment { at, stage: 0 }
     }
 
+    /// By time, then stage. Plain comparisons of times: a plan's times are never NaN.
     fn cmp(&self, other: &Moment) -> Ordering {
-        self.at
-            .total_cmp(&other.at)
-            .then(self.stage.cmp(&other.stage))
+        if self.at < other.at {
+            Ordering::Less
+        } else if self.at > other.at {
+            Ordering::Greater
+        } else {
+            self.stage.cmp(&other.stage)
+        }
     }
 }
 
