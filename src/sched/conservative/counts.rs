@@ -625,12 +625,17 @@ impl Plan {
         // The old span is free again up to its release.
         self.gains.log(self.steps[old_release].at);
         // Both changes move earlier (or stay): each goes after the changes before its old place
-        // that do not come after it.
-        let first = self.steps[..old_take].partition_point(|s| s.cmp(&take) != Ordering::Greater);
+        // that do not come after it, the take mostly a few places back (looked for from there),
+        // the release after the take.
+        let first = gallop(&self.steps[..old_take], old_take, |s| {
+            s.cmp(&take) != Ordering::Greater
+        });
         self.steps[first..=old_take].rotate_right(1);
         self.steps[first] = take;
-        let second =
-            self.steps[..old_release].partition_point(|s| s.cmp(&release) != Ordering::Greater);
+        let second = first
+            + 1
+            + self.steps[first + 1..old_release]
+                .partition_point(|s| s.cmp(&release) != Ordering::Greater);
         self.steps[second..=old_release].rotate_right(1);
         self.steps[second] = release;
         let clean = self.recount(first, old_release + 1);
