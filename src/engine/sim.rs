@@ -59,10 +59,6 @@ impl Event {
     fn key_cmp(&self, other: &Self) -> Ordering {
         (self.at, self.kind, self.seq).cmp(&(other.at, other.kind, other.seq))
     }
-
-    fn at(&self) -> SimTime {
-        from_order_key(self.at)
-    }
 }
 
 impl PartialEq for Event {
@@ -255,16 +251,14 @@ impl<'w> Engine<'w> {
     pub fn run(mut self, observer: &mut dyn Observer) -> Result<Outcome, EngineError> {
         let wall = Instant::now();
         self.state.check_workload()?;
-        while let Some((t, kind)) = self.state.next_key() {
+        while let Some((key, kind)) = self.state.next_key() {
+            let t = from_order_key(key);
             self.state.now = t;
             self.batch(kind, observer);
             if let Some(e) = self.state.error.take() {
                 return Err(e);
             }
-            let instant_over = self
-                .state
-                .next_key()
-                .is_none_or(|(next, _)| next.total_cmp(&t) != Ordering::Equal);
+            let instant_over = self.state.next_key().is_none_or(|(next, _)| next != key);
             if instant_over {
                 observer.on_instant(t, self.sched.waiting(), self.state.busy);
             }
@@ -347,18 +341,16 @@ impl State<'_> {
         Ok(())
     }
 
-    /// The key of the next event: the earlier of the next arrival and the queue's top.
-    fn next_key(&self) -> Option<(SimTime, Kind)> {
+    /// The key of the next event (its time as an [`order_key`]): the earlier of the next arrival
+    /// and the queue's top.
+    fn next_key(&self) -> Option<(i64, Kind)> {
         let arrival = self
             .jobs
             .get(self.next_arrival)
-            .map(|j| (j.submit, Kind::Arrival));
-        let queued = self.events.peek().map(|e| (e.at(), e.kind));
+            .map(|j| (order_key(j.submit), Kind::Arrival));
+        let queued = self.events.peek().map(|e| (e.at, e.kind));
         match (arrival, queued) {
-            (Some(a), Some(q)) => {
-                let a_first = a.0.total_cmp(&q.0).then(a.1.cmp(&q.1)) == Ordering::Less;
-                Some(if a_first { a } else { q })
-            }
+            (Some(a), Some(q)) => Some(a.min(q)),
             (a, q) => a.or(q),
         }
     }
