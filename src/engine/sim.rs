@@ -690,10 +690,10 @@ const NOT_STARTED: JobRecord = JobRecord {
 /// count may also be granted a box of power-of-two extents holding the request's node count rounded
 /// up to a power of two (semitorus allocation).
 fn covers(req: &Request, p: &Placement) -> bool {
-    if let Placement::Block(b) = p {
-        if crate::resource::is_rounded_semitorus(req, b) {
-            return true;
-        }
+    if let Placement::Block(b) = p
+        && crate::resource::is_rounded_semitorus(req, b)
+    {
+        return true;
     }
     match (*req, *p) {
         (Request::Submesh(want), Placement::Submesh { at, rotated }) => {
