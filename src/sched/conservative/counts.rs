@@ -260,16 +260,21 @@ impl Counts {
         })
     }
 
-    /// A running job that was to end at `estimated_end` has ended now: its nodes are free until
-    /// then. A pass that the general profile plans is logged as a gain without end (it logs none
-    /// of its own moves), so every reservation is looked at again at the next pass on counts.
+    /// A gain of the plan up to `end`. A pass that the general profile plans is logged as a gain
+    /// without end (it logs none of its own moves), so every reservation is looked at again at the
+    /// next pass on counts.
     pub(super) fn gained(&mut self, estimated_end: SimTime) {
         self.gains.log(estimated_end);
     }
 
-    /// A running job that was to end at `estimated_end` has ended: its release leaves the plan.
-    pub(super) fn ended(&mut self, job: JobId, estimated_end: SimTime) {
+    /// A running job that was to end at `estimated_end` has ended at `now`: its release leaves the
+    /// plan, and an early end frees its nodes until its estimated end (a gain; an overrun frees
+    /// nothing the plan did not already count on).
+    pub(super) fn ended(&mut self, job: JobId, estimated_end: SimTime, now: SimTime) {
         self.ended.push((job, estimated_end));
+        if estimated_end > now {
+            self.gained(estimated_end);
+        }
     }
 
     /// The plan of a pass at `now` with `free` nodes free, the `running` jobs, and the waiting jobs'
@@ -1073,8 +1078,7 @@ mod tests {
         counts.keep(p, &[]);
         // Job 0 ends at 2, before its estimate: the gain [2, 10) lets job 1 start at once, unless
         // it was planned after that gain (then it found no room in it).
-        counts.ended(JobId(0), 10.0);
-        counts.gained(10.0);
+        counts.ended(JobId(0), 10.0, 2.0);
         let mut p = counts
             .plan(2.0, 10, Vec::new, slots.into_iter())
             .expect("clean");

@@ -59,7 +59,7 @@ enum Mode {
     Unknown,
     /// Allocator snapshots ([`profile`]).
     General,
-    /// Node counts ([`counts`]), with the reservations kept between passes.
+    /// Node counts ([`counts`]), with the plan carried from pass to pass.
     Counts(Box<Counts>),
 }
 
@@ -262,12 +262,7 @@ impl Scheduler for Conservative {
                 let estimated_end = start + sys.job(*id).estimate;
                 self.replan |= estimated_end != now;
                 if let Mode::Counts(counts) = &mut self.mode {
-                    counts.ended(*id, estimated_end);
-                    // An early end frees its nodes until its estimated end (an overrun frees
-                    // nothing the plan did not already count on).
-                    if estimated_end > now {
-                        counts.gained(estimated_end);
-                    }
+                    counts.ended(*id, estimated_end, now);
                 }
             }
         }
