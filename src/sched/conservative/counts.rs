@@ -162,10 +162,10 @@ impl Kept {
     /// The plan carried to a pass at `now` with `free` nodes free, after the jobs `started` at the
     /// last pass and those `ended` since: the started jobs' takes go (their releases stay, as the
     /// running jobs' releases they now are), so do the ended jobs' releases (an early one gives its
-    /// nodes back until then), and the releases of jobs past their estimates move to now. `None`
-    /// when the plan must be rebuilt: a reservation fell into the past (a start failed), a job
-    /// started late, the changes left do not add up to `free` now, or a count leaves the machine
-    /// (the rebuilt plan is then not clean either).
+    /// nodes back until then), and the releases of jobs past their estimates move to now, as do
+    /// the takes of reservations fallen into the past (starts that failed; those over go). `None`
+    /// when the plan must be rebuilt: a job started late, the changes left do not add up to `free`
+    /// now, or a count leaves the machine (the rebuilt plan is then not clean either).
     fn carry(
         mut self,
         now: SimTime,
@@ -192,20 +192,36 @@ impl Kept {
             self.steps.remove(i);
             self.after.remove(i);
         }
-        // The changes up to now: what is over goes, what overran moves to now.
+        // The changes up to now: what is over goes, what overran moves to now, and so does the
+        // take of a reservation fallen into the past (a start that failed: the general profile
+        // plans what is left of it from now, or nothing once it is over).
         let past = self.steps.partition_point(|s| s.at <= now);
+        let fallen = |s: &Step| s.change == Change::Take && s.at < now;
+        // Fallen reservations already over (empty but for failed starts).
+        let over: Vec<JobId> = (self.steps[..past].iter().enumerate())
+            .filter(|&(_, s)| fallen(s))
+            .filter(|&(i, s)| {
+                let release = self.steps[i + 1..].iter().find(|r| r.owner == s.owner);
+                release.is_none_or(|r| r.at <= now)
+            })
+            .map(|(_, s)| s.owner)
+            .collect();
+        let gone = |job: JobId| {
+            started.iter().chain(ended).any(|&(j, _)| j == job) || over.contains(&job)
+        };
         let mut kept = 0;
+        let mut retimed = false;
         for i in 0..past {
             let mut s = self.steps[i];
-            let over = started.iter().chain(ended).any(|&(j, _)| j == s.owner);
-            if over {
+            if gone(s.owner) {
                 // The counts after the changes left stand when the base takes its place.
                 self.base += s.delta;
                 continue;
             }
             if s.at < now {
-                if s.change == Change::Take {
-                    return None;
+                if fallen(&s) {
+                    retimed = true;
+                    s.stage = 0;
                 }
                 s.at = now;
             }
@@ -214,6 +230,10 @@ impl Kept {
         }
         self.steps.drain(kept..past);
         self.after.drain(kept..past);
+        if retimed {
+            // A take moved to now goes after the releases of now.
+            self.steps[..kept].sort_by(Step::cmp);
+        }
         // With the base now, the counts before the changes left: those after them stand.
         let base_then = self.base;
         self.base = free;
@@ -1163,8 +1183,13 @@ mod tests {
         );
         assert_eq!(
             carried(&[], &[], 12.0, 4),
-            None,
-            "job 1's reservation fell into the past (its start failed)"
+            Some(vec![(12.0, 10), (12.0, 2), (15.0, 10)]),
+            "job 0 overran: its release and job 1's take (a start that failed) move to now"
+        );
+        assert_eq!(
+            carried(&[], &[], 16.0, 4),
+            Some(vec![(16.0, 10)]),
+            "job 1's reservation is over before it started: it goes"
         );
         assert_eq!(carried(&[], &[], 3.0, 5), None, "the counts do not add up");
     }
