@@ -33,9 +33,10 @@
 //! pass's plan is carried to the next whole, counts included: the takes of the jobs it started go
 //! (their releases are those of running jobs now), so do the releases of jobs that ended (an early
 //! end adds its nodes to the counts up to its estimated end), and releases of jobs past their
-//! estimates move to now; the counts after the changes left stand. The plan is rebuilt from the
-//! slots and the running jobs only when a reservation fell into the past (a start that failed), a
-//! job started late, or the carried counts do not add up to the free nodes now.
+//! estimates move to now, as does the take of a reservation fallen into the past (a start that
+//! failed; the general profile plans what is left of it from now, and nothing once it is over);
+//! the counts after the changes left stand. The plan is rebuilt from the slots and the running
+//! jobs only when a job started late, or the carried counts do not add up to the free nodes now.
 
 use std::cmp::Ordering;
 
