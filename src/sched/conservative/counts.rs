@@ -207,9 +207,8 @@ impl Kept {
             })
             .map(|(_, s)| s.owner)
             .collect();
-        let gone = |job: JobId| {
-            started.iter().chain(ended).any(|&(j, _)| j == job) || over.contains(&job)
-        };
+        let gone =
+            |job: JobId| started.iter().chain(ended).any(|&(j, _)| j == job) || over.contains(&job);
         let mut kept = 0;
         let mut retimed = false;
         for i in 0..past {
