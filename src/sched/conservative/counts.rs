@@ -809,7 +809,8 @@ struct Runs {
     scanned: usize,
     /// Since when the run under way at `scanned` lasts (`None`: none is).
     open: Option<SimTime>,
-    /// The start of each run, in order, and the longest duration among the runs up to it.
+    /// The start of each run that lasts longer than every run before it, in order, and how long
+    /// it lasts (the others change no answer).
     starts: Vec<(SimTime, SimTime)>,
     /// The word of bits of the changes `from..to` that leave `n` free, last made:
     /// `(from, to, bits)`.
@@ -870,8 +871,8 @@ impl Runs {
                         let lasts = at - start;
                         if lasts > longest {
                             longest = lasts;
+                            self.starts.push((start, longest));
                         }
-                        self.starts.push((start, longest));
                         self.open = None;
                     }
                     None if at <= limit => self.open = Some(at),
@@ -1132,8 +1133,8 @@ mod tests {
         runs.scan(&steps, &after, 30.0);
         assert_eq!(
             runs.starts,
-            vec![(0.0, 10.0), (20.0, 10.0)],
-            "[20, 25) is shorter"
+            vec![(0.0, 10.0)],
+            "[20, 25) is shorter: no record"
         );
         assert_eq!(runs.longest_from_by(30.0), 10.0);
         assert_eq!(
