@@ -47,6 +47,10 @@ pub(crate) struct Conservative {
     started: FxHashMap<JobId, SimTime>,
     /// A job ended off its estimate, or a due start failed: the next pass re-plans everything.
     replan: bool,
+    /// The first `quiet` waiting jobs have slots, none of them before `quiet_until`: a pass that
+    /// re-plans nothing before then has nothing to do for them.
+    quiet: usize,
+    quiet_until: SimTime,
     /// Which plan the allocator allows, found at the first pass.
     mode: Mode,
 }
@@ -169,39 +173,56 @@ impl Conservative {
     fn run(&mut self, sys: &mut dyn System) {
         let now = sys.now();
         let replan = std::mem::take(&mut self.replan);
+        // The quiet jobs keep their slots and none of them is due: the pass starts after them.
+        let skip = if replan || self.quiet_until <= now {
+            0
+        } else {
+            self.quiet
+        };
         let mut plan = self.plan(sys);
         let mut started = Vec::new();
-        let mut wake = None::<SimTime>;
-        let failed = &mut self.replan;
-        let since = &mut self.started;
-        self.waiting.retain_mut(|w| {
+        let mut wake = (skip > 0).then_some(self.quiet_until);
+        // The jobs kept, the first of them without a slot, and the earliest slot before it.
+        let mut kept = skip;
+        let mut unplanned = None;
+        let mut quiet_until = wake.unwrap_or(SimTime::INFINITY);
+        for i in skip..self.waiting.len() {
+            let mut w = self.waiting[i];
             // A slot at a later stage of an instant now reached is re-planned at this stage.
             let staged = w.slot.is_some_and(|s| s.when.at <= now && s.when.stage > 0);
             if replan || staged || w.slot.is_none() {
-                plan.replan(w);
+                plan.replan(&mut w);
             }
-            let Some(slot) = w.slot else {
-                return true;
-            };
-            // A slot at a later stage of this instant waits for that stage's pass.
-            if slot.when.at <= now && slot.when.stage == 0 {
-                if sys.try_start_on(w.job, slot.placement) {
-                    since.insert(w.job, now);
-                    started.push((w.job, now + w.estimate));
-                    return false;
+            if let Some(slot) = w.slot {
+                // A slot at a later stage of this instant waits for that stage's pass.
+                if slot.when.at <= now && slot.when.stage == 0 {
+                    if sys.try_start_on(w.job, slot.placement) {
+                        self.started.insert(w.job, now);
+                        started.push((w.job, now + w.estimate));
+                        continue;
+                    }
+                    self.replan = true;
                 }
-                *failed = true;
+                if !w.promised {
+                    // The engine keeps the first promise only.
+                    sys.promise(w.job, slot.when.at);
+                    w.promised = true;
+                }
+                if slot.when.at > now && wake.is_none_or(|t| slot.when.at < t) {
+                    wake = Some(slot.when.at);
+                }
+                if unplanned.is_none() {
+                    quiet_until = quiet_until.min(slot.when.at);
+                }
+            } else {
+                unplanned.get_or_insert(kept);
             }
-            if !w.promised {
-                // The engine keeps the first promise only.
-                sys.promise(w.job, slot.when.at);
-                w.promised = true;
-            }
-            if slot.when.at > now && wake.is_none_or(|t| slot.when.at < t) {
-                wake = Some(slot.when.at);
-            }
-            true
-        });
+            self.waiting[kept] = w;
+            kept += 1;
+        }
+        self.waiting.truncate(kept);
+        self.quiet = unplanned.unwrap_or(kept);
+        self.quiet_until = quiet_until;
         if let (Mode::Counts(kept), Plan::Counts(plan)) = (&mut self.mode, plan) {
             kept.keep(plan, &started);
         }
