@@ -475,13 +475,14 @@ impl Plan {
     /// [`Profile::replan`](super::profile::Profile::replan) on counts. A reservation `slot` (not
     /// fallen into the past) moves only to a slot before it, and every such slot shows before its
     /// moment: its own changes stay where they are unless it moves. `seen` is the number of gains
-    /// logged when the reservation was last planned, and becomes the number now.
+    /// logged when the reservation was last planned, and becomes the number now. The new slot;
+    /// `None` when the reservation keeps its slot (or fits nowhere).
     pub(super) fn replan(
         &mut self,
         owner: JobId,
         req: &Request,
         length: SimTime,
-        slot: Option<Slot>,
+        slot: Option<&Slot>,
         memo: &mut Memo,
     ) -> Option<Slot> {
         let slot = self.replan_since(owner, req, length, slot, memo.seen, &mut memo.near);
@@ -496,7 +497,7 @@ impl Plan {
         owner: JobId,
         req: &Request,
         length: SimTime,
-        slot: Option<Slot>,
+        slot: Option<&Slot>,
         seen: u64,
         near: &mut usize,
     ) -> Option<Slot> {
@@ -516,15 +517,15 @@ impl Plan {
                     Some(SimTime::INFINITY)
                 };
                 let Some(until) = until else {
-                    return Some(s);
+                    return None;
                 };
                 let g = self.first_at(s.when, *near);
                 *near = g;
                 if !self.may_move(n, length, g, until.min(s.when.at)) {
-                    return Some(s);
+                    return None;
                 }
                 let Some(earlier) = self.earliest(n, length, g, until) else {
-                    return Some(s);
+                    return None;
                 };
                 let slot = slot_at(earlier);
                 self.advance(owner, g, slot, length);
@@ -1025,10 +1026,10 @@ mod tests {
             JobId(1),
             &req,
             5.0,
-            Some(slot(10.0, 8)),
+            Some(&slot(10.0, 8)),
             &mut Memo::default(),
         );
-        assert_eq!(kept, Some(slot(10.0, 8)));
+        assert_eq!(kept, None, "it keeps its slot");
         assert_eq!(p.after, vec![10, 2, 10], "nothing taken out or put back");
         // With 10 nodes free now (job 0 ended early, a gain until its estimated end at 10), job 1
         // moves to now.
@@ -1042,7 +1043,7 @@ mod tests {
             JobId(1),
             &req,
             5.0,
-            Some(slot(10.0, 8)),
+            Some(&slot(10.0, 8)),
             &mut Memo::default(),
         );
         assert_eq!(moved, Some(slot(1.0, 8)));
@@ -1094,8 +1095,8 @@ mod tests {
             .plan(0.0, 4, || running.to_vec(), slots.into_iter())
             .expect("clean");
         let mut memo = Memo::default();
-        let kept = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut memo);
-        assert_eq!(kept, Some(slot(10.0, 8)));
+        let kept = p.replan(JobId(1), &req, 5.0, Some(&slot(10.0, 8)), &mut memo);
+        assert_eq!(kept, None, "it keeps its slot");
         counts.keep(p, &[]);
         // Job 0 ends at 2, before its estimate: the gain [2, 10) lets job 1 start at once, unless
         // it was planned after that gain (then it found no room in it).
@@ -1104,10 +1105,10 @@ mod tests {
             .plan(2.0, 10, Vec::new, slots.into_iter())
             .expect("clean");
         let mut fresh = Memo { seen: 1, near: 0 };
-        let stays = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut fresh);
-        assert_eq!(stays, Some(slot(10.0, 8)));
+        let stays = p.replan(JobId(1), &req, 5.0, Some(&slot(10.0, 8)), &mut fresh);
+        assert_eq!(stays, None, "it keeps its slot");
         let mut stale = Memo::default();
-        let moves = p.replan(JobId(1), &req, 5.0, Some(slot(10.0, 8)), &mut stale);
+        let moves = p.replan(JobId(1), &req, 5.0, Some(&slot(10.0, 8)), &mut stale);
         assert_eq!(moves, Some(slot(2.0, 8)));
         assert_eq!(stale.seen, 2, "its move logged a gain of its own");
     }

@@ -158,7 +158,7 @@ impl Plan {
     fn replan(&mut self, w: &mut Waiting) {
         let slot = match self {
             Plan::General(p) => p.replan(w.job, &w.req, w.estimate, w.slot),
-            Plan::Counts(p) => p.replan(w.job, &w.req, w.estimate, w.slot, &mut w.memo),
+            Plan::Counts(p) => p.replan(w.job, &w.req, w.estimate, w.slot.as_ref(), &mut w.memo),
         };
         if slot.is_some() {
             w.slot = slot;
@@ -187,11 +187,11 @@ impl Conservative {
         let mut unplanned = None;
         let mut quiet_until = wake.unwrap_or(SimTime::INFINITY);
         for i in skip..self.waiting.len() {
-            let mut w = self.waiting[i];
+            let w = &mut self.waiting[i];
             // A slot at a later stage of an instant now reached is re-planned at this stage.
             let staged = w.slot.is_some_and(|s| s.when.at <= now && s.when.stage > 0);
             if replan || staged || w.slot.is_none() {
-                plan.replan(&mut w);
+                plan.replan(w);
             }
             if let Some(slot) = w.slot {
                 // A slot at a later stage of this instant waits for that stage's pass.
@@ -217,7 +217,9 @@ impl Conservative {
             } else {
                 unplanned.get_or_insert(kept);
             }
-            self.waiting[kept] = w;
+            if kept < i {
+                self.waiting[kept] = self.waiting[i];
+            }
             kept += 1;
         }
         self.waiting.truncate(kept);
