@@ -830,8 +830,8 @@ impl Runs {
     }
 
     /// Scans on until every run that starts by `limit` has ended (or the changes have), 64
-    /// changes at a time: a word of bits tells which of them leave `n` free, and only the ends of
-    /// runs are looked at one by one.
+    /// changes at a time: a word of bits tells which of them leave `n` free, and only the starts
+    /// and ends of runs (where the bits flip) are looked at one by one.
     fn scan(&mut self, steps: &[Step], after: &[i32], limit: SimTime) {
         let len = steps.len().min(after.len());
         let mut i = self.scanned;
@@ -852,20 +852,14 @@ impl Runs {
                     bits
                 }
             };
-            loop {
-                // The first change from `i` on that ends the run under way, or starts the next.
-                let wanted = if self.open.is_some() {
-                    !fits & valid
-                } else {
-                    fits
-                };
-                let bits = wanted & (u64::MAX << (i - word));
-                if bits == 0 {
-                    i = end;
-                    continue 'words;
-                }
-                i = word + bits.trailing_zeros() as usize;
-                let at = steps[i].at;
+            // The changes from `i` on that end the run under way or start the next: those that
+            // differ from the change before them (at `i`, from whether a run is under way).
+            let at_i = 1u64 << (i - word);
+            let open = if self.open.is_some() { at_i } else { 0 };
+            let mut flips = (fits ^ ((fits << 1) & !at_i | open)) & valid & !(at_i - 1);
+            while flips != 0 {
+                let j = word + flips.trailing_zeros() as usize;
+                let at = steps[j].at;
                 match self.open {
                     Some(start) => {
                         // Plain comparison: the plan's times are finite.
@@ -877,13 +871,14 @@ impl Runs {
                         self.open = None;
                     }
                     None if at <= limit => self.open = Some(at),
-                    None => break 'words,
+                    None => {
+                        i = j;
+                        break 'words;
+                    }
                 }
-                i += 1;
-                if i == end {
-                    continue 'words;
-                }
+                flips &= flips - 1;
             }
+            i = end;
         }
         self.scanned = i.min(len);
     }
