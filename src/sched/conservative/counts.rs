@@ -749,12 +749,7 @@ impl Plan {
             }
             // The next candidate: the first change after which `n` are free again, passing over
             // the runs of such changes that end too soon for the job.
-            let mut first = short.next(from, false)?;
-            while let Some(b) = short.next(first, true)
-                && self.steps[b].at < self.steps[first].at + length
-            {
-                first = short.next(b, false)?;
-            }
+            let first = short.long_run(from, &self.steps, length)?;
             let next = &self.steps[first];
             if next.when().cmp(&when) == Ordering::Greater {
                 when = next.when();
@@ -934,6 +929,37 @@ impl<'a> Marks<'a> {
             words: buf,
             len: counts.len(),
         }
+    }
+
+    /// The first change of the first run of unmarked changes from `from` on that lasts `length`
+    /// (until the next marked change, if any), passing over the shorter ones: only the changes
+    /// where the bits flip are looked at.
+    fn long_run(&self, from: usize, steps: &[Step], length: SimTime) -> Option<usize> {
+        let mut start = None::<usize>;
+        let mut w = from / 64;
+        // Before `from`, as if marked: an unmarked change there starts a run.
+        let mut marked_before = true;
+        let mut lowest = 1u64 << (from % 64);
+        while let Some(&marks) = self.words.get(w) {
+            let valid = u64::MAX >> (64 - (self.len - w * 64).min(64));
+            let before = (marks << 1) & !lowest | if marked_before { lowest } else { 0 };
+            let mut flips = (marks ^ before) & valid & !(lowest - 1);
+            while flips != 0 {
+                let j = w * 64 + flips.trailing_zeros() as usize;
+                match start {
+                    // Plain comparison: the plan's times are finite.
+                    Some(first) if steps[j].at >= steps[first].at + length => return start,
+                    Some(_) => start = None,
+                    None => start = Some(j),
+                }
+                flips &= flips - 1;
+            }
+            marked_before = start.is_none();
+            lowest = 1;
+            w += 1;
+        }
+        // A run under way at the end of the marks never ends.
+        start
     }
 
     /// The first change at `from` or later that is marked (`marked`) or not.
@@ -1325,5 +1351,35 @@ mod tests {
         assert_eq!(m.next(3, false), Some(4));
         assert_eq!(m.next(149, false), Some(149));
         assert_eq!(m.next(150, false), None);
+    }
+
+    #[test]
+    fn marks_pass_over_runs_too_short_for_a_job() {
+        // 150 changes a second apart, marked at 3, 73 and 143: runs of 1..=69 changes between.
+        let counts: Vec<i32> = (0..150).map(|i| if i % 70 == 3 { 0 } else { 5 }).collect();
+        let steps: Vec<Step> = (0..150)
+            .map(|i| Step::new(Moment::start_of(f64::from(i)), Change::Release, JobId(0), 1))
+            .collect();
+        let mut buf = Vec::new();
+        let m = Marks::new(&mut buf, &counts, 1);
+        assert_eq!(m.long_run(0, &steps, 3.0), Some(0), "[0, 3) lasts 3 s");
+        assert_eq!(m.long_run(0, &steps, 4.0), Some(4), "then [4, 73)");
+        assert_eq!(m.long_run(1, &steps, 69.0), Some(4), "[4, 73) lasts 69 s");
+        assert_eq!(
+            m.long_run(1, &steps, 70.0),
+            Some(144),
+            "so does [74, 143): after it"
+        );
+        assert_eq!(
+            m.long_run(3, &steps, 69.0),
+            Some(4),
+            "a marked change starts no run"
+        );
+        assert_eq!(
+            m.long_run(144, &steps, 1e9),
+            Some(144),
+            "the last run never ends"
+        );
+        assert_eq!(m.long_run(150, &steps, 1.0), None, "no change left");
     }
 }
