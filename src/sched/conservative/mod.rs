@@ -181,11 +181,16 @@ impl Conservative {
         };
         let mut plan = self.plan(sys);
         let mut started = Vec::new();
-        let mut wake = (skip > 0).then_some(self.quiet_until);
+        // The earliest slot after now (none: infinite).
+        let mut wake = if skip > 0 {
+            self.quiet_until
+        } else {
+            SimTime::INFINITY
+        };
         // The jobs kept, the first of them without a slot, and the earliest slot before it.
         let mut kept = skip;
         let mut unplanned = None;
-        let mut quiet_until = wake.unwrap_or(SimTime::INFINITY);
+        let mut quiet_until = wake;
         for i in skip..self.waiting.len() {
             let w = &mut self.waiting[i];
             // A slot at a later stage of an instant now reached is re-planned at this stage.
@@ -193,9 +198,10 @@ impl Conservative {
             if replan || staged || w.slot.is_none() {
                 plan.replan(w);
             }
-            if let Some(slot) = w.slot {
+            if let Some(slot) = &w.slot {
+                let at = slot.when.at;
                 // A slot at a later stage of this instant waits for that stage's pass.
-                if slot.when.at <= now && slot.when.stage == 0 {
+                if at <= now && slot.when.stage == 0 {
                     if sys.try_start_on(w.job, slot.placement) {
                         self.started.insert(w.job, now);
                         started.push((w.job, now + w.estimate));
@@ -205,14 +211,14 @@ impl Conservative {
                 }
                 if !w.promised {
                     // The engine keeps the first promise only.
-                    sys.promise(w.job, slot.when.at);
+                    sys.promise(w.job, at);
                     w.promised = true;
                 }
-                if slot.when.at > now && wake.is_none_or(|t| slot.when.at < t) {
-                    wake = Some(slot.when.at);
+                if at > now && at < wake {
+                    wake = at;
                 }
-                if unplanned.is_none() {
-                    quiet_until = quiet_until.min(slot.when.at);
+                if unplanned.is_none() && at < quiet_until {
+                    quiet_until = at;
                 }
             } else {
                 unplanned.get_or_insert(kept);
@@ -228,8 +234,8 @@ impl Conservative {
         if let (Mode::Counts(kept), Plan::Counts(plan)) = (&mut self.mode, plan) {
             kept.keep(plan, &started);
         }
-        if let Some(at) = wake {
-            self.pass.wake_at(at, sys);
+        if wake < SimTime::INFINITY {
+            self.pass.wake_at(wake, sys);
         }
     }
 
