@@ -24,9 +24,9 @@
 //!   the whole plan;
 //! * a window that fits lies in a *run* of changes that leave `n` free, lasting the job's length,
 //!   unless `n` are free right up to the reservation's own take. Between two changes of the counts
-//!   the runs of each size asked for are scanned once and their longest duration kept by start, so
-//!   most reservations of a compression are told they cannot move by a binary search, and only the
-//!   others are searched (on KTH-SP2 about 15 % of those looked at).
+//!   the runs of each size asked for are scanned once, and those longer than every run before them
+//!   kept by start, so most reservations of a compression are told they cannot move by a binary
+//!   search, and only the others are searched (on KTH-SP2 about 15 % of those looked at).
 //!
 //! Each pass checks cleanliness before using the count plan, and hands the pass to the general
 //! profile otherwise; in practice profiles stay clean (every reservation is made where it fits). A
