@@ -584,12 +584,14 @@ impl Plan {
         // Plain comparisons (the plan's times are never NaN), and stages apart: later stages are
         // rare.
         let mut i = gallop(&self.steps, near, |s| s.at < at.at);
-        while self
-            .steps
-            .get(i)
-            .is_some_and(|s| s.at == at.at && s.stage < at.stage)
-        {
-            i += 1;
+        if at.stage > 0 {
+            while self
+                .steps
+                .get(i)
+                .is_some_and(|s| s.at == at.at && s.stage < at.stage)
+            {
+                i += 1;
+            }
         }
         i
     }
