@@ -429,9 +429,9 @@ fn block_ids(dims: Dims, wrap: bool, b: Block) -> Option<Box<dyn Iterator<Item =
         return None;
     }
     let base = MachineSpec::grid_coords(dims, b.base);
-    for i in 0..k {
+    for (i, &c) in base.iter().enumerate().take(k) {
         let (d, e) = (dims.get(i), b.extent.get(i));
-        if e > d || (!wrap && base[i] + e > d) {
+        if e > d || (!wrap && c + e > d) {
             return None;
         }
     }

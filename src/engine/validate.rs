@@ -196,7 +196,9 @@ fn check_segments(
     if segs[0].0 != rec.start || segs[segs.len() - 1].1 != rec.end {
         return bad("run segments do not span the job's start to its end");
     }
-    if segs.iter().any(|s| !(s.1 >= s.0)) || segs.windows(2).any(|w| w[1].0 < w[0].1) {
+    // A segment ends no earlier than it starts (`partial_cmp`: a NaN end is reversed too).
+    let reversed = |s: &(SimTime, SimTime, JobId)| s.1.partial_cmp(&s.0).is_none_or(|o| o.is_lt());
+    if segs.iter().any(reversed) || segs.windows(2).any(|w| w[1].0 < w[0].1) {
         return bad("run segments are reversed or overlap");
     }
     let total: SimTime = segs.iter().map(|s| s.1 - s.0).sum();

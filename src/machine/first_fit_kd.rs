@@ -38,7 +38,7 @@ impl FirstFitKd {
         let n = dims.volume() as usize;
         let words = n.div_ceil(64);
         let mut free_bits = vec![!0u64; words];
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             free_bits[words - 1] = (1u64 << (n % 64)) - 1;
         }
         let total: usize = dims.iter().map(|d| d as usize * words).sum();
@@ -91,9 +91,8 @@ impl FirstFitKd {
         if self.wrap {
             // Nodes with c_d ≥ D_d − s take their partner from the start of the ring.
             let back = (dd - s as usize) * stride;
-            for i in 0..self.cur.len() {
-                let w = shl_word(&self.cur, back, i);
-                self.tmp[i] |= w & !lo[i];
+            for (i, (t, &l)) in self.tmp.iter_mut().zip(lo).enumerate() {
+                *t |= shl_word(&self.cur, back, i) & !l;
             }
         }
         for (c, t) in self.cur.iter_mut().zip(&self.tmp) {
@@ -130,7 +129,7 @@ impl FirstFitKd {
 
     fn valid_mask_last(&self) -> u64 {
         let n = self.dims.volume() as usize;
-        if n % 64 == 0 {
+        if n.is_multiple_of(64) {
             !0
         } else {
             (1u64 << (n % 64)) - 1
@@ -171,10 +170,10 @@ fn coord_mask(dims: Dims, d: usize, s: u32) -> Vec<u64> {
 /// `out[id] = a[id + t]` (0 past the end).
 fn shr(a: &[u64], t: usize, out: &mut [u64]) {
     let (q, r) = (t / 64, t % 64);
-    for i in 0..a.len() {
+    for (i, o) in out.iter_mut().enumerate().take(a.len()) {
         let lo = a.get(i + q).copied().unwrap_or(0);
         let hi = a.get(i + q + 1).copied().unwrap_or(0);
-        out[i] = if r == 0 {
+        *o = if r == 0 {
             lo
         } else {
             (lo >> r) | (hi << (64 - r))

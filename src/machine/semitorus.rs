@@ -313,8 +313,8 @@ impl Semitorus {
     /// The id of the node at `coords`.
     fn node_id(&self, coords: &[u16; MAX_DIMS]) -> u32 {
         let (mut id, mut stride) = (0u32, 1u32);
-        for d in 0..self.k() {
-            id += u32::from(coords[d]) * stride;
+        for (d, &c) in coords.iter().enumerate().take(self.k()) {
+            id += u32::from(c) * stride;
             stride *= self.dims.get(d);
         }
         id
@@ -436,7 +436,7 @@ impl Semitorus {
                 let mut l = cl;
                 let off = base[d] - sp.base[d];
                 b[d] = sp.base[d] + ((off / size) ^ 1) * size;
-                l[d] = level as u8;
+                l[d] = level;
                 kids.push(self.new_piece(b, l, s));
             }
             cb[d] = base[d];

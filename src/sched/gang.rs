@@ -584,9 +584,7 @@ impl Gang {
     /// its index (where the round goes on) if so.
     fn remove_departed(&mut self, job: JobId, now: SimTime) -> Option<usize> {
         self.running.retain(|&j| j != job);
-        let Some(placed) = self.jobs.get(&job) else {
-            return None;
-        };
+        let placed = self.jobs.get(&job)?;
         let mut current_deleted = None;
         for id in placed.classes.clone() {
             let Some(ci) = self.index(id) else { continue };

@@ -279,7 +279,9 @@ fn earliest_start_plans_on_estimated_ends() {
     ]);
     w.jobs[0].estimate = 6.0;
     w.jobs[1].estimate = 8.0;
-    let plans: Arc<Mutex<Vec<(f64, Option<Reservation>)>>> = Arc::default();
+    /// The time of each planning query and its answer.
+    type Plans = Arc<Mutex<Vec<(f64, Option<Reservation>)>>>;
+    let plans: Plans = Arc::default();
     let seen = Arc::clone(&plans);
     let (out, _) = run_script(&w, flat(4), AllocKind::Flat, move |ev, job, sys| {
         let record = |sys: &mut dyn System| {

@@ -516,18 +516,13 @@ impl Plan {
                 } else {
                     Some(SimTime::INFINITY)
                 };
-                let Some(until) = until else {
-                    return None;
-                };
+                let until = until?;
                 let g = self.first_at(s.when, *near);
                 *near = g;
                 if !self.may_move(n, length, g, until.min(s.when.at)) {
                     return None;
                 }
-                let Some(earlier) = self.earliest(n, length, g, until) else {
-                    return None;
-                };
-                let slot = slot_at(earlier);
+                let slot = slot_at(self.earliest(n, length, g, until)?);
                 self.advance(owner, g, slot, length);
                 Some(slot)
             }
