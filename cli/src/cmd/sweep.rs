@@ -512,7 +512,7 @@ impl<'a> CellRun<'a> {
             match cache.lookup(cell) {
                 Lookup::Hit(m) if self.outputs_exist(cell) => {
                     self.counts.reused.fetch_add(1, Ordering::SeqCst);
-                    return Ok(m);
+                    return Ok(*m);
                 }
                 Lookup::Damaged(why) => {
                     self.counts.damaged.fetch_add(1, Ordering::SeqCst);

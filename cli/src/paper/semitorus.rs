@@ -103,9 +103,17 @@ pub fn run_system(
     })
 }
 
+/// A figure's metric: its id, short name, axis label, and how it is read off a run.
+type Metric = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&RunMetrics) -> f64,
+);
+
 /// The three figures of one system.
 pub fn figures(r: &SystemResult) -> Vec<FigureData> {
-    let metrics: [(&str, &str, &str, fn(&RunMetrics) -> f64); 3] = [
+    let metrics: [Metric; 3] = [
         (
             "utilization",
             "utilization",

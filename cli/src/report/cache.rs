@@ -46,8 +46,8 @@ struct Entry {
 pub enum Lookup {
     /// No entry (or one of another format or key: a different configuration).
     Miss,
-    /// A sound entry.
-    Hit(RunMetrics),
+    /// A sound entry (boxed: the metrics are large beside the other answers).
+    Hit(Box<RunMetrics>),
     /// An entry that cannot be trusted: why.
     Damaged(String),
 }
@@ -103,7 +103,7 @@ impl CellCache {
     #[cfg(test)]
     pub fn load(&self, cell: &Cell) -> Option<RunMetrics> {
         match self.lookup(cell) {
-            Lookup::Hit(m) => Some(m),
+            Lookup::Hit(m) => Some(*m),
             Lookup::Miss | Lookup::Damaged(_) => None,
         }
     }
@@ -132,7 +132,7 @@ impl CellCache {
             metrics::from_text(name, text)
         });
         match m {
-            Ok(m) => Lookup::Hit(m),
+            Ok(m) => Lookup::Hit(Box::new(m)),
             Err(err) => damaged(format!("{err:#}")),
         }
     }
@@ -220,7 +220,7 @@ mod tests {
         cache.store(&cell, &m).unwrap();
         let path = cache.path(&cell);
         let good = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(cache.lookup(&cell), Lookup::Hit(m));
+        assert_eq!(cache.lookup(&cell), Lookup::Hit(Box::new(m)));
         let damaged = |text: &str| {
             std::fs::write(&path, text).unwrap();
             matches!(cache.lookup(&cell), Lookup::Damaged(_))
@@ -236,6 +236,10 @@ mod tests {
             "edited count"
         );
         std::fs::write(&path, &good).unwrap();
-        assert_eq!(cache.lookup(&cell), Lookup::Hit(m), "the sound entry again");
+        assert_eq!(
+            cache.lookup(&cell),
+            Lookup::Hit(Box::new(m)),
+            "the sound entry again"
+        );
     }
 }

@@ -114,7 +114,7 @@ fn group(digits: &str) -> String {
     let n = digits.len();
     let mut out = String::with_capacity(n + n / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (n - i) % 3 == 0 {
+        if i > 0 && (n - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
