@@ -739,7 +739,7 @@ impl Plan {
             let mut from = k;
             if free >= n {
                 // The first marked change from `k` on is a take: it clashes if inside the window.
-                match short.next(k, true) {
+                match short.next(k) {
                     Some(b) if self.steps[b].at < when.at + length => from = b,
                     _ => return Some(when),
                 }
@@ -959,18 +959,17 @@ impl<'a> Marks<'a> {
         start
     }
 
-    /// The first change at `from` or later that is marked (`marked`) or not.
-    fn next(&self, from: usize, marked: bool) -> Option<usize> {
+    /// The first marked change at `from` or later.
+    fn next(&self, from: usize) -> Option<usize> {
         let mut w = from / 64;
-        let flip = if marked { 0 } else { u64::MAX };
-        let mut bits = (*self.words.get(w)? ^ flip) & (u64::MAX << (from % 64));
+        let mut bits = *self.words.get(w)? & (u64::MAX << (from % 64));
         loop {
             if bits != 0 {
                 let i = w * 64 + bits.trailing_zeros() as usize;
                 return (i < self.len).then_some(i);
             }
             w += 1;
-            bits = *self.words.get(w)? ^ flip;
+            bits = *self.words.get(w)?;
         }
     }
 }
@@ -1337,17 +1336,14 @@ mod tests {
     }
 
     #[test]
-    fn marks_find_marked_and_unmarked_changes() {
+    fn marks_find_the_next_marked_change() {
         let counts: Vec<i32> = (0..150).map(|i| if i % 70 == 3 { 0 } else { 5 }).collect();
         let mut buf = Vec::new();
         let m = Marks::new(&mut buf, &counts, 1);
-        assert_eq!(m.next(0, true), Some(3));
-        assert_eq!(m.next(4, true), Some(73));
-        assert_eq!(m.next(74, true), Some(143));
-        assert_eq!(m.next(144, true), None);
-        assert_eq!(m.next(3, false), Some(4));
-        assert_eq!(m.next(149, false), Some(149));
-        assert_eq!(m.next(150, false), None);
+        assert_eq!(m.next(0), Some(3));
+        assert_eq!(m.next(4), Some(73));
+        assert_eq!(m.next(74), Some(143));
+        assert_eq!(m.next(144), None);
     }
 
     #[test]
