@@ -453,23 +453,26 @@ impl Plan {
             live_runs: 0,
             clean: true,
         };
-        plan.clean = plan.recount(0, plan.steps.len());
+        plan.recount(0, plan.steps.len());
+        plan.clean = plan.within_machine(0..plan.steps.len());
         plan
     }
 
-    /// Recomputes the counts after the changes `from..to`; whether each of them is clean (within
-    /// the machine).
-    fn recount(&mut self, from: usize, to: usize) -> bool {
+    /// Recomputes the counts after the changes `from..to`.
+    fn recount(&mut self, from: usize, to: usize) {
         self.forget_runs_from(from);
         let mut free = from.checked_sub(1).map_or(self.base, |i| self.after[i]);
-        let (mut low, mut high) = (free, free);
         for (s, a) in self.steps[from..to].iter().zip(&mut self.after[from..to]) {
             free += s.delta;
             *a = free;
-            low = low.min(free);
-            high = high.max(free);
         }
-        low >= 0 && high <= self.total
+    }
+
+    /// Whether the counts after the changes `changes` are clean (within the machine).
+    fn within_machine(&self, changes: std::ops::Range<usize>) -> bool {
+        self.after[changes]
+            .iter()
+            .all(|a| (0..=self.total).contains(a))
     }
 
     /// [`Profile::replan`](super::profile::Profile::replan) on counts. A reservation `slot` (not
@@ -661,9 +664,9 @@ impl Plan {
                 .partition_point(|s| s.cmp(&release) != Ordering::Greater);
         self.steps[second..=old_release].rotate_right(1);
         self.steps[second] = release;
-        let clean = self.recount(first, old_release + 1);
+        self.recount(first, old_release + 1);
         debug_assert!(
-            clean,
+            self.within_machine(first..old_release + 1),
             "a reservation made where it fits keeps the plan clean"
         );
     }
@@ -680,11 +683,13 @@ impl Plan {
             range = Some(range.map_or((i, i), |(from, _)| (from, i)));
         }
         // The release gives back what the take took: the counts after it stand.
-        let clean = range.is_none_or(|(from, to)| self.recount(from, to + 1));
-        debug_assert!(
-            clean,
-            "a reservation made where it fits keeps the plan clean"
-        );
+        if let Some((from, to)) = range {
+            self.recount(from, to + 1);
+            debug_assert!(
+                self.within_machine(from..to + 1),
+                "a reservation made where it fits keeps the plan clean"
+            );
+        }
     }
 
     /// The earliest moment `n` nodes are free for `length` seconds (the general profile's search,
