@@ -556,8 +556,12 @@ impl Plan {
         }
         let needed = length - slack;
         // The runs of a smaller size hold those of `n`: when none of them is long enough, no run
-        // of `n` is either. The nearest size scanned up to `n` is tried first.
-        let at = self.runs[..self.live_runs].partition_point(|r| r.n <= n);
+        // of `n` is either. The nearest size scanned up to `n` is tried first (few sizes are
+        // scanned between two moves: looked for in order).
+        let at = self.runs[..self.live_runs]
+            .iter()
+            .take_while(|r| r.n <= n)
+            .count();
         if let Some(nearest) = at.checked_sub(1) {
             let runs = &mut self.runs[nearest];
             let long = runs.hold(&self.steps, &self.after, limit, needed);
