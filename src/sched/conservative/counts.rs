@@ -18,10 +18,11 @@
 //!   plan has more free nodes than when the reservation was last planned (on counts, every window
 //!   without a gain has no more room than then, and found none). Gains come from jobs that end
 //!   before their estimates (`[now, estimated end)`) and from reservations that move or are taken
-//!   out (their old span). The plan logs each gain's end; a reservation is only looked for before
-//!   the latest end logged since it was last planned, and the counts it reads stop where its
-//!   windows from there end. A compression after an early end so looks at the near future, not at
-//!   the whole plan;
+//!   out (their old span; the span of a reservation of length 0 is its instant, which ends just
+//!   after its time: a window may start at that very time). The plan logs each gain's end; a
+//!   reservation is only looked for before the latest end logged since it was last planned, and
+//!   the counts it reads stop where its windows from there end. A compression after an early end
+//!   so looks at the near future, not at the whole plan;
 //! * a window that fits lies in a *run* of changes that leave `n` free, lasting the job's length,
 //!   unless `n` are free right up to the reservation's own take. Between two changes of the counts
 //!   the runs of each size asked for are scanned once, and those longer than every run before them
@@ -71,6 +72,17 @@ impl Step {
         self.when()
             .cmp(&other.when())
             .then(self.change.cmp(&other.change))
+    }
+
+    /// The end of the gain when this release's reservation leaves the plan: its time, or just
+    /// after it for a reservation of length 0 (its instant is free again, and a window may start
+    /// at that very time, at the same stage or a later one).
+    fn gain_end(&self) -> SimTime {
+        if self.change == Change::ReleaseInstant {
+            self.at.next_up()
+        } else {
+            self.at
+        }
     }
 
     /// A change of `n` nodes at `when`.
@@ -630,7 +642,7 @@ impl Plan {
             .map(|i| take + 1 + i);
         let n = -self.steps[take].delta;
         self.gains
-            .log(release.map_or(SimTime::INFINITY, |r| self.steps[r].at));
+            .log(release.map_or(SimTime::INFINITY, |r| self.steps[r].gain_end()));
         let end = release.unwrap_or(self.steps.len());
         self.after[take..end].iter_mut().for_each(|a| *a += n);
         self.forget_runs_from(take);
@@ -653,7 +665,7 @@ impl Plan {
             unreachable!("a slot from now on has a take and a release");
         };
         // The old span is free again up to its release.
-        self.gains.log(self.steps[old_release].at);
+        self.gains.log(self.steps[old_release].gain_end());
         // Both changes move earlier (or stay): each goes after the changes before its old place
         // that do not come after it, the take mostly a few places back (looked for from there),
         // the release after the take.
@@ -1108,6 +1120,35 @@ mod tests {
         gains.forget_until(30.0);
         assert_eq!(gains.since(1), None, "a gain over by now opens no window");
         assert_eq!(gains.since(0), Some(50.0));
+    }
+
+    #[test]
+    fn an_instant_given_back_is_a_gain_at_its_own_time() {
+        // 10 nodes: job 0 holds 6 until 5. Reserved at 5: job 1 (4 nodes, length 0) at stage 0,
+        // job 3 (7 nodes, 1 s) at stage 1 after job 1's instant; job 2 (8 nodes, length 0) fits
+        // neither beside job 1 nor beside job 3, so it is reserved at 6.
+        let mut counts = Counts::new(10).expect("small machine");
+        let at = |at, stage, n| Slot {
+            when: Moment { at, stage },
+            placement: Placement::Nodes(n),
+        };
+        let slots = [
+            (JobId(1), at(5.0, 0, 4), 0.0),
+            (JobId(2), at(6.0, 0, 8), 0.0),
+            (JobId(3), at(5.0, 1, 7), 1.0),
+        ];
+        counts.gained(5.0);
+        let mut p = counts
+            .plan(0.0, 4, || vec![running(0, 5.0, 6)], slots.into_iter())
+            .expect("clean");
+        // After a gain up to 5, job 1 fits now; job 2 then fits at 5, at stage 0, in the instant
+        // job 1 gave back (the snapshot profile finds it there too): that gain ends just after 5.
+        let memo = &mut Memo::default();
+        let first = p.replan(JobId(1), &Request::Nodes(4), 0.0, Some(&slots[0].1), memo);
+        assert_eq!(first, Some(at(0.0, 0, 4)));
+        let memo = &mut Memo::default();
+        let second = p.replan(JobId(2), &Request::Nodes(8), 0.0, Some(&slots[1].1), memo);
+        assert_eq!(second, Some(at(5.0, 0, 8)));
     }
 
     #[test]
