@@ -426,20 +426,6 @@ proptest! {
     }
 
     #[test]
-    fn conservative_plans_on_counts_as_on_snapshots(
-        raw in prop::collection::vec((0u8..4, 0u8..15, 0u8..20, 1..=W, 1..=H), 1..80),
-        exact in any::<bool>(), kill in any::<bool>(), nodes in 24u32..40
-    ) {
-        // Long streams on a small machine: deep queues, compressions, overruns, jobs and
-        // reservations of length 0 at every stage of an instant.
-        let opts = ReplayOptions { kill_at_estimate: kill };
-        let w = to_workload(&raw, false, exact);
-        let counts = replay_with(&w, flat(nodes), CONS, AllocKind::Flat, opts, &mut NoObserver)
-            .unwrap();
-        prop_assert_eq!(&counts.records, &run_disguised(&w, flat(nodes), CONS, opts).records);
-    }
-
-    #[test]
     fn flat_easy_matches_a_plain_reference(raw in stream(), exact in any::<bool>()) {
         let w = to_workload(&raw, false, exact);
         let out = run_valid(&w, flat(W * H), EASY, AllocKind::Flat);
@@ -477,5 +463,26 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+proptest! {
+    // The count plan must give the snapshot profile's schedule exactly: cheap per case, and the
+    // cases where they could part (jobs of length 0 at later stages, failed starts) are rare, so
+    // this one property draws many more streams than the others.
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn conservative_plans_on_counts_as_on_snapshots(
+        raw in prop::collection::vec((0u8..4, 0u8..15, 0u8..20, 1..=W, 1..=H), 1..80),
+        exact in any::<bool>(), kill in any::<bool>(), nodes in 24u32..40
+    ) {
+        // Long streams on a small machine: deep queues, compressions, overruns, jobs and
+        // reservations of length 0 at every stage of an instant.
+        let opts = ReplayOptions { kill_at_estimate: kill };
+        let w = to_workload(&raw, false, exact);
+        let counts = replay_with(&w, flat(nodes), CONS, AllocKind::Flat, opts, &mut NoObserver)
+            .unwrap();
+        prop_assert_eq!(&counts.records, &run_disguised(&w, flat(nodes), CONS, opts).records);
     }
 }
