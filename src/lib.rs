@@ -24,6 +24,7 @@
 
 pub mod coschedule;
 pub mod engine;
+pub mod experiment;
 pub mod machine;
 pub mod replicate;
 pub mod resource;

@@ -1,0 +1,169 @@
+//! Experiments as data: a study described in a TOML file, planned, run, drawn and checked.
+//!
+//! The pipeline: [`spec`] reads the file (serde, every key spanned) → [`Plan::new`] checks every
+//! label and name and expands panels into series and cells → [`run::run`] runs every distinct cell
+//! once, replicated, series climbing their x values in parallel (bit-identical whatever the thread
+//! count) → [`figures`] projects figure data (`series, x, y, ci_low, ci_high`) → [`verdicts`] checks
+//! the claims with the shared [`predicate`] library. The file format is in `docs/EXPERIMENTS.md`.
+//!
+//! Seeds depend on the workload and x, never on the policy: replica `r` of a cell uses
+//! [`crate::replicate::seed_for`]`(seed key, r)`, and the seed key is the workload label (with the
+//! load factor), or the panel's `seed_key` template — every series of a panel sees the same
+//! streams (common random numbers).
+//!
+//! ```
+//! use pwa_replay::experiment::{Plan, figures, run, verdicts};
+//!
+//! let text = r#"
+//! [[panel]]
+//! name = "uniform"
+//! workload = "synth:uniform,mesh=8x8,jobs=200,rate={x}"
+//! sched = ["fcfs", "oo"]
+//! alloc = ["ff"]
+//! x = { name = "rate", values = [0.5, 4.0] }
+//! replicate = { count = 2 }
+//!
+//! [[figure]]
+//! name = "turnaround"
+//! panel = "uniform"
+//! y = "mean_turnaround_s"
+//!
+//! [[claim]]
+//! figure = "turnaround"
+//! statement = "Out-of-order scheduling is never worse than FCFS."
+//! predicate = "below"
+//! a = "oo+ff"
+//! b = "fcfs+ff"
+//! "#;
+//! let plan = Plan::new("demo.toml", text, false).unwrap();
+//! struct Models;
+//! impl run::Source for Models {
+//!     fn prepare(&self, label: &str, machine: Option<pwa_replay::resource::MachineSpec>, _: Option<usize>)
+//!         -> Result<run::Prepared, pwa_replay::sweep::CellError> {
+//!         run::Prepared::synthetic(label, machine)
+//!     }
+//! }
+//! let results = run::run(&plan, &plan.units(), &Models, &|_, compute| compute(), &|_| {}, 2).unwrap();
+//! let figs = figures(&plan, &results);
+//! assert_eq!(figs[0].series(), ["fcfs+ff", "oo+ff"]);
+//! assert_eq!(figs[0].points[0].est.n, 2);
+//! let v = verdicts(&plan, &figs);
+//! assert_eq!(v[0].holds, Some(true), "{}", v[0].measured);
+//! ```
+
+pub mod figure;
+pub mod measure;
+pub mod plan;
+pub mod predicate;
+pub mod run;
+pub mod spec;
+
+pub use figure::{FigureData, Point};
+pub use plan::{Cell, Plan};
+pub use run::{Results, Unit};
+
+use crate::replicate::Estimate;
+
+/// A mistake in an experiment file: where, which key, what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {}{message}", if key.is_empty() { String::new() } else { format!("`{key}`: ") })]
+pub struct ExperimentError {
+    /// The file.
+    pub file: String,
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// The key at fault, where known.
+    pub key: String,
+    /// What is wrong, with the valid choices.
+    pub message: String,
+}
+
+impl ExperimentError {
+    /// An error at `line` of `file`.
+    pub fn new(file: &str, line: usize, key: String, message: String) -> Self {
+        ExperimentError {
+            file: file.to_string(),
+            line,
+            key,
+            message,
+        }
+    }
+}
+
+/// The data of every figure of `plan` from `results` (points of series that did not run are left
+/// out).
+pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
+    plan.figures
+        .iter()
+        .map(|f| {
+            let panel = &plan.panels[f.panel];
+            let mut points = Vec::new();
+            for &s in &f.series {
+                let Some(line) = results.lines.get(&(f.panel, s)) else {
+                    continue;
+                };
+                for (x, id) in line {
+                    if f.xs.as_ref().is_some_and(|xs| !xs.contains(x)) {
+                        continue;
+                    }
+                    let Some(runs) = results.cells.get(id) else {
+                        continue;
+                    };
+                    points.push(Point {
+                        series: panel.series[s].label.clone(),
+                        x: *x,
+                        est: Estimate::of(runs, f.measure.of),
+                    });
+                }
+            }
+            FigureData {
+                group: String::new(),
+                id: f.name.clone(),
+                title: f.title.clone(),
+                x_label: panel.x.label.clone(),
+                y_label: f.y_label.clone(),
+                log_x: panel.x.log,
+                log_y: f.log_y,
+                points,
+            }
+        })
+        .collect()
+}
+
+/// One checked claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The figure's key.
+    pub figure: String,
+    /// The sentence.
+    pub statement: String,
+    /// The predicate and what it measured.
+    pub measured: String,
+    /// `Some(true)` holds, `Some(false)` differs, `None` not checkable (the figure has no points).
+    pub holds: Option<bool>,
+}
+
+/// Every claim of `plan` checked on `figures` (as [`figures`] returns them).
+pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
+    plan.claims
+        .iter()
+        .map(|c| {
+            let f = &figures[c.figure];
+            let (measured, holds) = if f.points.is_empty() {
+                ("not run".to_string(), None)
+            } else {
+                let (m, h) = c.predicate.eval(f, &c.params);
+                (format!("{}: {m}", c.predicate.name), Some(h))
+            };
+            Verdict {
+                figure: f.key(),
+                statement: c.statement.clone(),
+                measured,
+                holds,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,880 @@
+//! From an experiment file to a checked plan: panels with their series and x values, the cells a
+//! panel's series runs at each x, figures and claims — every label parsed, every name resolved, and
+//! every mistake reported with the file, line and key.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use toml::Spanned;
+
+use super::ExperimentError;
+use super::measure::{self, Measure};
+use super::predicate::{self, Predicate};
+use super::spec::{self, ExperimentFile, ReplicateSpec, ShakeSpec, Values};
+use crate::machine::AllocKind;
+use crate::replicate::StopRule;
+use crate::resource::MachineSpec;
+use crate::sched::SchedKind;
+use crate::sweep::{AutoLoads, LoadSpec};
+use crate::workload::EstimateModel;
+use crate::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
+
+/// The x name under which x divides submit times.
+pub const LOAD_FACTOR: &str = "load_factor";
+
+/// A checked experiment.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The file it came from (for messages).
+    pub file: String,
+    /// Title for reports.
+    pub title: String,
+    /// What the study asks.
+    pub description: Option<String>,
+    /// Built with the `--quick` budget.
+    pub quick: bool,
+    /// The panels, in file order.
+    pub panels: Vec<Panel>,
+    /// The figures, in file order.
+    pub figures: Vec<Figure>,
+    /// The claims, in file order.
+    pub claims: Vec<Claim>,
+}
+
+/// A workload template on a machine under several series, over an x axis.
+#[derive(Debug, Clone)]
+pub struct Panel {
+    /// Name.
+    pub name: String,
+    /// Line of the panel's `workload` key (loading errors point there).
+    pub line: usize,
+    /// Workload label template.
+    pub workload: String,
+    /// Machine, where given.
+    pub machine: Option<MachineSpec>,
+    /// The series, in legend order.
+    pub series: Vec<Series>,
+    /// The x axis.
+    pub x: Axis,
+    /// Seed key template, where given.
+    pub seed_key: Option<String>,
+    /// Jobs (`{jobs}`; logs truncated to their first N).
+    pub jobs: Option<usize>,
+    /// Replications of each cell.
+    pub rule: StopRule,
+    /// The measure the replication rule watches.
+    pub watch: Measure,
+    /// Shaking of a log's replicas.
+    pub shake: Option<ShakeModel>,
+    /// When a series stops climbing a list of x values.
+    pub stop: Option<Stop>,
+    /// End jobs at their estimate.
+    pub kill_at_estimate: bool,
+}
+
+/// One series: policy label templates and a legend label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// Scheduler template.
+    pub sched: String,
+    /// Allocator template.
+    pub alloc: String,
+    /// Estimate model template.
+    pub estimate: String,
+}
+
+/// The x axis of a panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    /// `load_factor` or a template parameter's name.
+    pub name: String,
+    /// Axis label.
+    pub label: String,
+    /// Log scale.
+    pub log: bool,
+    /// The values.
+    pub values: Xs,
+}
+
+/// The x values of a panel.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Xs {
+    /// These values, climbed in increasing order.
+    List(Vec<f64>),
+    /// Load factors from 0.1 upwards until every series is past its knee.
+    Auto(AutoLoads),
+}
+
+/// A series stops `margin` points after `measure` first exceeds `above`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stop {
+    /// The measure (mean over replications).
+    pub measure: Measure,
+    /// The threshold.
+    pub above: f64,
+    /// Points kept past the first one above.
+    pub margin: usize,
+}
+
+/// One distinct simulation, replicated: everything its results depend on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// Workload label (catalog name, path or `synth:` label).
+    pub workload: String,
+    /// Machine, where the panel names one.
+    pub machine: Option<MachineSpec>,
+    /// Jobs kept of a log.
+    pub jobs: Option<usize>,
+    /// Submit times divided by this (x on a `load_factor` axis); `None`: the workload as it is.
+    pub load_factor: Option<f64>,
+    /// Scheduler.
+    pub sched: SchedKind,
+    /// Allocator.
+    pub alloc: AllocKind,
+    /// Estimates.
+    pub estimate: EstimateModel,
+    /// Key of the random streams: replica `r` uses [`crate::replicate::seed_for`]`(seed_key, r)`.
+    pub seed_key: String,
+    /// Replication rule.
+    pub rule: StopRule,
+    /// Measure the rule watches.
+    pub watch: Measure,
+    /// Shaking of a log's replicas.
+    pub shake: Option<ShakeModel>,
+    /// End jobs at their estimate.
+    pub kill_at_estimate: bool,
+}
+
+impl Cell {
+    /// Everything the cell's results depend on, as one stable string: the same id, the same
+    /// results (the memo and the `--resume` cache key).
+    pub fn id(&self) -> String {
+        let mut s = format!(
+            "{}|{}|{}|{}|{}|{}|seed={}|reps={}..{}@{}:{}",
+            self.workload,
+            self.machine.map_or("-".to_string(), |m| m.to_string()),
+            self.jobs.map_or("all".to_string(), |n| n.to_string()),
+            self.load_factor.map_or("-".to_string(), |x| x.to_string()),
+            self.sched,
+            self.alloc,
+            self.seed_key,
+            self.rule.min,
+            self.rule.max,
+            self.rule.rel_half_width,
+            self.watch.name,
+        );
+        if self.estimate != EstimateModel::Exact {
+            let _ = write!(s, "|{}", self.estimate);
+        }
+        if let Some(m) = self.shake {
+            let _ = write!(s, "|shake={m}");
+        }
+        if self.kill_at_estimate {
+            s.push_str("|kill");
+        }
+        s
+    }
+}
+
+/// One figure: a panel's series, one measure.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// File stem.
+    pub name: String,
+    /// Index of the panel.
+    pub panel: usize,
+    /// y measure.
+    pub measure: Measure,
+    /// Series shown, indices into the panel's (all of them when none were named).
+    pub series: Vec<usize>,
+    /// Only these x values.
+    pub xs: Option<Vec<f64>>,
+    /// Title.
+    pub title: String,
+    /// y label.
+    pub y_label: String,
+    /// Log y.
+    pub log_y: bool,
+}
+
+/// One claim.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// Index of the figure.
+    pub figure: usize,
+    /// The sentence.
+    pub statement: String,
+    /// The predicate.
+    pub predicate: &'static Predicate,
+    /// Its parameters.
+    pub params: toml::Table,
+    /// Line of the claim's `predicate` key.
+    pub line: usize,
+}
+
+impl Plan {
+    /// Reads and checks the experiment in `text` (from `file`), with the `--quick` budget when
+    /// `quick`.
+    pub fn new(file: &str, text: &str, quick: bool) -> Result<Plan, ExperimentError> {
+        let f = ExperimentFile::parse(file, text)?;
+        let at = At { file, text };
+        let panels = f
+            .panels
+            .iter()
+            .map(|p| panel(&at, &f, p, quick))
+            .collect::<Result<Vec<_>, _>>()?;
+        if panels.is_empty() {
+            return Err(ExperimentError::new(
+                file,
+                1,
+                "panel".into(),
+                "an experiment needs at least one [[panel]]".into(),
+            ));
+        }
+        unique(&at, f.panels.iter().map(|p| &p.name), "panel")?;
+        unique(&at, f.figures.iter().map(|p| &p.name), "figure")?;
+        let figures = f
+            .figures
+            .iter()
+            .map(|g| figure(&at, &panels, g))
+            .collect::<Result<Vec<_>, _>>()?;
+        let claims = f
+            .claims
+            .iter()
+            .map(|c| claim(&at, &panels, &figures, c))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Plan {
+            file: file.to_string(),
+            title: f.title.unwrap_or_else(|| file.to_string()),
+            description: f.description,
+            quick,
+            panels,
+            figures,
+            claims,
+        })
+    }
+}
+
+impl Panel {
+    /// The cell of series `s` at `x`.
+    pub fn cell(&self, s: usize, x: f64) -> Result<Cell, String> {
+        let series = &self.series[s];
+        let fill = |t: &str| fill(t, x, self.jobs);
+        let on_lf = self.x.name == LOAD_FACTOR;
+        let workload = fill(&self.workload)?;
+        let seed_key = match &self.seed_key {
+            Some(t) => fill(t)?,
+            None if on_lf => format!("{workload}|lf={x}"),
+            None => workload.clone(),
+        };
+        Ok(Cell {
+            sched: fill(&series.sched)?
+                .parse::<SchedKind>()
+                .map_err(|e| e.to_string())?,
+            alloc: fill(&series.alloc)?
+                .parse::<AllocKind>()
+                .map_err(|e| e.to_string())?,
+            estimate: fill(&series.estimate)?
+                .parse::<EstimateModel>()
+                .map_err(|e| e.to_string())?,
+            workload,
+            machine: self.machine,
+            jobs: self.jobs,
+            load_factor: on_lf.then_some(x),
+            seed_key,
+            rule: self.rule,
+            watch: self.watch,
+            shake: self.shake,
+            kill_at_estimate: self.kill_at_estimate,
+        })
+    }
+
+    /// The x values a series may visit (for `auto`: the schedule up to its cap).
+    pub fn xs(&self) -> Vec<f64> {
+        match &self.x.values {
+            Xs::List(v) => v.clone(),
+            Xs::Auto(a) => (0..).map_while(|i| a.load(i)).collect(),
+        }
+    }
+}
+
+/// Substitutes `{x}` and `{jobs}` in `template`.
+pub fn fill(template: &str, x: f64, jobs: Option<usize>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..]
+            .find('}')
+            .ok_or_else(|| format!("`{template}`: a `{{` without its `}}`"))?;
+        match &rest[open + 1..open + close] {
+            "x" => {
+                let _ = write!(out, "{x}");
+            }
+            "jobs" => match jobs {
+                Some(n) => {
+                    let _ = write!(out, "{n}");
+                }
+                None => {
+                    return Err(format!(
+                        "`{template}` uses {{jobs}} but the panel sets no `jobs`"
+                    ));
+                }
+            },
+            other => {
+                return Err(format!(
+                    "`{template}`: unknown parameter {{{other}}}; templates know {{x}} and {{jobs}}"
+                ));
+            }
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Where errors point.
+struct At<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl At<'_> {
+    fn err(&self, span: &Range<usize>, key: &str, msg: impl Into<String>) -> ExperimentError {
+        ExperimentError::new(
+            self.file,
+            spec::line_of(self.text, span),
+            key.to_string(),
+            msg.into(),
+        )
+    }
+}
+
+fn unique<'a>(
+    at: &At<'_>,
+    names: impl Iterator<Item = &'a Spanned<String>>,
+    what: &str,
+) -> Result<(), ExperimentError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for n in names {
+        if seen.contains(&n.get_ref().as_str()) {
+            return Err(at.err(
+                &n.span(),
+                "name",
+                format!("a second {what} named `{}`", n.get_ref()),
+            ));
+        }
+        seen.push(n.get_ref());
+    }
+    Ok(())
+}
+
+fn panel(
+    at: &At<'_>,
+    f: &ExperimentFile,
+    p: &spec::PanelSpec,
+    quick: bool,
+) -> Result<Panel, ExperimentError> {
+    let d = &f.defaults;
+    let machine = p
+        .machine
+        .as_ref()
+        .or(d.machine.as_ref())
+        .map(|m| {
+            m.get_ref()
+                .parse::<MachineSpec>()
+                .map_err(|e| at.err(&m.span(), "machine", e.to_string()))
+        })
+        .transpose()?;
+    let quick_jobs = if quick { f.quick.jobs } else { None };
+    let jobs = quick_jobs.or(p.jobs).or(d.jobs);
+    let replicate = (if quick {
+        f.quick.replicate.as_ref()
+    } else {
+        None
+    })
+    .or(p.replicate.as_ref())
+    .or(d.replicate.as_ref());
+    let (rule, watch) = match replicate {
+        Some(r) => stop_rule(r.get_ref()).map_err(|m| at.err(&r.span(), "replicate", m))?,
+        None => (
+            fixed(1),
+            measure::lookup("mean_turnaround_s").expect("a column"),
+        ),
+    };
+    let stop = p
+        .stop
+        .as_ref()
+        .or(d.stop.as_ref())
+        .map(|s| {
+            let spec = s.get_ref();
+            let name = spec.measure.as_deref().unwrap_or("mean_turnaround_s");
+            Ok(Stop {
+                measure: measure::lookup(name).map_err(|m| at.err(&s.span(), "stop", m))?,
+                above: spec.above,
+                margin: spec.margin.unwrap_or(1),
+            })
+        })
+        .transpose()?;
+    let x = axis(at, &p.x, quick)?;
+    if stop.is_some() && matches!(x.values, Xs::Auto(_)) {
+        return Err(at.err(
+            &p.x.values.span(),
+            "values",
+            "`auto` stops at every series' knee: leave `stop` out, or list the x values",
+        ));
+    }
+    let panel = Panel {
+        name: p.name.get_ref().clone(),
+        line: spec::line_of(at.text, &p.workload.span()),
+        workload: p.workload.get_ref().clone(),
+        machine,
+        series: series(at, p)?,
+        x,
+        seed_key: p.seed_key.as_ref().map(|s| s.get_ref().clone()),
+        jobs,
+        rule,
+        watch,
+        shake: p.shake.or(d.shake).map(shake_model),
+        stop,
+        kill_at_estimate: p.kill_at_estimate.or(d.kill_at_estimate).unwrap_or(false),
+    };
+    check_cells(at, p, &panel)?;
+    Ok(panel)
+}
+
+/// Every cell of the panel builds (labels parse at every x), x is used, series are distinct.
+fn check_cells(at: &At<'_>, p: &spec::PanelSpec, panel: &Panel) -> Result<(), ExperimentError> {
+    let on_lf = panel.x.name == LOAD_FACTOR;
+    let mut templates = vec![p.workload.get_ref().as_str()];
+    templates.extend(p.seed_key.iter().map(|s| s.get_ref().as_str()));
+    for s in &panel.series {
+        templates.extend([s.sched.as_str(), s.alloc.as_str(), s.estimate.as_str()]);
+    }
+    if !on_lf && !templates.iter().any(|t| t.contains("{x}")) {
+        return Err(at.err(
+            &p.name.span(),
+            "x",
+            format!(
+                "x is `{}` but no template of the panel uses {{x}}: put {{x}} in the workload or a policy label (e.g. `rate={{x}}`), or make x the load_factor",
+                panel.x.name
+            ),
+        ));
+    }
+    if matches!(panel.x.values, Xs::Auto(_))
+        && panel.series.iter().any(|s| {
+            [&s.sched, &s.alloc, &s.estimate]
+                .iter()
+                .any(|t| t.contains("{x}"))
+        })
+    {
+        return Err(at.err(
+            &p.x.values.span(),
+            "values",
+            "`auto` climbs load factors: policy labels cannot depend on {x}",
+        ));
+    }
+    for (i, s) in panel.series.iter().enumerate() {
+        for &x in &panel.xs() {
+            panel
+                .cell(i, x)
+                .map_err(|m| at.err(&p.name.span(), "series", format!("{}: {m}", s.label)))?;
+        }
+        if panel.series[..i].iter().any(|o| o.label == s.label) {
+            return Err(at.err(
+                &p.name.span(),
+                "series",
+                format!("the series `{}` is named twice", s.label),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn fixed(n: usize) -> StopRule {
+    StopRule {
+        min: n,
+        max: n,
+        // Never met: exactly n replications.
+        rel_half_width: f64::NEG_INFINITY,
+    }
+}
+
+fn stop_rule(r: &ReplicateSpec) -> Result<(StopRule, Measure), String> {
+    let watch = measure::lookup(r.measure.as_deref().unwrap_or("mean_turnaround_s"))?;
+    let rule = match (r.count, r.min, r.max, r.half_width) {
+        (Some(0), ..) => return Err("`count` must be at least 1".into()),
+        (Some(n), None, None, None) => fixed(n),
+        (Some(_), ..) => {
+            return Err("give either `count`, or `half_width` with `min` and `max`".into());
+        }
+        (None, min, max, Some(h)) if h > 0.0 && h.is_finite() => {
+            let (min, max) = (min.unwrap_or(2), max.unwrap_or(20));
+            if max < min.max(1) {
+                return Err(format!("`max` ({max}) is below `min` ({min})"));
+            }
+            StopRule {
+                min,
+                max,
+                rel_half_width: h,
+            }
+        }
+        (None, ..) => {
+            return Err(
+                "give `count = N`, or `half_width` (a fraction > 0) with optional `min` and `max`"
+                    .into(),
+            );
+        }
+    };
+    Ok((rule, watch))
+}
+
+fn shake_model(s: ShakeSpec) -> ShakeModel {
+    ShakeModel {
+        submit_s: s.submit_s.unwrap_or(DEFAULT_SUBMIT_S),
+        runtime_frac: s.runtime.unwrap_or(0.0),
+    }
+}
+
+fn axis(at: &At<'_>, x: &spec::XSpec, quick: bool) -> Result<Axis, ExperimentError> {
+    let chosen = match (&x.quick, quick) {
+        (Some(q), true) => q,
+        _ => &x.values,
+    };
+    let values = xs(chosen.get_ref(), x.name == LOAD_FACTOR)
+        .map_err(|m| at.err(&chosen.span(), "values", m))?;
+    Ok(Axis {
+        name: x.name.clone(),
+        label: x.label.clone().unwrap_or_else(|| x.name.replace('_', " ")),
+        log: x.log,
+        values,
+    })
+}
+
+fn xs(v: &Values, load_factor: bool) -> Result<Xs, String> {
+    let list = match v {
+        Values::List(v) => v.clone(),
+        Values::Text(t) if t.trim() == "auto" => {
+            return if load_factor {
+                Ok(Xs::Auto(AutoLoads::default()))
+            } else {
+                Err("`auto` is for the load_factor axis only".into())
+            };
+        }
+        Values::Text(t) => match t.parse::<LoadSpec>() {
+            Ok(LoadSpec::List(v)) => v,
+            Ok(LoadSpec::Auto(_)) => unreachable!("handled above"),
+            Err(e) => return Err(format!("{e} (or write a list: [1, 2, 5])")),
+        },
+    };
+    if list.is_empty() || list.iter().any(|x| !x.is_finite()) {
+        return Err("x values must be finite numbers, at least one".into());
+    }
+    if load_factor && list.iter().any(|&x| x <= 0.0) {
+        return Err("load factors must be positive".into());
+    }
+    let mut sorted = list;
+    sorted.sort_by(f64::total_cmp);
+    sorted.dedup();
+    Ok(Xs::List(sorted))
+}
+
+fn series(at: &At<'_>, p: &spec::PanelSpec) -> Result<Vec<Series>, ExperimentError> {
+    let exact = vec![Spanned::new(0..0, "exact".to_string())];
+    let estimates = if p.estimate.is_empty() {
+        &exact
+    } else {
+        &p.estimate
+    };
+    let mut out = Vec::new();
+    for s in &p.sched {
+        for a in &p.alloc {
+            for e in estimates {
+                out.push(one_series(s.get_ref(), a.get_ref(), e.get_ref(), None));
+            }
+        }
+    }
+    if p.sched.is_empty() != p.alloc.is_empty() {
+        return Err(at.err(
+            &p.name.span(),
+            "sched",
+            "give both `sched` and `alloc` (crossed), or neither and list `series`",
+        ));
+    }
+    for s in &p.series {
+        let e = s
+            .estimate
+            .as_ref()
+            .map_or("exact", |e| e.get_ref().as_str());
+        out.push(one_series(
+            s.sched.get_ref(),
+            s.alloc.get_ref(),
+            e,
+            s.label.clone(),
+        ));
+    }
+    if out.is_empty() {
+        return Err(at.err(
+            &p.name.span(),
+            "series",
+            "the panel has no series: give `sched` and `alloc`, or `[[panel.series]]`",
+        ));
+    }
+    Ok(out)
+}
+
+fn one_series(sched: &str, alloc: &str, estimate: &str, label: Option<String>) -> Series {
+    let label = label.unwrap_or_else(|| match estimate.trim() {
+        "exact" => format!("{sched}+{alloc}"),
+        e => format!("{sched}+{alloc}+{e}"),
+    });
+    Series {
+        label,
+        sched: sched.to_string(),
+        alloc: alloc.to_string(),
+        estimate: estimate.to_string(),
+    }
+}
+
+fn figure(at: &At<'_>, panels: &[Panel], g: &spec::FigureSpec) -> Result<Figure, ExperimentError> {
+    let panel = panels
+        .iter()
+        .position(|p| p.name == *g.panel.get_ref())
+        .ok_or_else(|| {
+            at.err(
+                &g.panel.span(),
+                "panel",
+                format!(
+                    "no panel named `{}`; panels: {}",
+                    g.panel.get_ref(),
+                    names(panels.iter().map(|p| p.name.as_str()))
+                ),
+            )
+        })?;
+    let p = &panels[panel];
+    let measure = measure::lookup(g.y.get_ref()).map_err(|m| at.err(&g.y.span(), "y", m))?;
+    let series = g
+        .series
+        .iter()
+        .map(|s| {
+            p.series
+                .iter()
+                .position(|o| o.label == *s.get_ref())
+                .ok_or_else(|| {
+                    at.err(
+                        &s.span(),
+                        "series",
+                        format!(
+                            "panel `{}` has no series `{}`; its series: {}",
+                            p.name,
+                            s.get_ref(),
+                            names(p.series.iter().map(|s| s.label.as_str()))
+                        ),
+                    )
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Figure {
+        name: g.name.get_ref().clone(),
+        panel,
+        series: if series.is_empty() {
+            (0..p.series.len()).collect()
+        } else {
+            series
+        },
+        xs: g.x.clone(),
+        title: g
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{} vs {}, {}", measure.meaning, p.x.label, p.name)),
+        y_label: g.y_label.clone().unwrap_or_else(|| measure.axis_label()),
+        log_y: g.log_y,
+        measure,
+    })
+}
+
+fn claim(
+    at: &At<'_>,
+    panels: &[Panel],
+    figures: &[Figure],
+    c: &spec::ClaimSpec,
+) -> Result<Claim, ExperimentError> {
+    let figure = figures
+        .iter()
+        .position(|f| f.name == *c.figure.get_ref())
+        .ok_or_else(|| {
+            at.err(
+                &c.figure.span(),
+                "figure",
+                format!(
+                    "no figure named `{}`; figures: {}",
+                    c.figure.get_ref(),
+                    names(figures.iter().map(|f| f.name.as_str()))
+                ),
+            )
+        })?;
+    let predicate = predicate::lookup(c.predicate.get_ref())
+        .map_err(|m| at.err(&c.predicate.span(), "predicate", m))?;
+    let f = &figures[figure];
+    let labels: Vec<&str> = f
+        .series
+        .iter()
+        .map(|&i| panels[f.panel].series[i].label.as_str())
+        .collect();
+    predicate
+        .check(&c.params, &labels)
+        .map_err(|m| at.err(&c.predicate.span(), "predicate", m))?;
+    Ok(Claim {
+        figure,
+        statement: c.statement.clone(),
+        predicate,
+        params: c.params.clone(),
+        line: spec::line_of(at.text, &c.predicate.span()),
+    })
+}
+
+/// `a, b, c` for messages.
+pub fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    it.map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+title = "t"
+
+[defaults]
+replicate = { count = 3 }
+shake = { submit_s = 10 }
+
+[[panel]]
+name = "kth"
+workload = "kth-sp2"
+sched = ["easy", "conservative"]
+alloc = ["flat"]
+estimate = ["user"]
+x = { values = "0.5:1.5:0.5", quick = [1.0] }
+
+[[panel]]
+name = "k"
+workload = "synth:uniform,mesh=32x32,jobs={jobs},rate=2.5"
+jobs = 100
+seed_key = "uniform/rate=2.5"
+x = { name = "window", values = [1, 10, 240], log = true }
+[[panel.series]]
+sched = "window:{x}"
+alloc = "mpl"
+label = "window:K+mpl"
+[[panel.series]]
+sched = "oo"
+alloc = "mpl"
+
+[[figure]]
+name = "turnaround"
+panel = "kth"
+y = "mean_turnaround_s"
+
+[[claim]]
+figure = "turnaround"
+statement = "EASY is not worse."
+predicate = "lowest"
+series = "easy+flat+user"
+"#;
+
+    #[test]
+    fn a_file_becomes_panels_series_cells_figures_and_claims() {
+        let p = Plan::new("e.toml", FILE, false).unwrap();
+        assert_eq!(p.panels.len(), 2);
+        let kth = &p.panels[0];
+        let labels: Vec<&str> = kth.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["easy+flat+user", "conservative+flat+user"]);
+        assert_eq!(kth.xs(), vec![0.5, 1.0, 1.5]);
+        assert_eq!(kth.rule.max, 3);
+        let c = kth.cell(1, 1.5).unwrap();
+        assert_eq!(c.sched, SchedKind::Conservative);
+        assert_eq!(c.load_factor, Some(1.5));
+        assert_eq!(c.seed_key, "kth-sp2|lf=1.5");
+        assert_eq!(
+            c.seed_key,
+            kth.cell(0, 1.5).unwrap().seed_key,
+            "common random numbers"
+        );
+        let k = &p.panels[1];
+        let c = k.cell(0, 240.0).unwrap();
+        assert_eq!(c.sched, SchedKind::Window(240));
+        assert_eq!(c.workload, "synth:uniform,mesh=32x32,jobs=100,rate=2.5");
+        assert_eq!(c.load_factor, None);
+        assert_eq!(c.seed_key, "uniform/rate=2.5");
+        assert_eq!(k.cell(1, 1.0).unwrap().id(), k.cell(1, 240.0).unwrap().id());
+        assert_ne!(k.cell(0, 1.0).unwrap().id(), k.cell(0, 240.0).unwrap().id());
+        assert_eq!(p.figures[0].series, vec![0, 1]);
+        assert_eq!(p.figures[0].y_label, "mean turnaround (s)");
+        assert_eq!(p.claims[0].line, 38);
+        let q = Plan::new("e.toml", FILE, true).unwrap();
+        assert_eq!(q.panels[0].xs(), vec![1.0]);
+    }
+
+    fn refused(from: &str, to: &str) -> ExperimentError {
+        let text = FILE.replace(from, to);
+        assert_ne!(text, FILE, "`{from}` is in the file");
+        Plan::new("e.toml", &text, false).unwrap_err()
+    }
+
+    #[test]
+    fn bad_labels_and_names_are_refused_with_their_line_and_the_valid_ones() {
+        let e = refused("\"easy\", \"conservative\"", "\"easy\", \"backfill\"");
+        assert_eq!(e.line, 9, "{e}");
+        assert!(
+            e.to_string().contains("conservative") && e.to_string().contains("fcfs"),
+            "{e}"
+        );
+        let e = refused("y = \"mean_turnaround_s\"", "y = \"turnaround\"");
+        assert_eq!(e.line, 33, "{e}");
+        assert!(e.to_string().contains("mean_turnaround_s"), "{e}");
+        let e = refused("panel = \"kth\"", "panel = \"ctc\"");
+        assert!(e.to_string().contains("`kth`"), "{e}");
+        let e = refused("predicate = \"lowest\"", "predicate = \"best\"");
+        assert_eq!(e.line, 38, "{e}");
+        assert!(e.to_string().contains("lowest"), "{e}");
+        let e = refused("series = \"easy+flat+user\"", "series = \"easy+flat\"");
+        assert!(e.to_string().contains("easy+flat+user"), "{e}");
+        let e = refused("sched = \"window:{x}\"", "sched = \"window:{x}{k}\"");
+        assert!(e.to_string().contains("{k}"), "{e}");
+        let e = refused("values = [1, 10, 240]", "values = [0, 10, 240]");
+        assert!(e.to_string().contains("window:0"), "{e}");
+        let e = refused(
+            "x = { values = \"0.5:1.5:0.5\", quick = [1.0] }",
+            "x = { name = \"rate\", values = [1] }",
+        );
+        assert!(
+            e.to_string().contains("no template of the panel uses {x}"),
+            "{e}"
+        );
+        let e = refused(
+            "x = { values = \"0.5:1.5:0.5\", quick = [1.0] }",
+            "x = { values = \"auto\" }\nstop = { above = 5 }",
+        );
+        assert!(e.to_string().contains("knee"), "{e}");
+        let e = refused(
+            "replicate = { count = 3 }",
+            "replicate = { count = 3, min = 2 }",
+        );
+        assert_eq!(e.line, 5, "{e}");
+    }
+
+    #[test]
+    fn templates_substitute_x_and_jobs_only() {
+        assert_eq!(
+            fill("rate={x},jobs={jobs}", 2.5, Some(10)).unwrap(),
+            "rate=2.5,jobs=10"
+        );
+        assert_eq!(fill("mesh={x}x{x}", 16.0, None).unwrap(), "mesh=16x16");
+        assert!(fill("{jobs}", 1.0, None).is_err());
+        assert!(fill("{y}", 1.0, None).is_err());
+        assert!(fill("{x", 1.0, None).is_err());
+    }
+}

@@ -1,0 +1,668 @@
+//! The shared library of predicates a claim is checked with: each one registered function of a
+//! figure and its parameters, documented in [`PREDICATES`] (and docs/EXPERIMENTS.md).
+//!
+//! Comparisons of means allow a relative `tolerance` (default 0.02: at light load every policy runs
+//! the same schedule, and two equal curves must not count as a loss), and "A is not worse than B"
+//! also holds when A's 95% interval reaches B's (the difference is not significant). A predicate
+//! returns what it measured in words and whether the statement holds.
+
+use super::figure::FigureData;
+
+/// Default relative tolerance of comparisons.
+pub const TOLERANCE: f64 = 0.02;
+/// Default saturation factor: a curve is saturated at the first x whose value exceeds this multiple
+/// of its first value.
+pub const SATURATION: f64 = 5.0;
+
+/// The kind of a parameter's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A series label of the figure.
+    Series,
+    /// A list of series labels.
+    SeriesList,
+    /// A number.
+    Number,
+    /// `every`, `last`, or a number: where along x a comparison is made.
+    Where,
+}
+
+/// One parameter.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    /// Key in the claim.
+    pub name: &'static str,
+    /// Kind of value.
+    pub kind: Kind,
+    /// Must be given.
+    pub required: bool,
+}
+
+/// A predicate: name, meaning, parameters, and the check.
+#[derive(Debug)]
+pub struct Predicate {
+    /// Name in claims.
+    pub name: &'static str,
+    /// What it checks.
+    pub doc: &'static str,
+    /// Its parameters.
+    pub params: &'static [Param],
+    /// The check: what was measured, and whether it holds.
+    pub eval: fn(&FigureData, &Args<'_>) -> (String, bool),
+}
+
+const fn req(name: &'static str, kind: Kind) -> Param {
+    Param {
+        name,
+        kind,
+        required: true,
+    }
+}
+
+const fn opt(name: &'static str, kind: Kind) -> Param {
+    Param {
+        name,
+        kind,
+        required: false,
+    }
+}
+
+const TOL: Param = opt("tolerance", Kind::Number);
+
+/// Every predicate.
+pub const PREDICATES: &[Predicate] = &[
+    Predicate {
+        name: "lowest",
+        doc: "`series` is not above any other series (within `tolerance` or the CIs) at every x where all series ran",
+        params: &[req("series", Kind::Series), TOL],
+        eval: lowest,
+    },
+    Predicate {
+        name: "highest",
+        doc: "`series` is not below any other series (within `tolerance` or the CIs) at every x where all series ran",
+        params: &[req("series", Kind::Series), TOL],
+        eval: highest,
+    },
+    Predicate {
+        name: "below",
+        doc: "`a` is not above `b` (within `tolerance` or the CIs) `at` every common x (default), the last common x, or a given x; `strict = 1` asks for strictly below means",
+        params: &[
+            req("a", Kind::Series),
+            req("b", Kind::Series),
+            opt("at", Kind::Where),
+            opt("strict", Kind::Number),
+            TOL,
+        ],
+        eval: below,
+    },
+    Predicate {
+        name: "within",
+        doc: "`a` is within `tolerance` (relative to `b`; `absolute = 1` for an absolute difference) of `b` `at` every common x (default), the last, or a given x",
+        params: &[
+            req("a", Kind::Series),
+            req("b", Kind::Series),
+            req("tolerance", Kind::Number),
+            opt("at", Kind::Where),
+            opt("absolute", Kind::Number),
+        ],
+        eval: within,
+    },
+    Predicate {
+        name: "saturates_first",
+        doc: "`series` saturates (exceeds `factor` × its first value, default 5, or stops early) at an x no larger than any other series'",
+        params: &[req("series", Kind::Series), opt("factor", Kind::Number)],
+        eval: saturates_first,
+    },
+    Predicate {
+        name: "grows_with_x",
+        doc: "`series` never falls by more than `tolerance` from one x to the next, and ends above where it starts",
+        params: &[req("series", Kind::Series), TOL],
+        eval: grows,
+    },
+    Predicate {
+        name: "falls_with_x",
+        doc: "`series` never rises by more than `tolerance` from one x to the next, and ends below where it starts",
+        params: &[req("series", Kind::Series), TOL],
+        eval: falls,
+    },
+    Predicate {
+        name: "interior_minimum",
+        doc: "`series` has its smallest value strictly inside its x range",
+        params: &[req("series", Kind::Series)],
+        eval: interior_minimum,
+    },
+    Predicate {
+        name: "order_at_top",
+        doc: "at the largest x where all of `order` ran, their values rise in the order given",
+        params: &[req("order", Kind::SeriesList)],
+        eval: order_at_top,
+    },
+];
+
+/// The predicate called `name`, or an error listing every name.
+pub fn lookup(name: &str) -> Result<&'static Predicate, String> {
+    PREDICATES.iter().find(|p| p.name == name).ok_or_else(|| {
+        format!(
+            "unknown predicate `{name}`; predicates: {}",
+            PREDICATES
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// A claim's parameters, checked against the predicate.
+#[derive(Debug, Clone, Copy)]
+pub struct Args<'a> {
+    table: &'a toml::Table,
+}
+
+impl Args<'_> {
+    fn str(&self, name: &str) -> &str {
+        self.table.get(name).and_then(|v| v.as_str()).unwrap_or("")
+    }
+    fn num(&self, name: &str, default: f64) -> f64 {
+        self.table
+            .get(name)
+            .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)))
+            .unwrap_or(default)
+    }
+    fn list(&self, name: &str) -> Vec<&str> {
+        self.table
+            .get(name)
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default()
+    }
+    fn tol(&self) -> f64 {
+        self.num("tolerance", TOLERANCE)
+    }
+    fn at(&self) -> Where {
+        match self.table.get("at") {
+            Some(v) if v.as_str() == Some("last") => Where::Last,
+            Some(v) => v
+                .as_float()
+                .or(v.as_integer().map(|i| i as f64))
+                .map_or(Where::Every, Where::At),
+            None => Where::Every,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Where {
+    Every,
+    Last,
+    At(f64),
+}
+
+impl Predicate {
+    /// Checks `params` against the parameters and the figure's series `labels`.
+    pub fn check(&self, params: &toml::Table, labels: &[&str]) -> Result<(), String> {
+        for key in params.keys() {
+            if key == "figure" || key == "statement" || key == "predicate" {
+                continue;
+            }
+            if !self.params.iter().any(|p| p.name == key) {
+                return Err(format!(
+                    "`{}` takes no parameter `{key}`; its parameters: {}",
+                    self.name,
+                    self.param_names()
+                ));
+            }
+        }
+        for p in self.params {
+            let Some(v) = params.get(p.name) else {
+                if p.required {
+                    return Err(format!(
+                        "`{}` needs `{}`; its parameters: {}",
+                        self.name,
+                        p.name,
+                        self.param_names()
+                    ));
+                }
+                continue;
+            };
+            check_value(p, v, labels)?;
+        }
+        Ok(())
+    }
+
+    fn param_names(&self) -> String {
+        self.params
+            .iter()
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Evaluates the predicate on `f` (parameters already checked).
+    pub fn eval(&self, f: &FigureData, params: &toml::Table) -> (String, bool) {
+        (self.eval)(f, &Args { table: params })
+    }
+}
+
+fn check_value(p: &Param, v: &toml::Value, labels: &[&str]) -> Result<(), String> {
+    let series = |s: &str| {
+        if labels.contains(&s) {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{}`: the figure has no series `{s}`; its series: {}",
+                p.name,
+                labels.join(", ")
+            ))
+        }
+    };
+    let number = v.as_float().is_some() || v.as_integer().is_some();
+    match p.kind {
+        Kind::Series => series(
+            v.as_str()
+                .ok_or(format!("`{}` is a series label", p.name))?,
+        ),
+        Kind::SeriesList => {
+            let list = v
+                .as_array()
+                .ok_or(format!("`{}` is a list of series labels", p.name))?;
+            if list.len() < 2 {
+                return Err(format!("`{}` needs at least two series", p.name));
+            }
+            list.iter()
+                .try_for_each(|s| series(s.as_str().ok_or(format!("`{}`: labels", p.name))?))
+        }
+        Kind::Number if number => Ok(()),
+        Kind::Number => Err(format!("`{}` is a number", p.name)),
+        Kind::Where if number || v.as_str() == Some("every") || v.as_str() == Some("last") => {
+            Ok(())
+        }
+        Kind::Where => Err(format!("`{}` is `every`, `last` or an x value", p.name)),
+    }
+}
+
+/// `a` is not worse (not larger) than `b` at `x`: within `tol`, or the CIs overlap. Missing points
+/// count as not worse.
+fn not_worse(f: &FigureData, a: &str, b: &str, x: f64, tol: f64) -> bool {
+    match (f.est(a, x), f.est(b, x)) {
+        (Some(ea), Some(eb)) => ea.mean <= eb.mean * (1.0 + tol) || ea.ci_low <= eb.ci_high,
+        _ => true,
+    }
+}
+
+/// x values where every series named has a point.
+fn common(f: &FigureData, series: &[&str]) -> Vec<f64> {
+    f.xs()
+        .into_iter()
+        .filter(|&x| series.iter().all(|s| f.at(s, x).is_some()))
+        .collect()
+}
+
+fn where_xs(f: &FigureData, series: &[&str], at: Where) -> Vec<f64> {
+    let xs = common(f, series);
+    match at {
+        Where::Every => xs,
+        Where::Last => xs.last().copied().into_iter().collect(),
+        Where::At(x) => xs.into_iter().filter(|&c| c == x).collect(),
+    }
+}
+
+fn fmt(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.4}")
+    } else {
+        "beyond the range".into()
+    }
+}
+
+fn extreme(f: &FigureData, a: &Args<'_>, low: bool) -> (String, bool) {
+    let s = a.str("series");
+    let all = f.series();
+    let labels: Vec<&str> = all.iter().map(String::as_str).collect();
+    let xs = common(f, &labels);
+    let mut misses = Vec::new();
+    for &x in &xs {
+        let ok = labels.iter().all(|o| {
+            if low {
+                not_worse(f, s, o, x, a.tol())
+            } else {
+                not_worse(f, o, s, x, a.tol())
+            }
+        });
+        if !ok {
+            misses.push(format!("x={x}"));
+        }
+    }
+    let word = if low { "lowest" } else { "highest" };
+    let m = format!(
+        "{s} {word} (within {}% or the CIs) at {}/{} x where all series ran{}",
+        a.tol() * 100.0,
+        xs.len() - misses.len(),
+        xs.len(),
+        if misses.is_empty() {
+            String::new()
+        } else {
+            format!(" (not at {})", misses.join(", "))
+        }
+    );
+    (m, misses.is_empty() && !xs.is_empty())
+}
+
+fn lowest(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    extreme(f, a, true)
+}
+
+fn highest(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    extreme(f, a, false)
+}
+
+fn below(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let (sa, sb) = (a.str("a"), a.str("b"));
+    let strict = a.num("strict", 0.0) != 0.0;
+    let xs = where_xs(f, &[sa, sb], a.at());
+    let mut parts = Vec::new();
+    let mut holds = !xs.is_empty();
+    for &x in &xs {
+        let (va, vb) = (
+            f.at(sa, x).unwrap_or(f64::NAN),
+            f.at(sb, x).unwrap_or(f64::NAN),
+        );
+        let ok = if strict {
+            va < vb
+        } else {
+            not_worse(f, sa, sb, x, a.tol())
+        };
+        holds &= ok;
+        parts.push(format!(
+            "x={x}: {} vs {}{}",
+            fmt(va),
+            fmt(vb),
+            if ok { "" } else { " ✗" }
+        ));
+    }
+    if xs.is_empty() {
+        parts.push("no common x".into());
+    }
+    (format!("{sa} vs {sb}: {}", parts.join("; ")), holds)
+}
+
+fn within(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let (sa, sb) = (a.str("a"), a.str("b"));
+    let absolute = a.num("absolute", 0.0) != 0.0;
+    let tol = a.tol();
+    let xs = where_xs(f, &[sa, sb], a.at());
+    let mut worst: f64 = 0.0;
+    for &x in &xs {
+        let (va, vb) = (
+            f.at(sa, x).unwrap_or(f64::NAN),
+            f.at(sb, x).unwrap_or(f64::NAN),
+        );
+        let d = if absolute {
+            (va - vb).abs()
+        } else {
+            (va - vb).abs() / vb.abs()
+        };
+        worst = worst.max(if d.is_nan() { f64::INFINITY } else { d });
+    }
+    let kind = if absolute { "absolute" } else { "relative" };
+    (
+        format!(
+            "largest {kind} gap between {sa} and {sb} over {} x: {} (tolerance {tol})",
+            xs.len(),
+            fmt(worst)
+        ),
+        !xs.is_empty() && worst <= tol,
+    )
+}
+
+/// First x at which `series` is saturated; infinity when never. A curve that stops before the
+/// figure's last x counts as saturated from its last point.
+pub fn saturation(f: &FigureData, series: &str, factor: f64) -> f64 {
+    let c = f.curve(series);
+    let Some(&(_, base)) = c.first() else {
+        return f64::INFINITY;
+    };
+    if let Some(&(x, _)) = c.iter().find(|(_, y)| *y > factor * base) {
+        return x;
+    }
+    let last_x = f.xs().last().copied().unwrap_or(f64::NEG_INFINITY);
+    match c.last() {
+        Some(&(x, _)) if x < last_x => x,
+        _ => f64::INFINITY,
+    }
+}
+
+fn saturates_first(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let s = a.str("series");
+    let factor = a.num("factor", SATURATION);
+    let sats: Vec<(String, f64)> = f
+        .series()
+        .into_iter()
+        .map(|o| {
+            let x = saturation(f, &o, factor);
+            (o, x)
+        })
+        .collect();
+    let mine = saturation(f, s, factor);
+    let list: Vec<String> = sats
+        .iter()
+        .map(|(o, x)| format!("{o} {}", fmt(*x)))
+        .collect();
+    (
+        format!(
+            "first saturated x (value > {factor}× its first): {}",
+            list.join(", ")
+        ),
+        mine.is_finite() && sats.iter().all(|(_, x)| mine <= *x),
+    )
+}
+
+fn monotone(f: &FigureData, a: &Args<'_>, up: bool) -> (String, bool) {
+    let s = a.str("series");
+    let c = f.curve(s);
+    let tol = a.tol();
+    let steps_ok = c.windows(2).all(|p| {
+        if up {
+            p[1].1 >= p[0].1 * (1.0 - tol)
+        } else {
+            p[1].1 <= p[0].1 * (1.0 + tol)
+        }
+    });
+    let (Some(first), Some(last)) = (c.first(), c.last()) else {
+        return (format!("{s} has no points"), false);
+    };
+    let ends_ok = if up {
+        last.1 > first.1
+    } else {
+        last.1 < first.1
+    };
+    (
+        format!(
+            "{s}: {} at x={} → {} at x={}; every step {} (within {}%): {steps_ok}",
+            fmt(first.1),
+            first.0,
+            fmt(last.1),
+            last.0,
+            if up {
+                "non-decreasing"
+            } else {
+                "non-increasing"
+            },
+            tol * 100.0
+        ),
+        steps_ok && ends_ok,
+    )
+}
+
+fn grows(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    monotone(f, a, true)
+}
+
+fn falls(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    monotone(f, a, false)
+}
+
+fn interior_minimum(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let s = a.str("series");
+    let c = f.curve(s);
+    let Some(i) = (0..c.len()).min_by(|&a, &b| c[a].1.total_cmp(&c[b].1)) else {
+        return (format!("{s} has no points"), false);
+    };
+    (
+        format!(
+            "{s}: {} at x={} → minimum {} at x={} → {} at x={}",
+            fmt(c[0].1),
+            c[0].0,
+            fmt(c[i].1),
+            c[i].0,
+            fmt(c[c.len() - 1].1),
+            c[c.len() - 1].0
+        ),
+        i > 0 && i + 1 < c.len() && c[i].1 < c[0].1 && c[i].1 < c[c.len() - 1].1,
+    )
+}
+
+fn order_at_top(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let order = a.list("order");
+    let Some(&x) = common(f, &order).last() else {
+        return ("no x where all of them ran".into(), false);
+    };
+    let vals: Vec<f64> = order
+        .iter()
+        .map(|s| f.at(s, x).unwrap_or(f64::NAN))
+        .collect();
+    let list: Vec<String> = order
+        .iter()
+        .zip(&vals)
+        .map(|(s, v)| format!("{s} {}", fmt(*v)))
+        .collect();
+    (
+        format!("at x={x}: {}", list.join(" < ")),
+        vals.windows(2).all(|w| w[0] < w[1]),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::figure::Point;
+    use crate::replicate::Estimate;
+
+    /// A figure from exact curves (no CIs).
+    fn fig(curves: &[(&str, &[(f64, f64)])]) -> FigureData {
+        let mut points = Vec::new();
+        for (s, c) in curves {
+            for &(x, y) in *c {
+                points.push(Point {
+                    series: s.to_string(),
+                    x,
+                    est: Estimate::from_samples(&[y]),
+                });
+            }
+        }
+        FigureData {
+            group: String::new(),
+            id: "f".into(),
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            log_x: false,
+            log_y: false,
+            points,
+        }
+    }
+
+    fn table(text: &str) -> toml::Table {
+        text.parse().unwrap()
+    }
+
+    fn holds(f: &FigureData, name: &str, params: &str) -> bool {
+        let p = lookup(name).unwrap();
+        let t = table(params);
+        let labels = f.series();
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        p.check(&t, &labels).unwrap();
+        p.eval(f, &t).1
+    }
+
+    const FCFS: &[(f64, f64)] = &[(1.0, 10.0), (2.0, 30.0), (3.0, 100.0)];
+    const OO: &[(f64, f64)] = &[(1.0, 10.0), (2.0, 15.0), (3.0, 40.0)];
+    const WK: &[(f64, f64)] = &[(1.0, 50.0), (2.0, 20.0), (3.0, 25.0)];
+
+    #[test]
+    fn comparisons_allow_the_tolerance_and_read_the_points_asked_for() {
+        let f = fig(&[("fcfs", FCFS), ("oo", OO)]);
+        assert!(holds(&f, "lowest", "series = \"oo\""));
+        assert!(!holds(&f, "lowest", "series = \"fcfs\""));
+        assert!(holds(&f, "highest", "series = \"fcfs\""));
+        assert!(holds(&f, "below", "a = \"oo\"\nb = \"fcfs\""));
+        assert!(
+            !holds(&f, "below", "a = \"oo\"\nb = \"fcfs\"\nstrict = 1"),
+            "equal at x=1"
+        );
+        assert!(holds(
+            &f,
+            "below",
+            "a = \"oo\"\nb = \"fcfs\"\nstrict = 1\nat = \"last\""
+        ));
+        assert!(holds(&f, "below", "a = \"fcfs\"\nb = \"oo\"\nat = 1"));
+        assert!(holds(
+            &f,
+            "within",
+            "a = \"oo\"\nb = \"fcfs\"\ntolerance = 0.01\nat = 1"
+        ));
+        assert!(!holds(
+            &f,
+            "within",
+            "a = \"oo\"\nb = \"fcfs\"\ntolerance = 0.5"
+        ));
+        assert!(holds(
+            &f,
+            "within",
+            "a = \"oo\"\nb = \"fcfs\"\ntolerance = 60\nabsolute = 1"
+        ));
+    }
+
+    #[test]
+    fn shapes_saturation_and_order_are_read_off_the_curves() {
+        let f = fig(&[("fcfs", FCFS), ("oo", OO), ("window:K", WK)]);
+        assert!(holds(&f, "saturates_first", "series = \"fcfs\""));
+        assert!(!holds(&f, "saturates_first", "series = \"oo\""));
+        assert!(holds(&f, "grows_with_x", "series = \"fcfs\""));
+        assert!(!holds(&f, "falls_with_x", "series = \"fcfs\""));
+        assert!(holds(&f, "interior_minimum", "series = \"window:K\""));
+        assert!(!holds(&f, "interior_minimum", "series = \"oo\""));
+        assert!(holds(
+            &f,
+            "order_at_top",
+            "order = [\"window:K\", \"oo\", \"fcfs\"]"
+        ));
+        assert!(!holds(&f, "order_at_top", "order = [\"fcfs\", \"oo\"]"));
+        // A curve that stopped early saturated at its last point.
+        let g = fig(&[
+            ("a", &[(1.0, 1.0), (2.0, 2.0)]),
+            ("b", &[(1.0, 1.0), (2.0, 1.0), (3.0, 1.0)]),
+        ]);
+        assert_eq!(saturation(&g, "a", 5.0), 2.0);
+        assert_eq!(saturation(&g, "b", 5.0), f64::INFINITY);
+    }
+
+    #[test]
+    fn bad_parameters_name_the_predicate_and_its_parameters() {
+        let p = lookup("below").unwrap();
+        let e = p.check(&table("a = \"oo\""), &["oo", "fcfs"]).unwrap_err();
+        assert!(e.contains("needs `b`") && e.contains("tolerance"), "{e}");
+        let e = p
+            .check(&table("a = \"oo\"\nb = \"ff\""), &["oo", "fcfs"])
+            .unwrap_err();
+        assert!(e.contains("no series `ff`") && e.contains("fcfs"), "{e}");
+        let e = p
+            .check(
+                &table("a = \"oo\"\nb = \"fcfs\"\ncolour = 1"),
+                &["oo", "fcfs"],
+            )
+            .unwrap_err();
+        assert!(e.contains("no parameter `colour`"), "{e}");
+        assert!(lookup("best").unwrap_err().contains("interior_minimum"));
+    }
+}

@@ -1,0 +1,526 @@
+//! Running a plan: every distinct cell once, its replicas seeded by the cell's seed key, series
+//! climbing their x values in parallel, deterministic whatever the thread count.
+//!
+//! The work comes in *units*: a series of a panel with a list of x values (it climbs them in
+//! increasing order and stops `margin` points past its [`Stop`](super::plan::Stop) threshold), or a
+//! whole `auto` panel (its series climb load factors together until each is past its knee, through
+//! [`crate::sweep::run_auto_with`], so an experiment's `auto` panel is exactly a sweep's `--loads
+//! auto`). A shard runs some of the units ([`Plan::units`], [`Unit::shard`]); [`Results::merge`] puts
+//! shards together.
+//!
+//! A cell's replicas are computed through the caller's [`Hook`] (the binary's `--resume` cache and
+//! Ctrl-C check live there). Cells are memoized by [`Cell::id`]; a cell met by two series at once
+//! may be computed twice, never differently.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::plan::{Cell, Panel, Plan, Xs};
+use crate::engine::{self, NoObserver, ReplayOptions, RunMetrics};
+use crate::replicate::{Estimate, replicate};
+use crate::resource::MachineSpec;
+use crate::sweep::{self, CellError};
+use crate::workload::shake;
+use crate::workload::synth::SynthSpec;
+use crate::workload::synth_hypercube::HypercubeSpec;
+use crate::workload::{EstimateModel, Workload};
+
+/// A part of the work that runs on its own: one series of a panel, or a whole `auto` panel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Unit {
+    /// Series `series` of panel `panel`, climbing a list of x values.
+    Line {
+        /// Panel index.
+        panel: usize,
+        /// Series index.
+        series: usize,
+    },
+    /// Every series of an `auto` panel.
+    Auto {
+        /// Panel index.
+        panel: usize,
+    },
+}
+
+impl Unit {
+    /// Whether shard `index` of `count` runs this unit (the `i`-th unit goes to shard `i % count`).
+    pub fn shard(position: usize, index: usize, count: usize) -> bool {
+        position % count.max(1) == index
+    }
+}
+
+impl Plan {
+    /// Every unit of work, panels in file order, series in legend order.
+    pub fn units(&self) -> Vec<Unit> {
+        let mut out = Vec::new();
+        for (i, p) in self.panels.iter().enumerate() {
+            match p.x.values {
+                Xs::Auto(_) => out.push(Unit::Auto { panel: i }),
+                Xs::List(_) => out.extend((0..p.series.len()).map(|s| Unit::Line {
+                    panel: i,
+                    series: s,
+                })),
+            }
+        }
+        out
+    }
+}
+
+/// The points one series reached: x and the id of its cell, by increasing x.
+pub type LinePoints = Vec<(f64, String)>;
+
+/// What the runs gave: the points of every series run, and the replicas of every cell.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Results {
+    /// The x values each series (panel, series) reached, each with its cell's id.
+    pub lines: BTreeMap<(usize, usize), LinePoints>,
+    /// The replicas of every cell, by id.
+    pub cells: BTreeMap<String, Vec<RunMetrics>>,
+}
+
+impl Results {
+    /// Adds a shard's results; a series present in both is an error (the shards overlap).
+    pub fn merge(&mut self, other: Results) -> Result<(), String> {
+        for (k, v) in other.lines {
+            if self.lines.insert(k, v).is_some() {
+                return Err(format!("series {} of panel {} is in two parts", k.1, k.0));
+            }
+        }
+        self.cells.extend(other.cells);
+        Ok(())
+    }
+
+    /// The replicas of the cell at `x` of series (panel, series), if it ran.
+    pub fn replicas(&self, panel: usize, series: usize, x: f64) -> Option<&[RunMetrics]> {
+        let (_, id) = self
+            .lines
+            .get(&(panel, series))?
+            .iter()
+            .find(|(px, _)| *px == x)?;
+        self.cells.get(id).map(Vec::as_slice)
+    }
+}
+
+/// A workload ready for replicas.
+#[derive(Debug, Clone)]
+pub enum Prepared {
+    /// A log, converted for its machine, sorted by submit time (truncated to `jobs`).
+    Log {
+        /// The jobs.
+        workload: Arc<Workload>,
+        /// Its machine.
+        machine: MachineSpec,
+    },
+    /// A `synth:` mesh model, generated anew for every replica.
+    Synth {
+        /// The model.
+        spec: SynthSpec,
+        /// The machine.
+        machine: MachineSpec,
+    },
+    /// A `synth:hypercube` model.
+    Hypercube {
+        /// The model.
+        spec: HypercubeSpec,
+        /// The machine.
+        machine: MachineSpec,
+    },
+}
+
+impl Prepared {
+    /// A `synth:` label (mesh or hypercube model) on `machine` (default: the model's). The label's
+    /// own `seed=` is not used: replicas are seeded by their cell's seed key.
+    pub fn synthetic(label: &str, machine: Option<MachineSpec>) -> Result<Prepared, CellError> {
+        if label.trim().starts_with("synth:hypercube") {
+            let (spec, _) = HypercubeSpec::from_label(label)?;
+            let machine = machine.unwrap_or(spec.machine());
+            return Ok(Prepared::Hypercube { spec, machine });
+        }
+        let (spec, _) = SynthSpec::from_label(label)?;
+        let machine = machine.unwrap_or(MachineSpec::Mesh { size: spec.mesh });
+        Ok(Prepared::Synth { spec, machine })
+    }
+
+    /// The machine.
+    pub fn machine(&self) -> MachineSpec {
+        match self {
+            Prepared::Log { machine, .. }
+            | Prepared::Synth { machine, .. }
+            | Prepared::Hypercube { machine, .. } => *machine,
+        }
+    }
+
+    /// The workload replica `seed` of `cell` replays: a model's stream for that seed; a log scaled
+    /// by the load factor and shaken with that seed when the cell shakes.
+    pub fn instance(&self, cell: &Cell, seed: u64) -> Result<Workload, CellError> {
+        let mut w = match self {
+            Prepared::Synth { spec, .. } => spec.generate(seed)?,
+            Prepared::Hypercube { spec, .. } => spec.generate(seed)?,
+            Prepared::Log { workload, .. } => {
+                if cell.shake.is_none() && cell.rule.max > 1 {
+                    return Err(format!(
+                        "{}: replicas of a log are identical unless shaken: add `shake = {{ submit_s = 10 }}` to the panel, or replicate once",
+                        cell.workload
+                    )
+                    .into());
+                }
+                let scaled = workload.scaled(cell.load_factor.unwrap_or(1.0))?;
+                match &cell.shake {
+                    Some(model) => shake::shake(&scaled, seed, model)?,
+                    None => scaled,
+                }
+            }
+        };
+        if !matches!(self, Prepared::Log { .. })
+            && let Some(lf) = cell.load_factor
+        {
+            w = w.scaled(lf)?;
+        }
+        if cell.estimate != EstimateModel::Exact {
+            w.set_estimates(cell.estimate);
+        }
+        Ok(w)
+    }
+}
+
+/// Where workloads come from: the caller loads logs (catalog names, SWF paths); `synth:` labels
+/// can go to [`Prepared::synthetic`].
+pub trait Source: Sync {
+    /// The workload named `label` on `machine` (its own when `None`), logs truncated to `jobs`.
+    fn prepare(
+        &self,
+        label: &str,
+        machine: Option<MachineSpec>,
+        jobs: Option<usize>,
+    ) -> Result<Prepared, CellError>;
+}
+
+/// One replica about to run.
+#[derive(Debug, Clone, Copy)]
+pub struct Replica<'a> {
+    /// Its cell.
+    pub cell: &'a Cell,
+    /// Its seed.
+    pub seed: u64,
+}
+
+/// Wraps the computation of every replica: `hook(replica, compute)` returns the replica's metrics,
+/// by calling `compute` or from a cache of its own.
+pub type Hook<'a> = dyn Fn(&Replica<'_>, &dyn Fn() -> Result<RunMetrics, CellError>) -> Result<RunMetrics, CellError>
+    + Sync
+    + 'a;
+
+/// Progress of a run.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A cell's replicas are in.
+    Cell {
+        /// `panel: series @ x`.
+        label: String,
+        /// Replicas.
+        replicas: usize,
+        /// Wall seconds (not deterministic).
+        wall_s: f64,
+    },
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// A workload could not be prepared.
+    #[error("panel `{panel}` (line {line}): workload `{workload}`")]
+    Workload {
+        /// Panel name.
+        panel: String,
+        /// Line of its `workload` key.
+        line: usize,
+        /// The label.
+        workload: String,
+        /// Why.
+        #[source]
+        source: CellError,
+    },
+    /// A cell failed.
+    #[error("panel `{panel}`, {series} at x = {x}")]
+    Cell {
+        /// Panel name.
+        panel: String,
+        /// Series label.
+        series: String,
+        /// x value.
+        x: f64,
+        /// Why.
+        #[source]
+        source: CellError,
+    },
+    /// The worker pool could not start.
+    #[error("cannot start {0} worker threads")]
+    Pool(usize),
+}
+
+/// Runs `units` of `plan` on `threads` workers.
+pub fn run(
+    plan: &Plan,
+    units: &[Unit],
+    source: &dyn Source,
+    hook: &Hook<'_>,
+    on_event: &(dyn Fn(Event) + Sync),
+    threads: usize,
+) -> Result<Results, RunError> {
+    let threads = threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|_| RunError::Pool(threads))?;
+    let exec = Executor {
+        plan,
+        prepared: pool.install(|| prepare(plan, units, source))?,
+        hook,
+        on_event,
+        memo: Mutex::new(BTreeMap::new()),
+    };
+    let lines: Vec<(usize, usize)> = units
+        .iter()
+        .filter_map(|u| match *u {
+            Unit::Line { panel, series } => Some((panel, series)),
+            Unit::Auto { .. } => None,
+        })
+        .collect();
+    let climbed: Vec<((usize, usize), LinePoints)> = pool.install(|| {
+        lines
+            .par_iter()
+            .with_max_len(1)
+            .map(|&(p, s)| Ok(((p, s), exec.climb(p, s)?)))
+            .collect::<Result<_, RunError>>()
+    })?;
+    let mut results = Results {
+        lines: climbed.into_iter().collect(),
+        cells: BTreeMap::new(),
+    };
+    for u in units {
+        if let Unit::Auto { panel } = *u {
+            results.lines.extend(exec.auto(panel, threads)?);
+        }
+    }
+    let memo = exec
+        .memo
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    let used: std::collections::BTreeSet<&String> =
+        results.lines.values().flatten().map(|(_, id)| id).collect();
+    results.cells = memo
+        .into_iter()
+        .filter(|(id, _)| used.contains(id))
+        .map(|(id, r)| (id, r.as_ref().clone()))
+        .collect();
+    Ok(results)
+}
+
+/// The distinct workloads of `units`, prepared once each (in parallel).
+fn prepare(
+    plan: &Plan,
+    units: &[Unit],
+    source: &dyn Source,
+) -> Result<BTreeMap<WorkloadKey, Arc<Prepared>>, RunError> {
+    let mut wanted: BTreeMap<WorkloadKey, usize> = BTreeMap::new();
+    for u in units {
+        let (Unit::Line { panel, .. } | Unit::Auto { panel }) = *u;
+        let p = &plan.panels[panel];
+        for x in p.xs() {
+            // Every cell of the panel shares the workload at x (checked when planning).
+            if let Ok(c) = p.cell(0, x) {
+                wanted.insert(key(&c), panel);
+            }
+        }
+    }
+    let wanted: Vec<(WorkloadKey, usize)> = wanted.into_iter().collect();
+    wanted
+        .par_iter()
+        .map(|(k, panel)| {
+            let p = &plan.panels[*panel];
+            let prepared =
+                source
+                    .prepare(&k.0, p.machine, p.jobs)
+                    .map_err(|source| RunError::Workload {
+                        panel: p.name.clone(),
+                        line: p.line,
+                        workload: k.0.clone(),
+                        source,
+                    })?;
+            Ok((k.clone(), Arc::new(prepared)))
+        })
+        .collect()
+}
+
+/// Workload label, machine label, jobs.
+type WorkloadKey = (String, Option<String>, Option<usize>);
+
+fn key(c: &Cell) -> WorkloadKey {
+    (c.workload.clone(), c.machine.map(|m| m.to_string()), c.jobs)
+}
+
+struct Executor<'a> {
+    plan: &'a Plan,
+    prepared: BTreeMap<WorkloadKey, Arc<Prepared>>,
+    hook: &'a Hook<'a>,
+    on_event: &'a (dyn Fn(Event) + Sync),
+    memo: Mutex<BTreeMap<String, Arc<Vec<RunMetrics>>>>,
+}
+
+impl Executor<'_> {
+    /// One series up its x values, stopping `margin` points past its threshold.
+    fn climb(&self, p: usize, s: usize) -> Result<LinePoints, RunError> {
+        let panel = &self.plan.panels[p];
+        let mut out = Vec::new();
+        let mut past: Option<usize> = None;
+        for x in panel.xs() {
+            if let (Some(n), Some(stop)) = (past, &panel.stop)
+                && n >= stop.margin
+            {
+                break;
+            }
+            let (cell, runs) = self.point(panel, s, x)?;
+            if let Some(stop) = &panel.stop {
+                let v = Estimate::of(&runs, stop.measure.of).mean;
+                past = match past {
+                    Some(n) => Some(n + 1),
+                    None if v > stop.above => Some(0),
+                    None => None,
+                };
+            }
+            out.push((x, cell.id()));
+        }
+        Ok(out)
+    }
+
+    /// The replicas of series `s` at `x`.
+    fn point(
+        &self,
+        panel: &Panel,
+        s: usize,
+        x: f64,
+    ) -> Result<(Cell, Arc<Vec<RunMetrics>>), RunError> {
+        let fail = |source: CellError| RunError::Cell {
+            panel: panel.name.clone(),
+            series: panel.series[s].label.clone(),
+            x,
+            source,
+        };
+        let cell = panel.cell(s, x).map_err(|m| fail(m.into()))?;
+        let runs = self.replicas(&cell).map_err(fail)?;
+        Ok((cell, runs))
+    }
+
+    /// The replicas of `cell`, from the memo or run now.
+    fn replicas(&self, cell: &Cell) -> Result<Arc<Vec<RunMetrics>>, CellError> {
+        let id = cell.id();
+        if let Some(r) = self
+            .memo
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&id)
+        {
+            return Ok(Arc::clone(r));
+        }
+        let t0 = Instant::now();
+        let prepared = self
+            .prepared
+            .get(&key(cell))
+            .ok_or_else(|| format!("workload {} was not prepared", cell.workload))?;
+        let runs = replicate(
+            &cell.rule,
+            &cell.seed_key,
+            |seed| {
+                let replica = Replica { cell, seed };
+                (self.hook)(&replica, &|| simulate(prepared, cell, seed))
+            },
+            |m| (cell.watch.of)(m),
+        )?;
+        (self.on_event)(Event::Cell {
+            label: format!("{} {} {}", cell.workload, cell.sched, cell.alloc),
+            replicas: runs.len(),
+            wall_s: t0.elapsed().as_secs_f64(),
+        });
+        let runs = Arc::new(runs);
+        self.memo
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, Arc::clone(&runs));
+        Ok(runs)
+    }
+
+    /// An `auto` panel through the sweep's planner: the knee watches the mean turnaround over
+    /// each cell's replicas.
+    fn auto(
+        &self,
+        p: usize,
+        threads: usize,
+    ) -> Result<Vec<((usize, usize), LinePoints)>, RunError> {
+        let panel = &self.plan.panels[p];
+        let Xs::Auto(auto) = panel.x.values else {
+            return Ok(Vec::new());
+        };
+        let series: Vec<sweep::Series> = (0..panel.series.len())
+            .map(|s| {
+                let c = panel.cell(s, 1.0).expect("checked when planning");
+                sweep::Series {
+                    scheduler: c.sched,
+                    allocator: c.alloc,
+                    estimate: c.estimate,
+                }
+            })
+            .collect();
+        let index = |c: &sweep::Cell| series.iter().position(|s| *s == c.series());
+        let runner = |c: &sweep::Cell| -> Result<RunMetrics, CellError> {
+            let s = index(c).ok_or("a series the panel does not have")?;
+            let (_, runs) = self
+                .point(panel, s, c.load_factor)
+                .map_err(|e| -> CellError { Box::new(e) })?;
+            Ok(RunMetrics {
+                mean_turnaround_s: Estimate::of(&runs, |m| m.mean_turnaround_s).mean,
+                ..RunMetrics::default()
+            })
+        };
+        let done =
+            sweep::run_auto_with(&series, &auto, threads, &runner, &|_| {}).map_err(|e| {
+                RunError::Cell {
+                    panel: panel.name.clone(),
+                    series: "auto".into(),
+                    x: f64::NAN,
+                    source: Box::new(e),
+                }
+            })?;
+        let mut lines: BTreeMap<(usize, usize), LinePoints> = BTreeMap::new();
+        for r in done {
+            let s = index(&r.cell).expect("a series of the panel");
+            let cell = panel.cell(s, r.cell.load_factor).expect("checked");
+            lines
+                .entry((p, s))
+                .or_default()
+                .push((r.cell.load_factor, cell.id()));
+        }
+        Ok(lines.into_iter().collect())
+    }
+}
+
+/// One replay of `cell` with `seed`: its summary.
+fn simulate(prepared: &Prepared, cell: &Cell, seed: u64) -> Result<RunMetrics, CellError> {
+    let w = prepared.instance(cell, seed)?;
+    let machine = prepared.machine();
+    let options = ReplayOptions {
+        kill_at_estimate: cell.kill_at_estimate,
+    };
+    let out = engine::replay_with(
+        &w,
+        machine,
+        cell.sched,
+        cell.alloc,
+        options,
+        &mut NoObserver,
+    )?;
+    Ok(engine::summarize(&w, machine, cell.alloc, &out))
+}

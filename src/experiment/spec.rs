@@ -1,0 +1,307 @@
+//! The experiment file: TOML read with serde into [`ExperimentFile`], every key spanned so that a
+//! bad value is reported with its line.
+//!
+//! The format is documented in `docs/EXPERIMENTS.md`; [`ExperimentFile::parse`] refuses unknown
+//! keys (naming the valid ones) and [`crate::experiment::Plan::new`] checks every label.
+
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::ExperimentError;
+
+/// A whole experiment file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentFile {
+    /// A title for reports.
+    pub title: Option<String>,
+    /// What the study asks, for reports.
+    pub description: Option<String>,
+    /// Settings every panel inherits unless it says otherwise.
+    #[serde(default)]
+    pub defaults: Defaults,
+    /// The short budget of `--quick`.
+    #[serde(default)]
+    pub quick: Quick,
+    /// The panels: what is simulated.
+    #[serde(rename = "panel")]
+    pub panels: Vec<PanelSpec>,
+    /// The figures: what is drawn.
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<FigureSpec>,
+    /// The claims: what is checked.
+    #[serde(default, rename = "claim")]
+    pub claims: Vec<ClaimSpec>,
+}
+
+/// Settings panels inherit.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    /// Replication rule.
+    pub replicate: Option<Spanned<ReplicateSpec>>,
+    /// Shaking of logs (needed to replicate a log).
+    pub shake: Option<ShakeSpec>,
+    /// When a series stops climbing its x axis.
+    pub stop: Option<Spanned<StopSpec>>,
+    /// The machine, where the workload does not name one.
+    pub machine: Option<Spanned<String>>,
+    /// Keep only the first N jobs of a log / generate N jobs of a model (`{jobs}` in templates).
+    pub jobs: Option<usize>,
+    /// End a job at its estimate when it runs longer.
+    pub kill_at_estimate: Option<bool>,
+}
+
+/// What `--quick` changes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quick {
+    /// Jobs per workload (`{jobs}`; logs truncated to their first N).
+    pub jobs: Option<usize>,
+    /// Replication rule.
+    pub replicate: Option<Spanned<ReplicateSpec>>,
+}
+
+/// One panel: a workload template × machine × series × an x axis.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PanelSpec {
+    /// Unique name, used by figures.
+    pub name: Spanned<String>,
+    /// Workload label template: a catalog name, an SWF path or a `synth:` label; `{x}` and `{jobs}`
+    /// are substituted.
+    pub workload: Spanned<String>,
+    /// Machine label (`mesh:32x32`, `flat:100`); default: the workload's own.
+    pub machine: Option<Spanned<String>>,
+    /// Scheduler label templates (crossed with `alloc` and `estimate`).
+    #[serde(default)]
+    pub sched: Vec<Spanned<String>>,
+    /// Allocator label templates.
+    #[serde(default)]
+    pub alloc: Vec<Spanned<String>>,
+    /// Estimate model templates (default `exact`).
+    #[serde(default)]
+    pub estimate: Vec<Spanned<String>>,
+    /// Series named one by one, after the crossed ones.
+    #[serde(default)]
+    pub series: Vec<SeriesSpec>,
+    /// The x axis.
+    pub x: XSpec,
+    /// Seed key template (default: the workload label and the load factor): cells with the same key
+    /// share their random streams.
+    pub seed_key: Option<Spanned<String>>,
+    /// Jobs (`{jobs}`; logs truncated).
+    pub jobs: Option<usize>,
+    /// Replication rule.
+    pub replicate: Option<Spanned<ReplicateSpec>>,
+    /// Shaking of logs.
+    pub shake: Option<ShakeSpec>,
+    /// When a series stops climbing.
+    pub stop: Option<Spanned<StopSpec>>,
+    /// End jobs at their estimate.
+    pub kill_at_estimate: Option<bool>,
+}
+
+/// One series named in full.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesSpec {
+    /// Scheduler template.
+    pub sched: Spanned<String>,
+    /// Allocator template.
+    pub alloc: Spanned<String>,
+    /// Estimate model template (default `exact`).
+    pub estimate: Option<Spanned<String>>,
+    /// Legend label (default `sched+alloc[+estimate]`; `{x}` is not substituted).
+    pub label: Option<String>,
+}
+
+/// The x axis of a panel.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct XSpec {
+    /// What x is: `load_factor` (submit times divided by x) or the name of a template parameter
+    /// (`rate`, `window`, `side`: substituted as `{x}`).
+    #[serde(default = "load_factor")]
+    pub name: String,
+    /// A list, `FROM:TO:STEP`, or `auto` (load factor only: 0.1 upwards past every knee).
+    pub values: Spanned<Values>,
+    /// The values under `--quick` (default: `values`).
+    pub quick: Option<Spanned<Values>>,
+    /// Axis label (default: the name).
+    pub label: Option<String>,
+    /// Draw x on a log scale.
+    #[serde(default)]
+    pub log: bool,
+}
+
+fn load_factor() -> String {
+    "load_factor".to_string()
+}
+
+/// x values as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Values {
+    /// `[0.5, 1, 1.5]`.
+    List(Vec<f64>),
+    /// `"0.5:3:0.5"` or `"auto"`.
+    Text(String),
+}
+
+/// Replication: a fixed count, or until the 95% CI half-width of `measure` is below a fraction of
+/// its mean (between `min` and `max` replications).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplicateSpec {
+    /// Exactly this many replications.
+    pub count: Option<usize>,
+    /// Fewest replications.
+    pub min: Option<usize>,
+    /// Most replications.
+    pub max: Option<usize>,
+    /// Target half-width relative to the mean.
+    pub half_width: Option<f64>,
+    /// The measure watched (default `mean_turnaround_s`).
+    pub measure: Option<String>,
+}
+
+/// Shaking of a log's replicas (Tsafrir et al. 2007), see [`crate::workload::shake`].
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShakeSpec {
+    /// Submit offsets uniform in ±this many seconds (default 10).
+    pub submit_s: Option<f64>,
+    /// Run times × a factor uniform in 1 ± this (default 0).
+    pub runtime: Option<f64>,
+}
+
+/// A series stops climbing x `margin` points after `measure` first exceeds `above`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopSpec {
+    /// The measure (default `mean_turnaround_s`).
+    pub measure: Option<String>,
+    /// The threshold.
+    pub above: f64,
+    /// Points kept past the first one above (default 1).
+    pub margin: Option<usize>,
+}
+
+/// One figure: a panel's series against x, one measure on y.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// Unique name: the file stem of its CSV and PNG.
+    pub name: Spanned<String>,
+    /// The panel drawn.
+    pub panel: Spanned<String>,
+    /// The measure on y.
+    pub y: Spanned<String>,
+    /// Only these series (legend labels); default all.
+    #[serde(default)]
+    pub series: Vec<Spanned<String>>,
+    /// Only these x values; default all of the panel's.
+    pub x: Option<Vec<f64>>,
+    /// Title (default `<y> vs <x>, <panel>`).
+    pub title: Option<String>,
+    /// y axis label (default: the measure's name and unit).
+    pub y_label: Option<String>,
+    /// Log scale on y.
+    #[serde(default)]
+    pub log_y: bool,
+}
+
+/// One claim: a sentence and the predicate that checks it on a figure. Every other key is a
+/// parameter of the predicate (checked against its list when planning).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClaimSpec {
+    /// The figure it is about.
+    pub figure: Spanned<String>,
+    /// The sentence as printed.
+    pub statement: String,
+    /// The predicate's name (see [`crate::experiment::predicate::PREDICATES`]).
+    pub predicate: Spanned<String>,
+    /// The predicate's parameters.
+    #[serde(flatten)]
+    pub params: toml::Table,
+}
+
+impl ExperimentFile {
+    /// Reads `text` (the contents of `file`).
+    pub fn parse(file: &str, text: &str) -> Result<ExperimentFile, ExperimentError> {
+        toml::from_str(text).map_err(|e| {
+            let (line, key) = match e.span() {
+                Some(span) => (line_of(text, &span), key_at(text, &span)),
+                None => (0, String::new()),
+            };
+            ExperimentError::new(file, line, key, e.message().to_string())
+        })
+    }
+}
+
+/// The 1-based line of a byte span's start.
+pub fn line_of(text: &str, span: &Range<usize>) -> usize {
+    let end = span.start.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The key written on the span's line before `=`, if any (for messages).
+fn key_at(text: &str, span: &Range<usize>) -> String {
+    let start = text[..span.start.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line = text[start..].lines().next().unwrap_or("");
+    line.split_once('=')
+        .map(|(k, _)| k.trim().to_string())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+[[panel]]
+name = "p"
+workload = "kth-sp2"
+sched = ["easy"]
+alloc = ["flat"]
+x = { values = [0.5, 1.0] }
+"#;
+
+    #[test]
+    fn a_minimal_file_reads_with_defaults() {
+        let f = ExperimentFile::parse("m.toml", MINIMAL).unwrap();
+        assert_eq!(f.panels.len(), 1);
+        assert_eq!(f.panels[0].x.name, "load_factor");
+        assert_eq!(
+            *f.panels[0].x.values.get_ref(),
+            Values::List(vec![0.5, 1.0])
+        );
+        assert!(f.figures.is_empty() && f.claims.is_empty());
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused_with_its_line_and_the_valid_keys() {
+        let text = MINIMAL.replace("alloc = [\"flat\"]", "alloc = [\"flat\"]\ncolour = \"red\"");
+        let e = ExperimentFile::parse("m.toml", &text).unwrap_err();
+        assert_eq!(e.line, 7, "{e}");
+        let msg = e.to_string();
+        assert!(msg.starts_with("m.toml:7:"), "{msg}");
+        assert!(msg.contains("colour") && msg.contains("workload"), "{msg}");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_line() {
+        let text = MINIMAL.replace("x = { values = [0.5, 1.0] }", "x = { values = 3 }");
+        let e = ExperimentFile::parse("m.toml", &text).unwrap_err();
+        assert_eq!(e.line, 7, "{e}");
+    }
+}

@@ -1,0 +1,217 @@
+//! The executor against hand-checked expectations: determinism, climbing, sharing, shards.
+
+use std::sync::Mutex;
+
+use super::run::{self, Prepared, Source, Unit};
+use super::{Plan, figures, verdicts};
+use crate::resource::MachineSpec;
+use crate::sweep::CellError;
+
+/// `synth:` labels as models; `log:LABEL` as the model's one stream, as a log would be.
+struct Models;
+
+impl Source for Models {
+    fn prepare(
+        &self,
+        label: &str,
+        machine: Option<MachineSpec>,
+        jobs: Option<usize>,
+    ) -> Result<Prepared, CellError> {
+        match label.strip_prefix("log:") {
+            Some(model) => {
+                let (spec, seed) = crate::workload::synth::SynthSpec::from_label(model)?;
+                let mut w = spec.generate(seed)?;
+                if let Some(n) = jobs {
+                    w.jobs.truncate(n);
+                }
+                Ok(Prepared::Log {
+                    workload: std::sync::Arc::new(w),
+                    machine: machine.unwrap_or(MachineSpec::Mesh { size: spec.mesh }),
+                })
+            }
+            None => Prepared::synthetic(label, machine),
+        }
+    }
+}
+
+const STUDY: &str = r#"
+[[panel]]
+name = "rate"
+workload = "synth:uniform,mesh=8x8,jobs=300,rate={x}"
+seed_key = "uniform/8x8/rate={x}"
+sched = ["fcfs", "oo", "window:10"]
+alloc = ["ff"]
+x = { name = "rate", values = [0.5, 1, 2, 4, 8, 16] }
+replicate = { half_width = 0.05, min = 2, max = 6 }
+stop = { above = 20, margin = 1 }
+
+[[panel]]
+name = "window"
+workload = "synth:uniform,mesh=8x8,jobs=300,rate=2"
+seed_key = "uniform/8x8/rate=2"
+x = { name = "window", values = [1, 5, 20] }
+replicate = { count = 3 }
+[[panel.series]]
+sched = "window:{x}"
+alloc = "ff"
+label = "window:K+ff"
+[[panel.series]]
+sched = "fcfs"
+alloc = "ff"
+
+[[panel]]
+name = "log"
+workload = "log:synth:uniform,mesh=8x8,jobs=400,rate=1.5"
+sched = ["fcfs", "easy"]
+alloc = ["ff"]
+x = { values = [0.5, 1.0, 1.5] }
+replicate = { count = 3 }
+shake = { submit_s = 5 }
+
+[[figure]]
+name = "turnaround"
+panel = "rate"
+y = "mean_turnaround_s"
+
+[[figure]]
+name = "k"
+panel = "window"
+y = "max_wait_s"
+
+[[claim]]
+figure = "turnaround"
+statement = "FCFS saturates first."
+predicate = "saturates_first"
+series = "fcfs+ff"
+"#;
+
+/// The results with the wall-clock fields (the only non-deterministic ones) zeroed.
+fn run_all(plan: &Plan, units: &[Unit], threads: usize) -> run::Results {
+    let mut r = run::run(
+        plan,
+        units,
+        &Models,
+        &|_, compute| compute(),
+        &|_| {},
+        threads,
+    )
+    .unwrap();
+    for m in r.cells.values_mut().flatten() {
+        m.alloc_time_s = 0.0;
+        m.sim_wall_s = 0.0;
+    }
+    r
+}
+
+#[test]
+fn parallel_runs_equal_serial_ones_and_shards_merge_to_the_whole() {
+    let plan = Plan::new("s.toml", STUDY, false).unwrap();
+    let units = plan.units();
+    assert_eq!(units.len(), 3 + 2 + 2);
+    let serial = run_all(&plan, &units, 1);
+    let parallel = run_all(&plan, &units, 2);
+    assert_eq!(serial, parallel);
+    let mut merged = run::Results::default();
+    for i in 0..3 {
+        let part: Vec<Unit> = units
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| Unit::shard(*n, i, 3))
+            .map(|(_, u)| *u)
+            .collect();
+        merged.merge(run_all(&plan, &part, 2)).unwrap();
+    }
+    assert_eq!(merged, serial);
+    assert!(merged.merge(run_all(&plan, &units[..1], 1)).is_err());
+    assert_eq!(figures(&plan, &merged), figures(&plan, &serial));
+}
+
+#[test]
+fn series_climb_until_past_their_threshold_and_share_cells() {
+    let plan = Plan::new("s.toml", STUDY, false).unwrap();
+    let r = run_all(&plan, &plan.units(), 2);
+    let figs = figures(&plan, &r);
+    let t = &figs[0];
+    for s in t.series() {
+        let c = t.curve(&s);
+        // Stopped one point past the first mean turnaround above 20, or at the end of the list.
+        match c.iter().position(|&(_, y)| y > 20.0) {
+            Some(i) => assert_eq!(c.len(), (i + 2).min(6), "{s}: {c:?}"),
+            None => assert_eq!(c.len(), 6, "{s}"),
+        }
+    }
+    assert!(
+        t.curve("fcfs+ff").len() < 6,
+        "FCFS saturates inside the range"
+    );
+    // Replications until the 5% rule, between 2 and 6.
+    assert!(t.points.iter().all(|p| (2..=6).contains(&p.est.n)));
+    // FCFS on the K axis is one cell at every K: the same replicas, computed once.
+    let k = &figs[1];
+    let fcfs = k.curve("fcfs+ff");
+    assert_eq!(fcfs.len(), 3);
+    assert!(fcfs.iter().all(|p| p.1 == fcfs[0].1));
+    assert_eq!(r.replicas(1, 1, 1.0), r.replicas(1, 1, 20.0));
+    let v = verdicts(&plan, &figs);
+    assert_eq!(v.len(), 1);
+    assert!(v[0].holds.is_some() && v[0].measured.starts_with("saturates_first"));
+}
+
+#[test]
+fn seeds_are_common_to_the_series_of_a_panel() {
+    let plan = Plan::new("s.toml", STUDY, false).unwrap();
+    let r = run_all(&plan, &plan.units(), 2);
+    // At the lightest rate FCFS and OO run the same stream and nothing waits long: the same
+    // jobs give the same utilization.
+    let fcfs = r.replicas(0, 0, 0.5).unwrap();
+    let oo = r.replicas(0, 1, 0.5).unwrap();
+    assert_eq!(fcfs[0].jobs, oo[0].jobs);
+    assert_eq!(fcfs[0].utilization, oo[0].utilization);
+    // The shaken log's replicas differ from each other, and FCFS/EASY share each replica's input.
+    let log = r.replicas(2, 0, 1.0).unwrap();
+    assert_eq!(log.len(), 3);
+    assert_ne!(log[0].mean_turnaround_s, log[1].mean_turnaround_s);
+}
+
+#[test]
+fn a_log_replicated_without_shaking_is_refused() {
+    let text = STUDY.replace("shake = { submit_s = 5 }\n", "");
+    let plan = Plan::new("s.toml", &text, false).unwrap();
+    let units: Vec<Unit> = plan
+        .units()
+        .into_iter()
+        .filter(|u| matches!(u, Unit::Line { panel: 2, .. }))
+        .collect();
+    let e = run::run(&plan, &units, &Models, &|_, c| c(), &|_| {}, 1).unwrap_err();
+    let chain = format!("{e}: {}", std::error::Error::source(&e).unwrap());
+    assert!(chain.contains("unless shaken"), "{chain}");
+}
+
+#[test]
+fn the_hook_sees_every_replica_and_may_answer_for_it() {
+    let plan = Plan::new("s.toml", STUDY, false).unwrap();
+    let units: Vec<Unit> = plan
+        .units()
+        .into_iter()
+        .filter(|u| matches!(u, Unit::Line { panel: 1, .. }))
+        .collect();
+    let seen = Mutex::new(Vec::new());
+    let hook = |r: &run::Replica<'_>,
+                compute: &dyn Fn() -> Result<crate::engine::RunMetrics, CellError>| {
+        seen.lock().unwrap().push((r.cell.id(), r.seed));
+        compute()
+    };
+    let first = run::run(&plan, &units, &Models, &hook, &|_| {}, 2).unwrap();
+    // 3 K values × 3 replicas for Window-K, one cell × 3 for FCFS.
+    assert_eq!(seen.lock().unwrap().len(), 12);
+    let cached = |_: &run::Replica<'_>,
+                  _: &dyn Fn() -> Result<crate::engine::RunMetrics, CellError>| {
+        Ok(crate::engine::RunMetrics {
+            jobs: 1,
+            ..Default::default()
+        })
+    };
+    let from_cache = run::run(&plan, &units, &Models, &cached, &|_| {}, 2).unwrap();
+    assert_eq!(from_cache.lines, first.lines);
+    assert!(from_cache.cells.values().flatten().all(|m| m.jobs == 1));
+}
