@@ -459,10 +459,10 @@ impl Executor<'_> {
         &self,
         p: usize,
         threads: usize,
-    ) -> Result<Vec<((usize, usize), LinePoints)>, RunError> {
+    ) -> Result<BTreeMap<(usize, usize), LinePoints>, RunError> {
         let panel = &self.plan.panels[p];
         let Xs::Auto(auto) = panel.x.values else {
-            return Ok(Vec::new());
+            return Ok(BTreeMap::new());
         };
         let series: Vec<sweep::Series> = (0..panel.series.len())
             .map(|s| {
@@ -503,7 +503,7 @@ impl Executor<'_> {
                 .or_default()
                 .push((r.cell.load_factor, cell.id()));
         }
-        Ok(lines.into_iter().collect())
+        Ok(lines)
     }
 }
 
