@@ -30,6 +30,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Replay a trace under a grid of schedulers × allocators × load factors, in parallel.
     Sweep(cmd::sweep::Args),
+    /// Run studies described as data: experiment files (TOML) of panels, figures and claims.
+    Experiment(cmd::experiment::Args),
     /// Merge the shards of a sweep (`sweep --shard I/N`) into one summary, figures and report.
     Merge(cmd::merge::Args),
     /// Redraw the plots and report of a sweep from its summary table.
@@ -57,6 +59,7 @@ fn main() {
         Command::Fetch(a) => cmd::fetch::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
+        Command::Experiment(a) => cmd::experiment::run(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Draw(a) => cmd::draw::run(a),

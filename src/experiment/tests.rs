@@ -215,3 +215,21 @@ fn the_hook_sees_every_replica_and_may_answer_for_it() {
     assert_eq!(from_cache.lines, first.lines);
     assert!(from_cache.cells.values().flatten().all(|m| m.jobs == 1));
 }
+
+#[test]
+fn the_docs_name_every_predicate_and_measure() {
+    let docs = include_str!("../../docs/EXPERIMENTS.md");
+    for p in super::predicate::PREDICATES {
+        assert!(docs.contains(&format!("| `{}` |", p.name)), "{}", p.name);
+        for param in p.params {
+            assert!(
+                docs.contains(&format!("`{}`", param.name)),
+                "{}",
+                param.name
+            );
+        }
+    }
+    for m in super::measure::MEASURES {
+        assert!(docs.contains(&format!("`{}`", m.name)), "{}", m.name);
+    }
+}

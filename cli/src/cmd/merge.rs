@@ -1,4 +1,5 @@
-//! `pwa-replay merge OUT PART…`: puts the shards of one sweep (`sweep --shard I/N`) back together.
+//! `pwa-replay merge OUT PART…`: puts the shards of one sweep (`sweep --shard I/N`) back together;
+//! the parts of an experiment (`experiment --shard I/N`) go to [`crate::cmd::experiment::merge`].
 //!
 //! Each part is read through its `manifest.json` (configuration hash, grid, shard), `sweep.json`
 //! and `summary.parquet` (exact values). The parts must share one configuration hash and shard
@@ -48,6 +49,13 @@ struct Part {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     report::plots::register_font()?;
+    if args
+        .parts
+        .iter()
+        .any(|p| p.join(crate::cmd::experiment::RESULTS_FILE).is_file())
+    {
+        return crate::cmd::experiment::merge(&args.out, &args.parts, args.quiet);
+    }
     let mut parts = Vec::new();
     let mut unfinished = Vec::new();
     for dir in &args.parts {

@@ -3,6 +3,7 @@
 pub mod catalog;
 pub mod completions;
 pub mod draw;
+pub mod experiment;
 pub mod fetch;
 pub mod man;
 pub mod merge;

@@ -142,21 +142,28 @@ impl Args {
     }
 }
 
-/// A sweep stopped by Ctrl-C: what was kept (printed as is; the process exits 130).
+/// A sweep or experiment stopped by Ctrl-C: what was kept (printed as is; the process exits 130).
 #[derive(Debug)]
 pub struct Interrupted {
-    /// Cells finished (simulated or reused) before the interrupt, all in the cache.
+    /// Cells (replicas, for an experiment) finished, simulated or reused, before the interrupt,
+    /// all in the cache.
     pub finished: usize,
-    /// Cells planned.
-    pub planned: usize,
+    /// Cells planned, where known (an experiment's series climb as results come in).
+    pub planned: Option<usize>,
+    /// What was counted: `cells` or `replicas`.
+    pub unit: &'static str,
 }
 
 impl fmt::Display for Interrupted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "interrupted: {}", self.finished)?;
+        if let Some(planned) = self.planned {
+            write!(f, " of {planned}")?;
+        }
         write!(
             f,
-            "interrupted: {} of {} cells finished and kept; rerun with --resume to continue",
-            self.finished, self.planned
+            " {} finished and kept; rerun with --resume to continue",
+            self.unit
         )
     }
 }
@@ -294,7 +301,8 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     if stop.load(Ordering::SeqCst) {
         return Err(Interrupted {
             finished: counts.finished.load(Ordering::SeqCst),
-            planned: counts.planned.load(Ordering::SeqCst),
+            planned: Some(counts.planned.load(Ordering::SeqCst)),
+            unit: "cells",
         }
         .into());
     }

@@ -645,7 +645,8 @@ mod tests {
 
     fn fig(id: &str, pts: &[(&str, f64, f64)]) -> FigureData {
         FigureData {
-            paper: Paper::WindowK,
+            group: Paper::WindowK.dir().to_string(),
+            log_y: false,
             id: id.into(),
             title: String::new(),
             x_label: String::new(),

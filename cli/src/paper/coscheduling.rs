@@ -154,7 +154,8 @@ type Cell = (ServiceModel, f64, Policy);
 
 fn figure(id: &str, title: &str, x: &str, y: &str, points: Vec<Point>) -> FigureData {
     FigureData {
-        paper: Paper::Coscheduling,
+        group: Paper::Coscheduling.dir().to_string(),
+        log_y: false,
         id: id.to_string(),
         title: title.to_string(),
         x_label: x.to_string(),

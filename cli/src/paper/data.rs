@@ -1,104 +1,20 @@
-//! A figure's data: points `series, x, y, ci_low, ci_high` in long format, and its CSV file.
+//! A figure's data ([`FigureData`], the library's: points `series, x, y, ci_low, ci_high` in long
+//! format) projected from the lines' results, and its CSV file.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
 use pwa_replay::replicate::Estimate;
 
 use super::exec::Results;
-use super::figures::{Axis, Figure, Metric, Paper};
+use super::figures::{Axis, Figure, Metric};
 
-/// One point of a curve.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Point {
-    /// `<scheduler>+<allocator>`.
-    pub series: String,
-    /// x value.
-    pub x: f64,
-    /// Mean and 95% CI over replications (a single replay: `ci_low = ci_high = y`).
-    pub est: Estimate,
-}
+pub use pwa_replay::experiment::{FigureData, Point};
 
-/// What a figure shows and its points (series in legend order, x increasing).
-#[derive(Debug, Clone, PartialEq)]
-pub struct FigureData {
-    /// Paper.
-    pub paper: Paper,
-    /// File stem (`fig2`).
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// x axis label.
-    pub x_label: String,
-    /// y axis label.
-    pub y_label: String,
-    /// Draw the x axis on a log scale (window sizes).
-    pub log_x: bool,
-    /// The points.
-    pub points: Vec<Point>,
-}
-
-impl FigureData {
-    /// `window-k/fig2`.
-    pub fn key(&self) -> String {
-        format!("{}/{}", self.paper.dir(), self.id)
-    }
-
-    /// Series labels in order of first appearance.
-    pub fn series(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for p in &self.points {
-            if !out.contains(&p.series) {
-                out.push(p.series.clone());
-            }
-        }
-        out
-    }
-
-    /// The curve of `series`: `(x, mean)` by increasing x.
-    pub fn curve(&self, series: &str) -> Vec<(f64, f64)> {
-        self.points
-            .iter()
-            .filter(|p| p.series == series)
-            .map(|p| (p.x, p.est.mean))
-            .collect()
-    }
-
-    /// The estimate of `series` at `x`, if measured.
-    pub fn est(&self, series: &str, x: f64) -> Option<Estimate> {
-        self.points
-            .iter()
-            .find(|p| p.series == series && p.x == x)
-            .map(|p| p.est)
-    }
-
-    /// The value of `series` at `x`, if measured.
-    pub fn at(&self, series: &str, x: f64) -> Option<f64> {
-        self.points
-            .iter()
-            .find(|p| p.series == series && p.x == x)
-            .map(|p| p.est.mean)
-    }
-
-    /// The long-format CSV text.
-    pub fn csv(&self) -> String {
-        let mut s = String::from("series,x,y,ci_low,ci_high\n");
-        for p in &self.points {
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{}",
-                p.series, p.x, p.est.mean, p.est.ci_low, p.est.ci_high
-            );
-        }
-        s
-    }
-
-    /// Writes `<dir>/<id>.csv`.
-    pub fn write_csv(&self, dir: &Path) -> anyhow::Result<()> {
-        let path = dir.join(format!("{}.csv", self.id));
-        std::fs::write(&path, self.csv()).with_context(|| format!("writing {}", path.display()))
-    }
+/// Writes `<dir>/<id>.csv`.
+pub fn write_csv(d: &FigureData, dir: &Path) -> anyhow::Result<()> {
+    let path = dir.join(format!("{}.csv", d.id));
+    std::fs::write(&path, d.csv()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// The points of a synthetic figure from the lines' results. Utilization stays a fraction.
@@ -117,7 +33,7 @@ pub fn project(fig: &Figure, results: &Results) -> FigureData {
         }
     }
     FigureData {
-        paper: fig.paper,
+        group: fig.paper.dir().to_string(),
         id: fig.id.to_string(),
         title: fig.title.clone(),
         x_label: fig.axis.label().to_string(),
@@ -127,40 +43,7 @@ pub fn project(fig: &Figure, results: &Results) -> FigureData {
             _ => format!("{} (time units)", fig.metric.label()),
         },
         log_x: fig.axis == Axis::WindowK,
+        log_y: false,
         points,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_is_long_format_with_the_five_columns() {
-        let d = FigureData {
-            paper: Paper::WindowK,
-            id: "fig2".into(),
-            title: "t".into(),
-            x_label: "x".into(),
-            y_label: "y".into(),
-            log_x: false,
-            points: vec![Point {
-                series: "window:240+mpl".into(),
-                x: 2.5,
-                est: Estimate::from_samples(&[1.0, 3.0]),
-            }],
-        };
-        let csv = d.csv();
-        let mut lines = csv.lines();
-        assert_eq!(lines.next(), Some("series,x,y,ci_low,ci_high"));
-        let row: Vec<&str> = lines.next().unwrap().split(',').collect();
-        assert_eq!(row[0], "window:240+mpl");
-        assert_eq!(row[1], "2.5");
-        assert_eq!(row[2], "2");
-        let (lo, hi): (f64, f64) = (row[3].parse().unwrap(), row[4].parse().unwrap());
-        // t(1) = 12.706, s = √2, half-width = 12.706.
-        assert!((hi - 2.0 - 12.706).abs() < 1e-9 && (2.0 - lo - 12.706).abs() < 1e-9);
-        assert_eq!(d.series(), vec!["window:240+mpl".to_string()]);
-        assert_eq!(d.at("window:240+mpl", 2.5), Some(2.0));
     }
 }

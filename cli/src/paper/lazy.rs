@@ -427,7 +427,8 @@ fn project(f: &Fig, runs: &BTreeMap<String, Vec<Run>>) -> FigureData {
         })
         .collect();
     FigureData {
-        paper: Paper::Lazy,
+        group: Paper::Lazy.dir().to_string(),
+        log_y: false,
         id: f.id.to_string(),
         title: f.title.clone(),
         x_label: f.x_label.to_string(),
@@ -514,7 +515,8 @@ pub fn run(
 const TOL: f64 = 0.05;
 
 fn fig<'a>(figs: &'a [FigureData], id: &str) -> Option<&'a FigureData> {
-    figs.iter().find(|f| f.paper == Paper::Lazy && f.id == id)
+    figs.iter()
+        .find(|f| f.group == Paper::Lazy.dir() && f.id == id)
 }
 
 fn top(f: &FigureData) -> f64 {

@@ -233,9 +233,9 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     }
     let t_all = t0.elapsed().as_secs_f64();
     for d in &data {
-        let dir = opts.out.join(d.paper.dir());
+        let dir = opts.out.join(&d.group);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        d.write_csv(&dir)?;
+        data::write_csv(d, &dir)?;
         plot::draw(&dir, d)?;
     }
     let mut verdicts = claims::evaluate(&data);

@@ -32,12 +32,16 @@ pub fn draw(dir: &Path, d: &FigureData) -> anyhow::Result<()> {
     let path = dir.join(format!("{}.png", d.id));
     let curves = curves(d);
     let paint = |plot: &Area<'_>, legend: &Area<'_>| -> anyhow::Result<()> {
-        let title = format!("{} {} — {}", d.paper.dir(), d.id, d.title);
+        let title = if d.group.is_empty() {
+            d.title.clone()
+        } else {
+            format!("{} {} — {}", d.group, d.id, d.title)
+        };
         let (x_lo, x_hi) = x_bounds(&curves);
         let pad = ((x_hi - x_lo) * 0.03).max(0.05);
         let x = (x_lo - pad).max(0.0)..x_hi + pad;
         let (lo, hi) = y_range(&curves);
-        let y_log = lo > 0.0 && hi / lo > LOG_RATIO;
+        let y_log = lo > 0.0 && (d.log_y || hi / lo > LOG_RATIO);
         let y_lin = 0.0..(hi * 1.05).max(1e-9);
         let x_log = (x_lo / 1.3..x_hi * 1.3).log_scale();
         match (d.log_x && x_lo > 0.0, y_log) {

@@ -220,7 +220,8 @@ mod tests {
             })
             .collect();
         FigureData {
-            paper: Paper::WindowK,
+            group: Paper::WindowK.dir().to_string(),
+            log_y: false,
             id: id.into(),
             title: String::new(),
             x_label: String::new(),

@@ -131,7 +131,8 @@ pub fn figures(r: &SystemResult) -> Vec<FigureData> {
     metrics
         .iter()
         .map(|&(id, short, label, of)| FigureData {
-            paper: Paper::Semitorus,
+            group: Paper::Semitorus.dir().to_string(),
+            log_y: false,
             id: format!("{}-{id}", r.trace),
             // Short enough for the canvas: the id already names the trace.
             title: format!("{short} on {}", r.machine),

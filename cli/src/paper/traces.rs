@@ -128,7 +128,8 @@ fn figure(id: &str, title: String, metric: Metric, results: &[CellResult]) -> Fi
         })
         .collect();
     FigureData {
-        paper: Paper::WindowK,
+        group: Paper::WindowK.dir().to_string(),
+        log_y: false,
         id: id.to_string(),
         title,
         x_label: "load factor".into(),

@@ -89,14 +89,25 @@ impl CellCache {
     }
 
     /// The file of a cell: readable stem + 12 hex digits of the key's SHA-256.
+    #[cfg(test)]
     pub fn path(&self, cell: &Cell) -> PathBuf {
-        let canonical = serde_json::to_string(&self.key(cell)).unwrap_or_default();
+        self.path_for(&stem(cell), &self.key(cell))
+    }
+
+    /// The file of an entry under `key` (this cache's context and the caller's fields).
+    fn path_for(&self, stem: &str, key: &BTreeMap<String, String>) -> PathBuf {
+        let canonical = serde_json::to_string(key).unwrap_or_default();
         let hash = sha256_bytes(canonical.as_bytes());
-        self.dir.join(format!(
-            "{}-{}.json",
-            stem(cell),
-            &hash[..12.min(hash.len())]
-        ))
+        self.dir
+            .join(format!("{stem}-{}.json", &hash[..12.min(hash.len())]))
+    }
+
+    /// `fields` added to this cache's context: the key of an entry that is not a sweep cell (an
+    /// experiment's replica).
+    pub fn keyed(&self, fields: &[(&str, String)]) -> BTreeMap<String, String> {
+        let mut k = self.context.clone();
+        k.extend(fields.iter().map(|(n, v)| (n.to_string(), v.clone())));
+        k
     }
 
     /// The cached metrics of `cell`, if a matching, readable entry exists.
@@ -110,7 +121,12 @@ impl CellCache {
 
     /// What the cache holds for `cell`: nothing, a sound entry, or a damaged one.
     pub fn lookup(&self, cell: &Cell) -> Lookup {
-        let path = self.path(cell);
+        self.lookup_key(&stem(cell), &self.key(cell))
+    }
+
+    /// What the cache holds under `key` ([`CellCache::keyed`]), in a file named after `stem`.
+    pub fn lookup_key(&self, stem: &str, key: &BTreeMap<String, String>) -> Lookup {
+        let path = self.path_for(stem, key);
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Miss,
@@ -121,7 +137,7 @@ impl CellCache {
             Ok(e) => e,
             Err(err) => return damaged(format!("not a cache entry ({err})")),
         };
-        if e.format != FORMAT || e.key != self.key(cell) {
+        if e.format != FORMAT || e.key != *key {
             return Lookup::Miss;
         }
         if e.checksum != checksum(&e.key, &e.metrics) {
@@ -139,7 +155,16 @@ impl CellCache {
 
     /// Stores the metrics of `cell` (atomically).
     pub fn store(&self, cell: &Cell, m: &RunMetrics) -> anyhow::Result<()> {
-        let key = self.key(cell);
+        self.store_key(&stem(cell), self.key(cell), m)
+    }
+
+    /// Stores `m` under `key` ([`CellCache::keyed`]) in a file named after `stem` (atomically).
+    pub fn store_key(
+        &self,
+        stem: &str,
+        key: BTreeMap<String, String>,
+        m: &RunMetrics,
+    ) -> anyhow::Result<()> {
         let metrics: BTreeMap<String, String> = metrics::values(m)
             .into_iter()
             .map(|(n, v)| (n.to_string(), metrics::to_text(v)))
@@ -150,7 +175,10 @@ impl CellCache {
             key,
             metrics,
         };
-        write_bytes(&self.path(cell), &serde_json::to_vec_pretty(&e)?)
+        write_bytes(
+            &self.path_for(stem, &e.key),
+            &serde_json::to_vec_pretty(&e)?,
+        )
     }
 }
 

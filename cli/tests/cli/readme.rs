@@ -5,7 +5,8 @@
 //! * `pwa-replay …` runs as written, in README order, in one scratch directory (so that `plot
 //!   --from out/sdsc-96/…` finds the sweep before it), with each `[optional]` group and each
 //!   `a|b|c` alternative tried once. Only the sizes shrink: `--loads` becomes `0.5,1` and 10,000
-//!   synthetic jobs become 1,000. `fetch` downloads from a local stand-in of the archive.
+//!   synthetic jobs become 1,000, experiments run their `--quick` budget (from a copy of
+//!   `experiments/`). `fetch` downloads from a local stand-in of the archive.
 //! * `make replay` runs its own command line (`make replay-run`, the built binary, two loads);
 //!   `make install` installs into a scratch prefix; `make test`, `build`, `build-sharing`, `paper`,
 //!   `setup`, `bench`, `fuzz`, `fuzz-smoke`, `fuzz-corpus`, `soak` and `test-slurm` cannot run
@@ -105,8 +106,12 @@ fn variants(cmd: &str) -> Vec<Vec<String>> {
     runs
 }
 
-/// Smaller sizes, same command: two load factors, 1,000 synthetic jobs.
+/// Smaller sizes, same command: two load factors, 1,000 synthetic jobs, an experiment's `--quick`
+/// budget.
 fn quick(mut args: Vec<String>) -> Vec<String> {
+    if args.get(1).is_some_and(|a| a == "experiment") && !args.iter().any(|a| a == "--quick") {
+        args.push("--quick".into());
+    }
     for i in 1..args.len() {
         match args[i - 1].as_str() {
             "--loads" => args[i] = "0.5,1".into(),
@@ -170,6 +175,15 @@ fn every_readme_command_runs() {
         )],
         1,
     );
+    // The commands run from a checkout: its experiment files are there.
+    let experiments = cwd.join("experiments");
+    std::fs::create_dir_all(&experiments).expect("experiments/");
+    for e in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments"))
+        .expect("experiments/")
+    {
+        let e = e.expect("an entry");
+        std::fs::copy(e.path(), experiments.join(e.file_name())).expect("copies");
+    }
     let mut replayed = BTreeSet::new();
     for cmd in readme_commands() {
         let words: Vec<&str> = cmd.split_whitespace().collect();

@@ -1,0 +1,603 @@
+//! `pwa-replay experiment FILE…`: runs studies described as data (docs/EXPERIMENTS.md) through the
+//! library's executor ([`pwa_replay::experiment`]) and writes, per file, the figures (CSV + PNG),
+//! `README.md` with the claims and their verdicts, `results.json` (every replica's metrics, exact),
+//! the file itself, and `manifest.json`.
+//!
+//! Robustness is the sweep's: the output directory is locked, every replica is cached under
+//! `cells/` as it finishes (`--resume` reuses sound entries, keyed by the cell, its seed and the
+//! workload's sha256), Ctrl-C stops starting replicas and exits 130 with a `--resume` hint, and
+//! `--shard I/N` runs a part of the units ([`Plan::units`]) into a directory that `merge` puts back
+//! together.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use pwa_replay::engine::RunMetrics;
+use pwa_replay::experiment::run::{self, Prepared, Replica, Source};
+use pwa_replay::experiment::{self, FigureData, Plan, Results, Unit, Verdict};
+use pwa_replay::resource::MachineSpec;
+use pwa_replay::sweep::{CellError, Shard};
+use pwa_replay::workload::tracepath::sha256_bytes;
+use serde::{Deserialize, Serialize};
+
+use crate::cmd::sweep::Interrupted;
+use crate::paper::{data, plot};
+use crate::report::atomic::{remove_stale_temporaries, write_bytes};
+use crate::report::cache::{CellCache, Lookup};
+use crate::report::lock::OutLock;
+use crate::report::manifest::Manifest;
+use crate::report::metrics;
+use crate::trace::NoMachine;
+
+/// The file holding a run's (or a shard's) results.
+pub const RESULTS_FILE: &str = "results.json";
+/// The copy of the experiment file in its output directory.
+pub const SPEC_FILE: &str = "experiment.toml";
+const FORMAT: &str = "pwa-replay-experiment/1";
+
+/// Options of `pwa-replay experiment`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Experiment files (TOML, docs/EXPERIMENTS.md).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// The file's short budget (its `[quick]` section and `quick` x values).
+    #[arg(long)]
+    pub quick: bool,
+    /// Output directory (default `out/<file stem>`; with several files, `DIR/<file stem>`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Reuse replicas finished by an earlier run into the same directory.
+    #[arg(long)]
+    pub resume: bool,
+    /// Run only part I of N of the units (I from 0) into a directory for `pwa-replay merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// Worker threads (default: the number of cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No progress output.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::report::plots::register_font()?;
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register_conditional_shutdown(
+        signal_hook::consts::SIGINT,
+        130,
+        Arc::clone(&stop),
+    )
+    .and_then(|_| signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)))
+    .context("installing the Ctrl-C handler")?;
+    // Every file is checked before any runs.
+    let plans = args
+        .files
+        .iter()
+        .map(|f| read_plan(f, args.quick))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for ((plan, text), file) in plans.iter().zip(&args.files) {
+        let out = out_dir(&args, file);
+        run_one(plan, text, &out, &args, threads, &stop)?;
+    }
+    Ok(())
+}
+
+/// The plan of `file` and its text.
+pub fn read_plan(file: &Path, quick: bool) -> anyhow::Result<(Plan, String)> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let plan = Plan::new(&file.display().to_string(), &text, quick)?;
+    Ok((plan, text))
+}
+
+fn out_dir(args: &Args, file: &Path) -> PathBuf {
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "experiment".into(), |s| s.to_string_lossy().into_owned());
+    match (&args.out, args.files.len()) {
+        (Some(o), 1) => o.clone(),
+        (Some(o), _) => o.join(stem),
+        (None, _) => Path::new("out").join(stem),
+    }
+}
+
+fn run_one(
+    plan: &Plan,
+    text: &str,
+    out: &Path,
+    args: &Args,
+    threads: usize,
+    stop: &AtomicBool,
+) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let lock = OutLock::acquire(out)?;
+    remove_stale_temporaries(out)?;
+    let manifest = Manifest::begin(threads);
+    let all = plan.units();
+    let units: Vec<Unit> = match args.shard {
+        Some(s) => all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Unit::shard(*i, s.index, s.count))
+            .map(|(_, u)| *u)
+            .collect(),
+        None => all.clone(),
+    };
+    let source = Loader::default();
+    let replicas = Replicas {
+        cache: CellCache::new(out, BTreeMap::from([("format".into(), FORMAT.into())])),
+        resume: args.resume,
+        lock: &lock,
+        stop,
+        source: &source,
+        simulated: AtomicUsize::new(0),
+        reused: AtomicUsize::new(0),
+    };
+    let progress = Spinner::new(args.quiet, &plan.title);
+    let hook = |r: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| {
+        replicas.get(r, compute)
+    };
+    let on_event = |e: run::Event| progress.event(&e);
+    let results = run::run(plan, &units, &source, &hook, &on_event, threads);
+    progress.finish();
+    if stop.load(Ordering::SeqCst) {
+        return Err(Interrupted {
+            finished: replicas.simulated.load(Ordering::SeqCst)
+                + replicas.reused.load(Ordering::SeqCst),
+            planned: None,
+            unit: "replicas",
+        }
+        .into());
+    }
+    let results = results?;
+    lock.check()?;
+    let indices: Vec<usize> = units
+        .iter()
+        .map(|u| all.iter().position(|a| a == u).expect("a unit of the plan"))
+        .collect();
+    let file = ResultsFile::new(plan, text, args.shard, &indices, &results);
+    write_bytes(&out.join(SPEC_FILE), text.as_bytes())?;
+    write_bytes(&out.join(RESULTS_FILE), &serde_json::to_vec_pretty(&file)?)?;
+    if args.shard.is_none() {
+        write_report(plan, &results, out)?;
+    }
+    manifest.finish(out)?;
+    if !args.quiet {
+        eprintln!(
+            "{}: {} replicas ({} simulated, {} reused) in {:.1} s → {}",
+            plan.file,
+            replicas.simulated.load(Ordering::SeqCst) + replicas.reused.load(Ordering::SeqCst),
+            replicas.simulated.load(Ordering::SeqCst),
+            replicas.reused.load(Ordering::SeqCst),
+            t0.elapsed().as_secs_f64(),
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Loads catalogued logs and SWF files once each (remembering their sha256 for cache keys) and
+/// reads `synth:` labels.
+#[derive(Default)]
+pub struct Loader {
+    sha256: Mutex<BTreeMap<String, String>>,
+}
+
+impl Loader {
+    fn sha256(&self, label: &str) -> String {
+        self.sha256
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(label)
+            .cloned()
+            .unwrap_or_else(|| sha256_bytes(label.as_bytes()))
+    }
+}
+
+impl Source for Loader {
+    fn prepare(
+        &self,
+        label: &str,
+        machine: Option<MachineSpec>,
+        jobs: Option<usize>,
+    ) -> Result<Prepared, CellError> {
+        if label.trim_start().starts_with("synth:") {
+            return Prepared::synthetic(label, machine);
+        }
+        let loaded = crate::trace::load(label, machine, false, NoMachine::FlatFromHeader)
+            .map_err(|e| -> CellError { format!("{e:#}").into() })?;
+        self.sha256
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(label.to_string(), loaded.sha256.clone());
+        let mut workload = loaded.workload;
+        if let Some(n) = jobs {
+            workload.jobs.truncate(n);
+        }
+        Ok(Prepared::Log {
+            workload: Arc::new(workload),
+            machine: loaded.machine,
+        })
+    }
+}
+
+/// The replica cache and the stop checks around every replica.
+struct Replicas<'a> {
+    cache: CellCache,
+    resume: bool,
+    lock: &'a OutLock,
+    stop: &'a AtomicBool,
+    source: &'a Loader,
+    simulated: AtomicUsize,
+    reused: AtomicUsize,
+}
+
+impl Replicas<'_> {
+    fn get(
+        &self,
+        r: &Replica<'_>,
+        compute: &dyn Fn() -> Result<RunMetrics, CellError>,
+    ) -> Result<RunMetrics, CellError> {
+        if self.stop.load(Ordering::SeqCst) {
+            return Err("not started: the experiment is stopping".into());
+        }
+        self.lock.check().map_err(|e| format!("{e:#}"))?;
+        let key = self.cache.keyed(&[
+            ("cell", r.cell.id()),
+            ("seed", r.seed.to_string()),
+            ("workload_sha256", self.source.sha256(&r.cell.workload)),
+            ("version", env!("CARGO_PKG_VERSION").to_string()),
+        ]);
+        if self.resume {
+            match self.cache.lookup_key("replica", &key) {
+                Lookup::Hit(m) => {
+                    self.reused.fetch_add(1, Ordering::SeqCst);
+                    return Ok(*m);
+                }
+                Lookup::Damaged(why) => eprintln!("damaged cache entry, recomputed: {why}"),
+                Lookup::Miss => {}
+            }
+        }
+        let m = compute()?;
+        self.cache
+            .store_key("replica", key, &m)
+            .map_err(|e| format!("{e:#}"))?;
+        self.simulated.fetch_add(1, Ordering::SeqCst);
+        Ok(m)
+    }
+}
+
+/// A spinner with counts on a terminal; nothing otherwise.
+struct Spinner {
+    bar: Option<indicatif::ProgressBar>,
+    cells: AtomicUsize,
+    replicas: AtomicUsize,
+}
+
+impl Spinner {
+    fn new(quiet: bool, title: &str) -> Self {
+        use std::io::IsTerminal;
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let b = indicatif::ProgressBar::new_spinner();
+            b.set_prefix(title.to_string());
+            b.enable_steady_tick(std::time::Duration::from_millis(250));
+            b
+        });
+        Spinner {
+            bar,
+            cells: AtomicUsize::new(0),
+            replicas: AtomicUsize::new(0),
+        }
+    }
+
+    fn event(&self, e: &run::Event) {
+        let run::Event::Cell {
+            label, replicas, ..
+        } = e;
+        let cells = self.cells.fetch_add(1, Ordering::SeqCst) + 1;
+        let reps = self.replicas.fetch_add(*replicas, Ordering::SeqCst) + replicas;
+        if let Some(b) = &self.bar {
+            b.set_message(format!("{cells} cells, {reps} replicas; last: {label}"));
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// `results.json`: what a run or shard measured, exact (metrics as text), with the experiment's
+/// hash so that `merge` only joins parts of one experiment.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ResultsFile {
+    format: String,
+    /// SHA-256 of the experiment file's text and the budget.
+    pub experiment_sha256: String,
+    /// The experiment file as named on the command line.
+    pub file: String,
+    /// Run with the `--quick` budget.
+    pub quick: bool,
+    /// `I/N` for a shard.
+    pub shard: Option<String>,
+    /// Indices of the units run (into [`Plan::units`]).
+    pub units: Vec<usize>,
+    lines: Vec<LineRecord>,
+    cells: BTreeMap<String, Vec<BTreeMap<String, String>>>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct LineRecord {
+    panel: usize,
+    series: usize,
+    /// `[x, cell id]`, x as exact text.
+    points: Vec<(String, String)>,
+}
+
+/// The hash of an experiment: its text and budget.
+pub fn experiment_hash(text: &str, quick: bool) -> String {
+    sha256_bytes(format!("{FORMAT}|quick={quick}|{text}").as_bytes())
+}
+
+impl ResultsFile {
+    fn new(
+        plan: &Plan,
+        text: &str,
+        shard: Option<Shard>,
+        units: &[usize],
+        r: &Results,
+    ) -> ResultsFile {
+        ResultsFile {
+            format: FORMAT.into(),
+            experiment_sha256: experiment_hash(text, plan.quick),
+            file: plan.file.clone(),
+            quick: plan.quick,
+            shard: shard.map(|s| s.to_string()),
+            units: units.to_vec(),
+            lines: r
+                .lines
+                .iter()
+                .map(|(&(panel, series), pts)| LineRecord {
+                    panel,
+                    series,
+                    points: pts
+                        .iter()
+                        .map(|(x, id)| (x.to_string(), id.clone()))
+                        .collect(),
+                })
+                .collect(),
+            cells: r
+                .cells
+                .iter()
+                .map(|(id, runs)| {
+                    let runs = runs
+                        .iter()
+                        .map(|m| {
+                            metrics::values(m)
+                                .into_iter()
+                                .map(|(n, v)| (n.to_string(), metrics::to_text(v)))
+                                .collect()
+                        })
+                        .collect();
+                    (id.clone(), runs)
+                })
+                .collect(),
+        }
+    }
+
+    /// Reads `dir/results.json`.
+    pub fn read(dir: &Path) -> anyhow::Result<ResultsFile> {
+        let path = dir.join(RESULTS_FILE);
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let f: ResultsFile = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not an experiment's results", path.display()))?;
+        if f.format != FORMAT {
+            bail!(
+                "{}: format `{}`, expected `{FORMAT}`",
+                path.display(),
+                f.format
+            );
+        }
+        Ok(f)
+    }
+
+    /// The results, exact.
+    pub fn results(&self) -> anyhow::Result<Results> {
+        let mut r = Results::default();
+        for l in &self.lines {
+            let pts = l
+                .points
+                .iter()
+                .map(|(x, id)| {
+                    Ok((
+                        x.parse::<f64>().with_context(|| format!("x `{x}`"))?,
+                        id.clone(),
+                    ))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            r.lines.insert((l.panel, l.series), pts);
+        }
+        for (id, runs) in &self.cells {
+            let runs = runs
+                .iter()
+                .map(|m| {
+                    metrics::from_lookup(|name| {
+                        let text = m.get(name).with_context(|| format!("missing `{name}`"))?;
+                        metrics::from_text(name, text)
+                    })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()
+                .with_context(|| format!("cell {id}"))?;
+            r.cells.insert(id.clone(), runs);
+        }
+        Ok(r)
+    }
+}
+
+/// Writes the figures (CSV, PNG), `README.md` with the verdicts.
+pub fn write_report(plan: &Plan, results: &Results, out: &Path) -> anyhow::Result<()> {
+    let figs = experiment::figures(plan, results);
+    for f in &figs {
+        data::write_csv(f, out)?;
+        plot::draw(out, f)?;
+    }
+    let verdicts = experiment::verdicts(plan, &figs);
+    write_bytes(
+        &out.join("README.md"),
+        readme(plan, &figs, &verdicts).as_bytes(),
+    )
+}
+
+/// The report: the same bytes for the same results (times are in `manifest.json`).
+fn readme(plan: &Plan, figs: &[FigureData], verdicts: &[Verdict]) -> String {
+    let mut s = format!("# {}\n\n", plan.title);
+    if let Some(d) = &plan.description {
+        let _ = writeln!(s, "{}\n", d.trim());
+    }
+    let _ = writeln!(
+        s,
+        "`{}`{}: {} panels, {} figures, {} claims. Every replica's metrics are in `results.json`, \
+         the provenance (command line, tool version, times, file hashes) in `manifest.json`.\n",
+        plan.file,
+        if plan.quick {
+            " (`--quick` budget)"
+        } else {
+            ""
+        },
+        plan.panels.len(),
+        figs.len(),
+        verdicts.len(),
+    );
+    if !verdicts.is_empty() {
+        let held = verdicts.iter().filter(|v| v.holds == Some(true)).count();
+        let _ = writeln!(s, "## Claims: {held} of {} hold\n", verdicts.len());
+        s.push_str("| figure | statement | measured | verdict |\n|---|---|---|---|\n");
+        for v in verdicts {
+            let verdict = match v.holds {
+                Some(true) => "holds",
+                Some(false) => "**differs**",
+                None => "not run",
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {verdict} |",
+                v.figure,
+                v.statement.replace('|', "\\|"),
+                v.measured.replace('|', "\\|")
+            );
+        }
+        s.push('\n');
+    }
+    s.push_str("## Panels\n\n| panel | workload | machine | series | x | replicas |\n|---|---|---|---|---|---|\n");
+    for p in &plan.panels {
+        let series: Vec<&str> = p.series.iter().map(|s| s.label.as_str()).collect();
+        let reps = if p.rule.min == p.rule.max {
+            format!("{}", p.rule.max)
+        } else {
+            format!(
+                "{}–{}, until the 95% CI of {} is within {}%",
+                p.rule.min,
+                p.rule.max,
+                p.watch.name,
+                p.rule.rel_half_width * 100.0
+            )
+        };
+        let _ = writeln!(
+            s,
+            "| {} | `{}` | {} | {} | {} | {reps}{} |",
+            p.name,
+            p.workload,
+            p.machine.map_or("its own".to_string(), |m| m.to_string()),
+            series.join(", "),
+            p.x.label,
+            p.shake.map_or(String::new(), |m| format!(", shaken ({m})"))
+        );
+    }
+    s.push_str("\n## Figures\n\n");
+    for f in figs {
+        let _ = writeln!(
+            s,
+            "### {}\n\n![{}]({}.png)\n\n[data]({}.csv)\n",
+            f.title, f.id, f.id, f.id
+        );
+    }
+    s
+}
+
+/// `pwa-replay merge OUT PART…` for the parts of an experiment (`experiment --shard I/N`): they
+/// must come from one experiment file and budget, be disjoint and cover every unit; the merged
+/// results go through the same writer as an unsharded run.
+pub fn merge(out: &Path, parts: &[PathBuf], quiet: bool) -> anyhow::Result<()> {
+    let first = parts.first().context("no parts")?;
+    let text = std::fs::read_to_string(first.join(SPEC_FILE))
+        .with_context(|| format!("reading {}", first.join(SPEC_FILE).display()))?;
+    let head = ResultsFile::read(first)?;
+    let plan = Plan::new(&head.file, &text, head.quick)?;
+    let units = plan.units().len();
+    let mut seen = vec![None; units];
+    let mut results = Results::default();
+    for dir in parts {
+        let f = ResultsFile::read(dir)?;
+        if f.experiment_sha256 != head.experiment_sha256 {
+            bail!(
+                "{} is a part of another experiment (or budget) than {}",
+                dir.display(),
+                first.display()
+            );
+        }
+        for &u in &f.units {
+            let slot = seen
+                .get_mut(u)
+                .context("a unit the experiment does not have")?;
+            if let Some(other) = slot.replace(dir.clone()) {
+                bail!(
+                    "{} and {} both ran unit {u}: the parts overlap",
+                    other.display(),
+                    dir.display()
+                );
+            }
+        }
+        results
+            .merge(f.results()?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    }
+    let missing: Vec<String> = seen
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_none())
+        .map(|(u, _)| u.to_string())
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "units {} of {units} are in none of the parts: run their shards (with --resume) and merge again",
+            missing.join(", ")
+        );
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let lock = OutLock::acquire(out)?;
+    let manifest = Manifest::begin(1);
+    let all: Vec<usize> = (0..units).collect();
+    let file = ResultsFile::new(&plan, &text, None, &all, &results);
+    write_bytes(&out.join(SPEC_FILE), text.as_bytes())?;
+    write_bytes(&out.join(RESULTS_FILE), &serde_json::to_vec_pretty(&file)?)?;
+    write_report(&plan, &results, out)?;
+    lock.check()?;
+    manifest.finish(out)?;
+    if !quiet {
+        eprintln!("{} parts of {} → {}", parts.len(), plan.file, out.display());
+    }
+    Ok(())
+}

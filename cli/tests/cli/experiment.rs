@@ -1,0 +1,269 @@
+//! `pwa-replay experiment` and `merge` of its shards (docs/EXPERIMENTS.md): the README's example,
+//! shards against the whole, SIGKILL then `--resume`, and files refused with their line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::support::{bin, fails_with, ok, shared_traces, write};
+
+/// A synthetic study: two panels (a rate axis climbing to saturation, a window-size axis), four
+/// replicas per cell, two figures and claims. About a second on 2 cores.
+const STUDY: &str = r#"
+title = "A small mesh study"
+
+[defaults]
+replicate = { count = 4 }
+
+[[panel]]
+name = "rate"
+workload = "synth:uniform,mesh=16x16,jobs=1500,rate={x}"
+sched = ["fcfs", "oo", "window:10"]
+alloc = ["ff"]
+x = { name = "rate", values = [0.5, 1, 1.5, 2, 2.5, 3, 4], label = "jobs per time unit" }
+stop = { above = 100, margin = 1 }
+
+[[panel]]
+name = "k"
+workload = "synth:uniform,mesh=16x16,jobs=1500,rate=1.5"
+x = { name = "window", values = [1, 5, 20, 80], log = true }
+[[panel.series]]
+sched = "window:{x}"
+alloc = "ff"
+label = "window:K+ff"
+[[panel.series]]
+sched = "oo"
+alloc = "ff"
+
+[[figure]]
+name = "turnaround"
+panel = "rate"
+y = "mean_turnaround_s"
+
+[[figure]]
+name = "k-wait"
+panel = "k"
+y = "max_wait_s"
+
+[[claim]]
+figure = "turnaround"
+statement = "FCFS saturates first."
+predicate = "saturates_first"
+series = "fcfs+ff"
+
+[[claim]]
+figure = "turnaround"
+statement = "OO is never worse than FCFS."
+predicate = "below"
+a = "oo+ff"
+b = "fcfs+ff"
+"#;
+
+fn experiment(file: &Path, out: &Path, extra: &[&str]) -> assert_cmd::Command {
+    let mut c = bin();
+    c.arg("experiment")
+        .arg(file)
+        .args(["--threads", "2", "--quiet", "--out"])
+        .arg(out)
+        .args(extra);
+    c
+}
+
+/// Every figure CSV and the README of `dir`, by name.
+fn figure_data(dir: &Path) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "csv")
+                || p.file_name().is_some_and(|n| n == "README.md")
+        })
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn study(dir: &Path) -> PathBuf {
+    write(dir, "study.toml", STUDY)
+}
+
+#[test]
+fn a_study_writes_figures_verdicts_results_and_a_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    ok(&mut experiment(&study(tmp.path()), &out, &[]));
+    for f in [
+        "turnaround.csv",
+        "turnaround.png",
+        "k-wait.csv",
+        "k-wait.png",
+        "README.md",
+        "results.json",
+        "experiment.toml",
+        "manifest.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(readme.contains("## Claims: "), "{readme}");
+    assert!(readme.contains("| turnaround | FCFS saturates first. | saturates_first: "));
+    let csv = std::fs::read_to_string(out.join("turnaround.csv")).unwrap();
+    assert!(csv.starts_with("series,x,y,ci_low,ci_high\n"));
+    let fcfs = csv.lines().filter(|l| l.starts_with("fcfs+ff,")).count();
+    let oo = csv.lines().filter(|l| l.starts_with("oo+ff,")).count();
+    assert!(
+        fcfs < oo,
+        "FCFS stops climbing past saturation first:\n{csv}"
+    );
+    // Replicas give intervals.
+    let row: Vec<f64> = csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .skip(2)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!(row[1] <= row[0] && row[0] <= row[2]);
+    ok(bin().arg("verify").arg(&out));
+}
+
+#[test]
+fn three_shards_merged_equal_the_unsharded_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = study(tmp.path());
+    let whole = tmp.path().join("whole");
+    ok(&mut experiment(&file, &whole, &[]));
+    let parts: Vec<PathBuf> = (0..3)
+        .map(|i| tmp.path().join(format!("part-{i}")))
+        .collect();
+    for (i, p) in parts.iter().enumerate() {
+        ok(&mut experiment(&file, p, &["--shard", &format!("{i}/3")]));
+        assert!(!p.join("README.md").exists(), "a part draws nothing");
+    }
+    let merged = tmp.path().join("merged");
+    fails_with(
+        bin().arg("merge").arg(&merged).args(&parts[..2]),
+        &["in none of the parts"],
+    );
+    fails_with(
+        bin()
+            .arg("merge")
+            .arg(&merged)
+            .args([&parts[0], &parts[1], &parts[2], &parts[0]]),
+        &["overlap"],
+    );
+    ok(bin().arg("merge").arg(&merged).args(&parts).arg("--quiet"));
+    assert_eq!(figure_data(&merged), figure_data(&whole));
+    ok(bin().arg("verify").arg(&merged));
+}
+
+#[test]
+fn sigkill_at_any_moment_then_resume_gives_identical_figure_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = study(tmp.path());
+    let reference = tmp.path().join("ref");
+    let t0 = Instant::now();
+    ok(&mut experiment(&file, &reference, &[]));
+    let full = t0.elapsed();
+    let want = figure_data(&reference);
+    for (i, f) in [0.2, 0.45, 0.7].into_iter().enumerate() {
+        let out = tmp.path().join(format!("kill-{i}"));
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("pwa-replay"))
+            .env("PWA_OFFLINE", "1")
+            .arg("experiment")
+            .arg(&file)
+            .args(["--threads", "2", "--quiet", "--out"])
+            .arg(&out)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(full.mul_f64(f));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        ok(&mut experiment(&file, &out, &["--resume"]));
+        assert_eq!(figure_data(&out), want, "killed after {f} of a run");
+    }
+}
+
+#[test]
+fn a_file_with_an_unknown_key_label_or_measure_is_refused_with_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let bad = |name: &str, from: &str, to: &str| {
+        assert!(STUDY.contains(from), "{from}");
+        write(tmp.path(), name, &STUDY.replacen(from, to, 1))
+    };
+    let f = bad("key.toml", "stop = {", "colour = \"red\"\nstop = {");
+    fails_with(
+        &mut experiment(&f, &out, &[]),
+        &["key.toml:13:", "unknown field `colour`", "workload"],
+    );
+    let f = bad("sched.toml", "\"window:10\"", "\"window:ten\"");
+    fails_with(
+        &mut experiment(&f, &out, &[]),
+        &["sched.toml:8:", "window:ten", "fcfs", "conservative"],
+    );
+    let f = bad("alloc.toml", "alloc = [\"ff\"]", "alloc = [\"first-fit\"]");
+    fails_with(
+        &mut experiment(&f, &out, &[]),
+        &["alloc.toml:8:", "first-fit"],
+    );
+    let f = bad("y.toml", "y = \"max_wait_s\"", "y = \"max_wait\"");
+    fails_with(
+        &mut experiment(&f, &out, &[]),
+        &["y.toml:35:", "unknown measure `max_wait`", "max_wait_s"],
+    );
+    let f = bad(
+        "pred.toml",
+        "predicate = \"below\"",
+        "predicate = \"better\"",
+    );
+    fails_with(
+        &mut experiment(&f, &out, &[]),
+        &["pred.toml:", "saturates_first"],
+    );
+    let f = bad(
+        "trace.toml",
+        "synth:uniform,mesh=16x16,jobs=1500,rate=1.5",
+        "no-such-log",
+    );
+    fails_with(
+        &mut experiment(&f, &out, &[]),
+        &["panel `k` (line 17)", "no-such-log", "sdsc-96"],
+    );
+    assert!(!out.join("README.md").exists());
+}
+
+#[test]
+fn the_readme_example_runs_as_shown() {
+    let Some(shared) = shared_traces() else {
+        eprintln!("shared traces absent: experiments/example.toml skipped");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("example");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/example.toml");
+    ok(experiment(&example, &out, &["--quick"]).env("PWA_TRACES", &shared));
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(readme.contains("## Claims: "), "{readme}");
+    for f in [
+        "kth-turnaround",
+        "kth-slowdown",
+        "ctc-turnaround",
+        "ctc-slowdown",
+    ] {
+        let csv = std::fs::read_to_string(out.join(format!("{f}.csv"))).unwrap();
+        assert_eq!(
+            csv.lines().count(),
+            1 + 2 * 3,
+            "{f}: two series × three loads"
+        );
+        assert!(out.join(format!("{f}.png")).is_file());
+    }
+}
