@@ -62,6 +62,9 @@ pub struct Quick {
     pub jobs: Option<usize>,
     /// Replication rule.
     pub replicate: Option<Spanned<ReplicateSpec>>,
+    /// Series (legend labels) left out of every panel and figure.
+    #[serde(default)]
+    pub skip: Vec<String>,
 }
 
 /// One panel: a workload template × machine × series × an x axis.

@@ -2,17 +2,18 @@
 //! bypass-queue-fixed-orientation.md Figs. 3–6) as long-format CSVs with PNGs beside them, and
 //! `README.md` holding each paper's statements against our measurements with a verdict.
 //!
-//! Pipeline: [`figures`] declares what each synthetic figure plots → [`exec`] runs every distinct
-//! line once (replications until the 95% CI of mean turnaround is within 5%, lines in parallel) →
-//! [`data`] projects figures out of the results → [`plot`] draws them → [`claims`] checks the
+//! Pipeline: the synthetic figures of both mesh papers are data, `experiments/window-k.toml` and
+//! `experiments/bypass-queue.toml` (built into the binary), run by the library's experiment
+//! executor ([`pwa_replay::experiment`]: every distinct cell once, replications until the 95% CI of
+//! mean turnaround is within 5%, series in parallel) → [`plot`] draws them → [`claims`] checks the
 //! qualitative statements → [`readme`] writes the report. The trace figures go through the sweep
 //! ([`traces`]); the torus study of semitorus-allocation.md ([`semitorus`]) writes its own
-//! `semitorus/README.md` with its claims and verdicts.
+//! `semitorus/README.md` with its claims and verdicts; the lazy and coscheduling papers run their
+//! own cells ([`lazy`], [`coscheduling`]).
 
 pub mod claims;
 pub mod coscheduling;
 pub mod data;
-pub mod exec;
 pub mod figures;
 pub mod lazy;
 pub mod plot;
@@ -25,16 +26,28 @@ use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::engine::{self, NoObserver, RunMetrics};
+use pwa_replay::experiment::{self, Plan, Unit, run as exp};
 use pwa_replay::machine::{AllocKind, MachineSpec};
-use pwa_replay::replicate::StopRule;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{AutoLoads, KneeRule};
 use pwa_replay::workload::Workload;
 
 use data::FigureData;
-use exec::Budget;
-use figures::{Figure, Grids, Paper};
+use figures::Paper;
+use readme::Budget;
 use traces::TraceBudget;
+
+/// The papers whose figures are experiment files: output folder and the file's text.
+pub const EXPERIMENTS: [(&str, &str); 2] = [
+    (
+        "window-k",
+        include_str!("../../../experiments/window-k.toml"),
+    ),
+    (
+        "bypass-queue",
+        include_str!("../../../experiments/bypass-queue.toml"),
+    ),
+];
 
 /// Everything `paper` needs to know.
 #[derive(Debug, Clone)]
@@ -53,13 +66,9 @@ pub struct Options {
     pub progress: bool,
 }
 
-/// The full or quick settings.
+/// The full or quick settings of the trace figures.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// Synthetic grids.
-    pub grids: Grids,
-    /// Synthetic budget.
-    pub budget: Budget,
     /// Trace budget.
     pub traces: TraceBudget,
 }
@@ -74,23 +83,8 @@ impl Settings {
             margin: 2,
             knee: KneeRule::default(),
         };
-        // Saturated curves are kept up to 1000 × the mean service time (only runaway FCFS-like
-        // curves at the far end of the grid stop early).
-        let budget = |jobs, min, max, k_min| Budget {
-            jobs,
-            rule: StopRule {
-                min,
-                max,
-                rel_half_width: 0.05,
-            },
-            cut: 1000.0,
-            margin: 1,
-            k_min,
-        };
         if quick {
             Settings {
-                grids: Grids::quick(),
-                budget: budget(3000, 2, 4, 2),
                 traces: TraceBudget {
                     jobs: Some(4000),
                     auto: AutoLoads {
@@ -102,8 +96,6 @@ impl Settings {
             }
         } else {
             Settings {
-                grids: Grids::full(),
-                budget: budget(10_000, 3, 20, 10),
                 traces: TraceBudget {
                     jobs: None,
                     auto: auto(4000),
@@ -126,10 +118,60 @@ pub fn replay(
     Ok(engine::summarize(w, machine, alloc, &out))
 }
 
-/// Generates a cell's workload for `seed` and replays it.
-fn simulate(cell: &figures::Cell, seed: u64) -> anyhow::Result<RunMetrics> {
-    let w = cell.spec.generate(seed)?;
-    replay(&w, cell.machine, cell.sched, cell.alloc)
+/// Runs the figures of one experiment file that `only` selects (none: nothing runs) and returns
+/// them in file order, in the paper's folder, with the plan.
+fn run_experiment(
+    group: &str,
+    text: &str,
+    opts: &Options,
+    threads: usize,
+) -> anyhow::Result<(Plan, Vec<FigureData>)> {
+    let plan = Plan::new(&format!("experiments/{group}.toml"), text, opts.quick)?;
+    let keep: Vec<bool> = plan
+        .figures
+        .iter()
+        .map(|f| selected(&opts.only, &format!("{group}/{}", f.name)))
+        .collect();
+    let panels: Vec<usize> = plan
+        .figures
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(f, _)| f.panel)
+        .collect();
+    let units: Vec<Unit> = plan
+        .units()
+        .into_iter()
+        .filter(|u| {
+            let (Unit::Line { panel, .. } | Unit::Auto { panel }) = *u;
+            panels.contains(&panel)
+        })
+        .collect();
+    let source = crate::cmd::experiment::Loader::default();
+    let results = exp::run(&plan, &units, &source, &|_, run| run(), &|_| {}, threads)?;
+    let figs = experiment::figures(&plan, &results)
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(mut f, _)| {
+            f.group = group.to_string();
+            f
+        })
+        .collect();
+    Ok((plan, figs))
+}
+
+/// The window-k file's budget, for the report.
+fn budget(plan: &Plan) -> Budget {
+    let load = plan.panels.iter().find(|p| p.stop.is_some());
+    let k = plan.panels.iter().find(|p| p.x.name == "window");
+    Budget {
+        jobs: load.and_then(|p| p.jobs).unwrap_or(0),
+        rule: load.map(|p| p.rule).unwrap_or_default(),
+        cut: load.and_then(|p| p.stop.as_ref()).map_or(0.0, |s| s.above),
+        margin: load.and_then(|p| p.stop.as_ref()).map_or(0, |s| s.margin),
+        k_min: k.map_or(0, |p| p.rule.min),
+    }
 }
 
 fn selected(only: &[String], key: &str) -> bool {
@@ -146,31 +188,42 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         opts.threads
     };
     let settings = Settings::new(opts.quick, threads);
-    let figs: Vec<Figure> = figures::all(&settings.grids)
-        .into_iter()
-        .filter(|f| selected(&opts.only, &f.key()))
-        .collect();
     let say = |msg: &str| {
         if opts.progress {
             eprintln!("paper [{:>6.1}s] {msg}", t0.elapsed().as_secs_f64());
         }
     };
-    let planned = exec::plan(&figs);
     say(&format!(
-        "{} figures, {} distinct lines, {} threads",
-        figs.len(),
-        planned.len(),
-        threads
+        "synthetic figures of {} experiment files, {threads} threads",
+        EXPERIMENTS.len()
     ));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    let n = planned.len();
-    let progress = |done: usize, label: &str| say(&format!("line {done}/{n} done: {label}"));
-    let results =
-        pool.install(|| exec::run_all(&planned, &settings.budget, &simulate, &progress))?;
+    // Both files at once: each one's slowest series overlaps the other's.
+    let runs: Vec<anyhow::Result<(Plan, Vec<FigureData>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = EXPERIMENTS
+            .iter()
+            .map(|(group, text)| s.spawn(move || run_experiment(group, text, opts, threads)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a worker panicked")))
+            })
+            .collect()
+    });
+    let mut data: Vec<FigureData> = Vec::new();
+    let mut synth_budget = None;
+    for r in runs {
+        let (plan, figs) = r?;
+        if plan.file.ends_with("window-k.toml") {
+            synth_budget = Some(budget(&plan));
+        }
+        data.extend(figs);
+    }
     let t_synth = t0.elapsed().as_secs_f64();
-    let mut data: Vec<FigureData> = figs.iter().map(|f| data::project(f, &results)).collect();
     let mut skipped = Vec::new();
     if !opts.no_traces {
         for pair in &traces::PAIRS {
@@ -246,7 +299,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         threads,
         synth_s: t_synth,
         total_s: t_all,
-        budget: settings.budget.clone(),
+        budget: synth_budget.context("the window-k experiment file")?,
         trace_jobs: settings.traces.jobs,
         skipped,
     };

@@ -9,7 +9,20 @@ use pwa_replay::sched::SchedKind;
 
 use super::claims::Verdict;
 use super::data::FigureData;
-use super::exec::Budget;
+/// What the synthetic runs of the window-k file did, for the text (read from its plan).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budget {
+    /// Jobs per synthetic run.
+    pub jobs: usize,
+    /// Replication rule of the load curves.
+    pub rule: pwa_replay::replicate::StopRule,
+    /// A load curve stops once its mean turnaround exceeds `cut` × the mean service time.
+    pub cut: f64,
+    /// Points kept past the first saturated one.
+    pub margin: usize,
+    /// Fewest replications of a window-size cell.
+    pub k_min: usize,
+}
 
 /// How the run was made.
 #[derive(Debug, Clone)]
