@@ -559,16 +559,10 @@ fn axis(at: &At<'_>, x: &spec::XSpec, quick: bool) -> Result<Axis, ExperimentErr
 fn xs(v: &Values, load_factor: bool) -> Result<Xs, String> {
     let list = match v {
         Values::List(v) => v.clone(),
-        Values::Text(t) if t.trim() == "auto" => {
-            return if load_factor {
-                Ok(Xs::Auto(AutoLoads::default()))
-            } else {
-                Err("`auto` is for the load_factor axis only".into())
-            };
-        }
         Values::Text(t) => match t.parse::<LoadSpec>() {
             Ok(LoadSpec::List(v)) => v,
-            Ok(LoadSpec::Auto(_)) => unreachable!("handled above"),
+            Ok(LoadSpec::Auto(a)) if load_factor => return Ok(Xs::Auto(a)),
+            Ok(LoadSpec::Auto(_)) => return Err("`auto` is for the load_factor axis only".into()),
             Err(e) => return Err(format!("{e} (or write a list: [1, 2, 5])")),
         },
     };

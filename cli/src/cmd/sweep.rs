@@ -69,7 +69,8 @@ pub struct Args {
     #[arg(long)]
     pub kill_at_estimate: bool,
     /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
-    /// policy is past the knee of its turnaround curve; capped at 3.0).
+    /// policy is past the knee of its turnaround curve; capped at 3.0; `auto:FROM:CAP:STEP` for
+    /// another start, cap and step).
     #[arg(long, default_value = "auto")]
     pub loads: LoadSpec,
     /// Output directory (default `out/<trace>`).

@@ -645,7 +645,7 @@ mod tests {
 
     fn fig(id: &str, pts: &[(&str, f64, f64)]) -> FigureData {
         FigureData {
-            group: Paper::WindowK.dir().to_string(),
+            group: "window-k".to_string(),
             log_y: false,
             id: id.into(),
             title: String::new(),

@@ -37,16 +37,39 @@ use figures::Paper;
 use readme::Budget;
 use traces::TraceBudget;
 
-/// The papers whose figures are experiment files: output folder and the file's text.
-pub const EXPERIMENTS: [(&str, &str); 2] = [
-    (
-        "window-k",
-        include_str!("../../../experiments/window-k.toml"),
-    ),
-    (
-        "bypass-queue",
-        include_str!("../../../experiments/bypass-queue.toml"),
-    ),
+/// A paper's experiment file, built into the binary.
+struct PaperFile {
+    /// Output folder under `out/paper/`.
+    group: &'static str,
+    /// Path in the repository (for messages).
+    path: &'static str,
+    /// The file's text.
+    text: &'static str,
+    /// Replays logs (left out by `--no-traces`; a panel whose log is not on the search path is
+    /// skipped, never downloaded).
+    logs: bool,
+}
+
+/// The figures that are experiment files.
+const EXPERIMENTS: [PaperFile; 3] = [
+    PaperFile {
+        group: "window-k",
+        path: "experiments/window-k.toml",
+        text: include_str!("../../../experiments/window-k.toml"),
+        logs: false,
+    },
+    PaperFile {
+        group: "bypass-queue",
+        path: "experiments/bypass-queue.toml",
+        text: include_str!("../../../experiments/bypass-queue.toml"),
+        logs: false,
+    },
+    PaperFile {
+        group: "window-k",
+        path: "experiments/window-k-traces.toml",
+        text: include_str!("../../../experiments/window-k-traces.toml"),
+        logs: true,
+    },
 ];
 
 /// Everything `paper` needs to know.
@@ -118,19 +141,47 @@ pub fn replay(
     Ok(engine::summarize(w, machine, alloc, &out))
 }
 
-/// Runs the figures of one experiment file that `only` selects (none: nothing runs) and returns
-/// them in file order, in the paper's folder, with the plan.
-fn run_experiment(
-    group: &str,
-    text: &str,
-    opts: &Options,
-    threads: usize,
-) -> anyhow::Result<(Plan, Vec<FigureData>)> {
-    let plan = Plan::new(&format!("experiments/{group}.toml"), text, opts.quick)?;
+/// What one experiment file gave: its plan, the figures run (file order, in the paper's folder)
+/// and the panels skipped because their log is not on the trace search path.
+struct PaperRun {
+    plan: Plan,
+    figures: Vec<FigureData>,
+    skipped: Vec<String>,
+}
+
+/// Runs the figures of one experiment file that `only` selects (none: nothing runs).
+fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::Result<PaperRun> {
+    let plan = Plan::new(file.path, file.text, opts.quick)?;
+    let missing: Vec<usize> = (0..plan.panels.len())
+        .filter(|&i| file.logs && !traces::available(&plan.panels[i].workload))
+        .collect();
     let keep: Vec<bool> = plan
         .figures
         .iter()
-        .map(|f| selected(&opts.only, &format!("{group}/{}", f.name)))
+        .map(|f| {
+            selected(&opts.only, &format!("{}/{}", file.group, f.name))
+                && !missing.contains(&f.panel)
+        })
+        .collect();
+    let skipped = missing
+        .iter()
+        .filter_map(|&i| {
+            let names: Vec<&str> = plan
+                .figures
+                .iter()
+                .filter(|f| {
+                    f.panel == i && selected(&opts.only, &format!("{}/{}", file.group, f.name))
+                })
+                .map(|f| f.name.as_str())
+                .collect();
+            (!names.is_empty()).then(|| {
+                format!(
+                    "{} ({}): the log is not on the trace search path",
+                    plan.panels[i].workload,
+                    names.join(", ")
+                )
+            })
+        })
         .collect();
     let panels: Vec<usize> = plan
         .figures
@@ -154,11 +205,15 @@ fn run_experiment(
         .zip(&keep)
         .filter(|(_, k)| **k)
         .map(|(mut f, _)| {
-            f.group = group.to_string();
+            f.group = file.group.to_string();
             f
         })
         .collect();
-    Ok((plan, figs))
+    Ok(PaperRun {
+        plan,
+        figures: figs,
+        skipped,
+    })
 }
 
 /// The window-k file's budget, for the report.
@@ -200,11 +255,12 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    // Both files at once: each one's slowest series overlaps the other's.
-    let runs: Vec<anyhow::Result<(Plan, Vec<FigureData>)>> = std::thread::scope(|s| {
+    // The files at once: each one's slowest series overlaps the others'.
+    let runs: Vec<anyhow::Result<PaperRun>> = std::thread::scope(|s| {
         let handles: Vec<_> = EXPERIMENTS
             .iter()
-            .map(|(group, text)| s.spawn(move || run_experiment(group, text, opts, threads)))
+            .filter(|f| !(f.logs && opts.no_traces))
+            .map(|f| s.spawn(move || run_experiment(f, opts, threads)))
             .collect();
         handles
             .into_iter()
@@ -216,32 +272,17 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     });
     let mut data: Vec<FigureData> = Vec::new();
     let mut synth_budget = None;
+    let mut skipped = Vec::new();
     for r in runs {
-        let (plan, figs) = r?;
-        if plan.file.ends_with("window-k.toml") {
-            synth_budget = Some(budget(&plan));
+        let run = r?;
+        if run.plan.file == EXPERIMENTS[0].path {
+            synth_budget = Some(budget(&run.plan));
         }
-        data.extend(figs);
+        data.extend(run.figures);
+        skipped.extend(run.skipped);
     }
     let t_synth = t0.elapsed().as_secs_f64();
-    let mut skipped = Vec::new();
     if !opts.no_traces {
-        for pair in &traces::PAIRS {
-            if !(selected(&opts.only, &format!("window-k/{}", pair.turnaround))
-                || selected(&opts.only, &format!("window-k/{}", pair.max_wait)))
-            {
-                continue;
-            }
-            if !traces::available(pair.trace) {
-                skipped.push(format!(
-                    "{} ({}, {}): the log is not on the trace search path",
-                    pair.trace, pair.turnaround, pair.max_wait
-                ));
-                continue;
-            }
-            let tick = |m: &str| say(m);
-            data.extend(traces::run_pair(pair, &settings.traces, &replay, &tick)?);
-        }
         let mut systems = Vec::new();
         for trace in semitorus::SYSTEMS {
             if !selected(&opts.only, &format!("semitorus/{trace}")) {

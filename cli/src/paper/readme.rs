@@ -31,7 +31,7 @@ pub struct RunInfo {
     pub quick: bool,
     /// Worker threads.
     pub threads: usize,
-    /// Wall seconds of the synthetic figures.
+    /// Wall seconds of the mesh papers' experiment files.
     pub synth_s: f64,
     /// Wall seconds of all simulations.
     pub total_s: f64,
@@ -133,7 +133,7 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
     );
     let _ = writeln!(
         s,
-        "- Wall time on {} threads: synthetic figures {:.0} s, all simulations {:.0} s.",
+        "- Wall time on {} threads: the mesh papers' experiment files {:.0} s, all simulations {:.0} s.",
         run.threads, run.synth_s, run.total_s
     );
     s
@@ -233,7 +233,7 @@ mod tests {
             })
             .collect();
         FigureData {
-            group: Paper::WindowK.dir().to_string(),
+            group: "window-k".to_string(),
             log_y: false,
             id: id.into(),
             title: String::new(),
