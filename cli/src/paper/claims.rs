@@ -640,7 +640,6 @@ fn variance_falls_with_threshold(f: &FigureData) -> (String, bool) {
 mod tests {
     use super::*;
     use crate::paper::data::Point;
-    use crate::paper::figures::Paper;
     use pwa_replay::replicate::Estimate;
 
     fn fig(id: &str, pts: &[(&str, f64, f64)]) -> FigureData {

@@ -1,5 +1,5 @@
 //! The output folders ([`Paper`]) of the papers whose figures are still code. The mesh papers'
-//! figures are data: `experiments/window-k.toml`, `window-k-traces.toml` and `bypass-queue.toml`.
+//! figures are data: `experiments/window-k.toml`, `window-k-traces.toml`, `bypass-queue.toml` and `semitorus.toml`.
 
 /// Which paper a figure belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -8,8 +8,6 @@ pub enum Paper {
     Lazy,
     /// coscheduling-time-sharing.md (Rotzoll), gang scheduling.
     Coscheduling,
-    /// semitorus-allocation.md (Mao, Chen & Watson).
-    Semitorus,
 }
 
 impl Paper {
@@ -18,7 +16,6 @@ impl Paper {
         match self {
             Paper::Lazy => "lazy",
             Paper::Coscheduling => "coscheduling",
-            Paper::Semitorus => "semitorus",
         }
     }
 }

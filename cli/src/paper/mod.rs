@@ -1,15 +1,15 @@
-//! `pwa-replay paper`: regenerates the figures of the two mesh papers (window-k-mesh.md Figs. 2–18,
-//! bypass-queue-fixed-orientation.md Figs. 3–6) as long-format CSVs with PNGs beside them, and
-//! `README.md` holding each paper's statements against our measurements with a verdict.
+//! `pwa-replay paper`: regenerates the figures of the five papers as long-format CSVs with PNGs
+//! beside them, and `README.md` holding each paper's statements against our measurements with a
+//! verdict.
 //!
-//! Pipeline: the synthetic figures of both mesh papers are data, `experiments/window-k.toml` and
-//! `experiments/bypass-queue.toml` (built into the binary), run by the library's experiment
-//! executor ([`pwa_replay::experiment`]: every distinct cell once, replications until the 95% CI of
-//! mean turnaround is within 5%, series in parallel) → [`plot`] draws them → [`claims`] checks the
-//! qualitative statements → [`readme`] writes the report. The trace figures go through the sweep
-//! ([`traces`]); the torus study of semitorus-allocation.md ([`semitorus`]) writes its own
-//! `semitorus/README.md` with its claims and verdicts; the lazy and coscheduling papers run their
-//! own cells ([`lazy`], [`coscheduling`]).
+//! Pipeline: the figures of the mesh papers and the torus study are data, `experiments/
+//! window-k.toml`, `window-k-traces.toml`, `bypass-queue.toml` and `semitorus.toml` (built into the
+//! binary), run by the library's experiment executor ([`pwa_replay::experiment`]: every distinct
+//! cell once, replications until the 95% CI of mean turnaround is within 5%, series in parallel,
+//! `auto` loads on the logs) → [`plot`] draws them → [`claims`] checks the qualitative statements
+//! → [`readme`] writes the report; [`semitorus`] writes `semitorus/README.md` with that study's
+//! distances and verdicts. The lazy and coscheduling papers still run their own cells ([`lazy`],
+//! [`coscheduling`]).
 
 pub mod claims;
 pub mod coscheduling;
@@ -19,23 +19,16 @@ pub mod lazy;
 pub mod plot;
 pub mod readme;
 pub mod semitorus;
-pub mod traces;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use pwa_replay::engine::{self, NoObserver, RunMetrics};
 use pwa_replay::experiment::{self, Plan, Unit, run as exp};
-use pwa_replay::machine::{AllocKind, MachineSpec};
-use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{AutoLoads, KneeRule};
-use pwa_replay::workload::Workload;
 
 use data::FigureData;
 use figures::Paper;
 use readme::Budget;
-use traces::TraceBudget;
 
 /// A paper's experiment file, built into the binary.
 struct PaperFile {
@@ -51,7 +44,7 @@ struct PaperFile {
 }
 
 /// The figures that are experiment files.
-const EXPERIMENTS: [PaperFile; 3] = [
+const EXPERIMENTS: [PaperFile; 4] = [
     PaperFile {
         group: "window-k",
         path: "experiments/window-k.toml",
@@ -68,6 +61,12 @@ const EXPERIMENTS: [PaperFile; 3] = [
         group: "window-k",
         path: "experiments/window-k-traces.toml",
         text: include_str!("../../../experiments/window-k-traces.toml"),
+        logs: true,
+    },
+    PaperFile {
+        group: "semitorus",
+        path: "experiments/semitorus.toml",
+        text: include_str!("../../../experiments/semitorus.toml"),
         logs: true,
     },
 ];
@@ -89,62 +88,20 @@ pub struct Options {
     pub progress: bool,
 }
 
-/// The full or quick settings of the trace figures.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    /// Trace budget.
-    pub traces: TraceBudget,
-}
-
-impl Settings {
-    /// `make paper` (full) or `--quick`.
-    pub fn new(quick: bool, threads: usize) -> Settings {
-        let auto = |cap_milli| AutoLoads {
-            start_milli: 100,
-            step_milli: 100,
-            cap_milli,
-            margin: 2,
-            knee: KneeRule::default(),
-        };
-        if quick {
-            Settings {
-                traces: TraceBudget {
-                    jobs: Some(4000),
-                    auto: AutoLoads {
-                        step_milli: 300,
-                        ..auto(2800)
-                    },
-                    threads,
-                },
-            }
-        } else {
-            Settings {
-                traces: TraceBudget {
-                    jobs: None,
-                    auto: auto(4000),
-                    threads,
-                },
-            }
-        }
-    }
-}
-
-/// Replays a workload and summarizes it.
-pub fn replay(
-    w: &Workload,
-    machine: MachineSpec,
-    sched: SchedKind,
-    alloc: AllocKind,
-) -> anyhow::Result<RunMetrics> {
-    let out = engine::replay(w, machine, sched, alloc, &mut NoObserver)
-        .with_context(|| format!("replaying {sched}+{alloc} on {machine}"))?;
-    Ok(engine::summarize(w, machine, alloc, &out))
+/// Whether the catalog log `trace` is on the search path (`paper` never downloads).
+fn available(trace: &str) -> bool {
+    let Ok(cat) = crate::trace::catalog() else {
+        return false;
+    };
+    cat.get(trace)
+        .is_some_and(|e| crate::trace::search_path().find(&e.file).is_some())
 }
 
 /// What one experiment file gave: its plan, the figures run (file order, in the paper's folder)
 /// and the panels skipped because their log is not on the trace search path.
 struct PaperRun {
     plan: Plan,
+    results: exp::Results,
     figures: Vec<FigureData>,
     skipped: Vec<String>,
 }
@@ -153,15 +110,19 @@ struct PaperRun {
 fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::Result<PaperRun> {
     let plan = Plan::new(file.path, file.text, opts.quick)?;
     let missing: Vec<usize> = (0..plan.panels.len())
-        .filter(|&i| file.logs && !traces::available(&plan.panels[i].workload))
+        .filter(|&i| file.logs && !available(&plan.panels[i].workload))
         .collect();
+    let wanted = |f: &experiment::plan::Figure| {
+        selected(&opts.only, &format!("{}/{}", file.group, f.name))
+            || selected(
+                &opts.only,
+                &format!("{}/{}", file.group, plan.panels[f.panel].name),
+            )
+    };
     let keep: Vec<bool> = plan
         .figures
         .iter()
-        .map(|f| {
-            selected(&opts.only, &format!("{}/{}", file.group, f.name))
-                && !missing.contains(&f.panel)
-        })
+        .map(|f| wanted(f) && !missing.contains(&f.panel))
         .collect();
     let skipped = missing
         .iter()
@@ -169,9 +130,7 @@ fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::R
             let names: Vec<&str> = plan
                 .figures
                 .iter()
-                .filter(|f| {
-                    f.panel == i && selected(&opts.only, &format!("{}/{}", file.group, f.name))
-                })
+                .filter(|f| f.panel == i && wanted(f))
                 .map(|f| f.name.as_str())
                 .collect();
             (!names.is_empty()).then(|| {
@@ -211,6 +170,7 @@ fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::R
         .collect();
     Ok(PaperRun {
         plan,
+        results,
         figures: figs,
         skipped,
     })
@@ -229,6 +189,44 @@ fn budget(plan: &Plan) -> Budget {
     }
 }
 
+/// `semitorus/README.md` from the semitorus file's run (nothing when no system ran).
+fn write_semitorus(run: &PaperRun, opts: &Options) -> anyhow::Result<()> {
+    let catalog = crate::trace::catalog()?;
+    let figure = |id: String| run.figures.iter().find(|f| f.id == id);
+    let systems: Vec<semitorus::System<'_>> = run
+        .plan
+        .panels
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let utilization = figure(format!("{}-utilization", p.name))?;
+            let bsld = figure(format!("{}-bsld", p.name))?;
+            let jobs = run
+                .results
+                .lines
+                .get(&(i, 0))
+                .and_then(|line| line.first())
+                .and_then(|(_, id)| run.results.cells.get(id))
+                .and_then(|replicas| replicas.first())
+                .map_or(0, |m| m.jobs);
+            Some(semitorus::System {
+                trace: p.workload.clone(),
+                machine: catalog
+                    .get(&p.workload)
+                    .map_or_else(String::new, |e| e.conversion.machine.to_string()),
+                jobs,
+                utilization,
+                bsld,
+            })
+        })
+        .collect();
+    if systems.is_empty() {
+        return Ok(());
+    }
+    let dir = opts.out.join(run.figures[0].group.as_str());
+    semitorus::write_readme(&dir, &systems, opts.quick)
+}
+
 fn selected(only: &[String], key: &str) -> bool {
     let id = key.rsplit('/').next().unwrap_or(key);
     only.is_empty() || only.iter().any(|o| o == key || o == id)
@@ -242,7 +240,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     } else {
         opts.threads
     };
-    let settings = Settings::new(opts.quick, threads);
     let say = |msg: &str| {
         if opts.progress {
             eprintln!("paper [{:>6.1}s] {msg}", t0.elapsed().as_secs_f64());
@@ -270,39 +267,23 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
             })
             .collect()
     });
+    let runs = runs
+        .into_iter()
+        .collect::<anyhow::Result<Vec<PaperRun>>>()?;
     let mut data: Vec<FigureData> = Vec::new();
     let mut synth_budget = None;
     let mut skipped = Vec::new();
-    for r in runs {
-        let run = r?;
+    for run in &runs {
         if run.plan.file == EXPERIMENTS[0].path {
             synth_budget = Some(budget(&run.plan));
         }
-        data.extend(run.figures);
-        skipped.extend(run.skipped);
+        if run.plan.file == EXPERIMENTS[3].path {
+            write_semitorus(run, opts)?;
+        }
+        data.extend(run.figures.iter().cloned());
+        skipped.extend(run.skipped.iter().cloned());
     }
     let t_synth = t0.elapsed().as_secs_f64();
-    if !opts.no_traces {
-        let mut systems = Vec::new();
-        for trace in semitorus::SYSTEMS {
-            if !selected(&opts.only, &format!("semitorus/{trace}")) {
-                continue;
-            }
-            if !traces::available(trace) {
-                skipped.push(format!(
-                    "{trace} (semitorus): the log is not on the trace search path"
-                ));
-                continue;
-            }
-            let tick = |m: &str| say(m);
-            let r = semitorus::run_system(trace, &settings.traces, &replay, &tick)?;
-            data.extend(semitorus::figures(&r));
-            systems.push(r);
-        }
-        if !systems.is_empty() {
-            semitorus::write_readme(&opts.out.join(Paper::Semitorus.dir()), &systems, opts.quick)?;
-        }
-    }
     let t_lazy = Instant::now();
     let lazy_budget = lazy::LazyBudget::new(opts.quick);
     let keep = |key: &str| selected(&opts.only, key);
@@ -341,7 +322,11 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         synth_s: t_synth,
         total_s: t_all,
         budget: synth_budget.context("the window-k experiment file")?,
-        trace_jobs: settings.traces.jobs,
+        trace_jobs: runs
+            .iter()
+            .find(|r| r.plan.file == EXPERIMENTS[2].path)
+            .and_then(|r| r.plan.panels.first())
+            .and_then(|p| p.jobs),
         skipped,
     };
     readme::write(&opts.out, &data, &verdicts, &run)?;

@@ -218,7 +218,6 @@ pub fn write(
 mod tests {
     use super::*;
     use crate::paper::data::Point;
-    use crate::paper::figures::Paper;
     use pwa_replay::replicate::Estimate;
 
     fn figure(id: &str, curves: &[(&str, &[f64])]) -> FigureData {
