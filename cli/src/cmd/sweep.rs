@@ -49,15 +49,15 @@ pub struct Args {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
-    /// Schedulers, comma-separated (default: the trace's default grid, see `pwa-replay catalog`;
-    /// on a mesh fcfs,oo,oocb:8,window:10,window:120,window:240). Write a gang label's own
-    /// parameters with `;` here: `gang:slice=600;nmax=4`.
-    #[arg(long, value_delimiter = ',', value_name = "S,…")]
+    // The label lists come from the library's registries.
+    #[arg(long, value_delimiter = ',', value_name = "S,…", help = super::sched_help(
+        "Schedulers, comma-separated (default: the trace's default grid, see `pwa-replay catalog`); \
+         write a gang label's own parameters with `;` here (`gang:slice=600;nmax=4`)"
+    ))]
     pub sched: Vec<SchedKind>,
-    /// Allocators, comma-separated: ff, bf, fo, as, mpl, mpl-fixed, buddy, freelist, graycode, buddy2d,
-    /// flat (default: the trace's default
-    /// grid; mpl on a mesh, flat elsewhere).
-    #[arg(long, value_delimiter = ',', value_name = "A,…")]
+    #[arg(long, value_delimiter = ',', value_name = "A,…", help = super::alloc_help(
+        "Allocators, comma-separated (default: the trace's default grid)"
+    ))]
     pub alloc: Vec<AllocKind>,
     /// Run-time estimate models, comma-separated: exact, user (SWF field 9, the run time where the
     /// log has none), xF (the run time × F); a grid dimension (default: the trace's default grid,
@@ -717,6 +717,7 @@ fn slurm_scripts(
             .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
     );
     let plan = crate::slurm::Plan {
+        command: "sweep",
         sweep_args: &argv,
         tasks,
         options: &args.slurm_opt,
