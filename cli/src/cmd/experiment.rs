@@ -25,13 +25,13 @@ use pwa_replay::sweep::{CellError, Shard};
 use pwa_replay::workload::tracepath::sha256_bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::cmd::sweep::Interrupted;
 use crate::paper::{data, plot};
 use crate::report::atomic::{remove_stale_temporaries, write_bytes};
 use crate::report::cache::{CellCache, Lookup};
 use crate::report::lock::OutLock;
 use crate::report::manifest::Manifest;
 use crate::report::metrics;
+use crate::report::progress::Interrupted;
 use crate::trace::NoMachine;
 
 /// The file holding a run's (or a shard's) results.
@@ -209,8 +209,9 @@ fn run_one(
         }
         .into());
     }
-    let results = results?;
+    // A replica that failed to write because the directory went away reports the cause.
     lock.check()?;
+    let results = results?;
     let indices: Vec<usize> = units
         .iter()
         .map(|u| all.iter().position(|a| a == u).expect("a unit of the plan"))

@@ -11,7 +11,7 @@
 //!
 //! `--shard I/N` runs one of `N` parts of the grid ([`sweep::partition`]) into a partial directory
 //! that `pwa-replay merge` puts back together; `--slurm N` writes the batch scripts of such a sweep
-//! ([`crate::slurm`]). Every run ends with `manifest.json` ([`write_outputs`]).
+//! ([`crate::slurm`]). Every run ends with `manifest.json` ([`report::write_outputs`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -37,7 +37,7 @@ use crate::report::atomic::remove_stale_temporaries;
 use crate::report::cache::{CellCache, Lookup};
 use crate::report::lock::OutLock;
 use crate::report::manifest::{Manifest, SweepInfo, TraceInfo};
-use crate::report::progress::Progress;
+use crate::report::progress::{Interrupted, Progress};
 use crate::report::spread::{self, Spread};
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
@@ -142,34 +142,6 @@ impl Args {
         Ok(Some((n, model)))
     }
 }
-
-/// A sweep or experiment stopped by Ctrl-C: what was kept (printed as is; the process exits 130).
-#[derive(Debug)]
-pub struct Interrupted {
-    /// Cells (replicas, for an experiment) finished, simulated or reused, before the interrupt,
-    /// all in the cache.
-    pub finished: usize,
-    /// Cells planned, where known (an experiment's series climb as results come in).
-    pub planned: Option<usize>,
-    /// What was counted: `cells` or `replicas`.
-    pub unit: &'static str,
-}
-
-impl fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "interrupted: {}", self.finished)?;
-        if let Some(planned) = self.planned {
-            write!(f, " of {planned}")?;
-        }
-        write!(
-            f,
-            " {} finished and kept; rerun with --resume to continue",
-            self.unit
-        )
-    }
-}
-
-impl std::error::Error for Interrupted {}
 
 /// The marker a cell returns when the sweep is stopping (Ctrl-C or an earlier failure).
 #[derive(Debug)]
@@ -297,6 +269,8 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         .unwrap_or_else(PoisonError::into_inner)
         .take();
     if let Some(e) = failure {
+        // A cell that failed to write because the directory went away reports the cause.
+        lock.check()?;
         return Err(e);
     }
     if stop.load(Ordering::SeqCst) {
@@ -326,7 +300,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let rows = rows(&loaded, &results, &spreads);
     let manifest = provenance(manifest, &args, &loaded, &grid_cells, &results);
     lock.check()?;
-    write_outputs(&out, &rows, &config, args.log_y, manifest)?;
+    report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
         eprintln!(
             "{} cells ({} simulated, {} reused) in {:.1} s → {}",
@@ -639,19 +613,6 @@ fn rows(
             spread: spreads.get(&r.cell.key()).cloned(),
         })
         .collect()
-}
-
-/// Writes the outputs of a finished sweep, whole, one shard or merged: the summary table, figures,
-/// `sweep.json` and `report.md`, then `manifest.json` over every file of the directory.
-pub fn write_outputs(
-    out: &Path,
-    rows: &[SummaryRow],
-    config: &RunConfig,
-    log_y: bool,
-    manifest: Manifest,
-) -> anyhow::Result<()> {
-    report::publish(out, rows, Some(config), log_y)?;
-    manifest.finish(out)
 }
 
 /// SHA-256 of everything that defines the sweep's grid and results — trace sha256, machine,
