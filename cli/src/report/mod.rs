@@ -1,10 +1,11 @@
 //! Everything a sweep leaves on disk: the summary table (CSV + Parquet), the four figures,
-//! `report.md`, the run configuration (`sweep.json`) and the per-cell result cache behind
+//! `report.md` and `index.html`, the run configuration (`sweep.json`) and the per-cell result cache behind
 //! `--resume`. Every file is written to a temporary name and renamed ([`atomic`]).
 //! Columns and files are documented in docs/OUTPUTS.md.
 
 pub mod atomic;
 pub mod cache;
+pub mod html;
 pub mod human;
 pub mod jobs;
 pub mod lock;
@@ -17,6 +18,7 @@ pub mod plots;
 pub mod progress;
 pub mod spread;
 pub mod table;
+pub mod tables;
 
 use std::path::Path;
 
@@ -83,7 +85,7 @@ pub fn publish(
     redraw(dir, rows, config, log_y)
 }
 
-/// Draws the figures and writes `report.md` (no table, no simulation).
+/// Draws the figures and writes `report.md` and `index.html` (no table, no simulation).
 pub fn redraw(
     dir: &Path,
     rows: &[SummaryRow],
@@ -95,7 +97,8 @@ pub fn redraw(
         factor: config.map_or(KneeRule::default().factor, |c| c.knee_factor),
     };
     let md = markdown::render(rows, config, &rule, &drawn);
-    atomic::write_bytes(&dir.join("report.md"), md.as_bytes())
+    atomic::write_bytes(&dir.join("report.md"), md.as_bytes())?;
+    html::write_index(dir, &html::sweep::page(rows, config, &rule, &drawn))
 }
 
 /// Reads `sweep.json` from `dir`, if present.

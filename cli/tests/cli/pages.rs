@@ -1,0 +1,115 @@
+//! `index.html` and `viewer.html` in headless Chromium (tests/cli/browser.rs), opened from disk
+//! with no network: the DOM after the scripts ran (every policy in every chart, sortable tables,
+//! fragment-driven log axes and hidden series, the viewer's slider moving its cursor and changing
+//! the machine), screenshots that are not blank, and page sizes.
+
+use std::path::Path;
+
+use crate::browser::{dom, rgb, screenshot, url};
+use crate::support::{bin, ok};
+
+const SCHEDS: [&str; 3] = ["fcfs", "oo", "window:4"];
+const CHARTS: [&str; 5] = [
+    "turnaround",
+    "max_wait",
+    "mean_wait",
+    "utilization",
+    "fragmentation",
+];
+
+/// A small shaken sweep of a synthetic mesh workload (bands in every chart) into `out`.
+fn sweep(out: &Path) {
+    ok(bin().args([
+        "sweep",
+        "--trace",
+        "synth:uniform,mesh=8x8,jobs=300,rate=2",
+        "--sched",
+        &SCHEDS.join(","),
+        "--alloc",
+        "ff",
+        "--loads",
+        "0.5,1,1.5",
+        "--shake",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+}
+
+/// Occurrences of `needle` in `hay`.
+fn count(hay: &str, needle: &str) -> usize {
+    hay.matches(needle).count()
+}
+
+#[test]
+fn index_page_shows_every_policy_in_every_chart_offline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    sweep(&out);
+    let page = out.join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("https://") && !html.contains(" src="),
+        "nothing to fetch"
+    );
+    assert!(html.len() < 200_000, "{} bytes", html.len());
+
+    let d = dom(&url(&page, ""), tmp.path());
+    assert_eq!(count(&d, "<figure class=\"chart\""), CHARTS.len(), "{d}");
+    for id in CHARTS {
+        assert!(d.contains(&format!("data-chart=\"{id}\"")), "{id}");
+        assert!(d.contains(&format!("href=\"{id}.png\"")), "{id}: PNG link");
+    }
+    for s in SCHEDS {
+        let label = format!("{s} + ff");
+        let line = format!("class=\"line\" data-series=\"{label}\"");
+        assert_eq!(count(&d, &line), CHARTS.len(), "{label}: a line per chart");
+        let legend = format!("<button type=\"button\" data-series=\"{label}\"");
+        assert_eq!(
+            count(&d, &legend),
+            CHARTS.len(),
+            "{label}: a legend entry per chart"
+        );
+        assert!(
+            d.contains(&format!("<td>{label}</td>")),
+            "{label}: in the tables"
+        );
+    }
+    assert!(count(&d, "class=\"band\"") >= CHARTS.len(), "95% bands");
+    assert!(
+        d.contains("<th scope=\"col\" aria-sort=\"none\""),
+        "sortable tables"
+    );
+    assert!(d.contains("Knee per policy") && d.contains("Confidence"));
+
+    // The fragment switches every axis to log and hides FCFS, as the controls do.
+    let d = dom(&url(&page, "#log=all&hide=fcfs%20%2B%20ff"), tmp.path());
+    assert!(!d.contains("data-scale=\"linear\""), "every y axis log");
+    assert!(
+        !d.contains("class=\"line\" data-series=\"fcfs + ff\""),
+        "FCFS hidden"
+    );
+    assert_eq!(
+        count(&d, "class=\"off\""),
+        CHARTS.len(),
+        "its legend entries off"
+    );
+
+    let shot = screenshot(
+        &url(&page, ""),
+        &tmp.path().join("index.png"),
+        (1280, 2600),
+        tmp.path(),
+    );
+    assert!(
+        shot.inked() > 50_000,
+        "blank page: {} inked pixels",
+        shot.inked()
+    );
+    let fcfs_red = rgb("#d62728");
+    assert!(
+        shot.count_near(fcfs_red) > 200,
+        "FCFS's red lines are drawn"
+    );
+}
