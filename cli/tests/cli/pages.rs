@@ -113,3 +113,121 @@ fn index_page_shows_every_policy_in_every_chart_offline() {
         "FCFS's red lines are drawn"
     );
 }
+
+/// `draw` of a synthetic 8×8 mesh workload over a window, into `out`.
+fn draw(out: &Path, machine: &str) {
+    ok(bin().args([
+        "draw",
+        "--trace",
+        "synth:uniform,mesh=8x8,jobs=300,rate=2",
+        "--machine",
+        machine,
+        "--sched",
+        "fcfs",
+        "--alloc",
+        if machine.starts_with("flat") {
+            "flat"
+        } else {
+            "ff"
+        },
+        "--load-factor",
+        "1.5",
+        "--window",
+        "20:120",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+}
+
+/// The value of attribute `name` of the first element with class `class` in `dom`.
+fn attr<'a>(dom: &'a str, class: &str, name: &str) -> &'a str {
+    let at = dom
+        .find(&format!("class=\"{class}\""))
+        .unwrap_or_else(|| panic!("no .{class}"));
+    let tag_start = dom[..at].rfind('<').unwrap();
+    let tag = &dom[tag_start..tag_start + dom[tag_start..].find('>').unwrap()];
+    let key = format!(" {name}=\"");
+    let v = &tag[tag
+        .find(&key)
+        .unwrap_or_else(|| panic!("{class} has no {name}: {tag}"))
+        + key.len()..];
+    &v[..v.find('"').unwrap()]
+}
+
+/// The fill of every node cell, in node order.
+fn fills(dom: &str) -> Vec<&str> {
+    dom.split("class=\"node\"")
+        .skip(1)
+        .map(|s| {
+            let v = &s[s.find("fill=\"").expect("fill") + 6..];
+            &v[..v.find('"').unwrap()]
+        })
+        .collect()
+}
+
+#[test]
+fn viewer_slider_moves_the_cursor_and_changes_the_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("draw");
+    draw(&out, "mesh:8x8");
+    let page = out.join("viewer.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("https://") && !html.contains(" src="),
+        "nothing to fetch"
+    );
+
+    let early = dom(&url(&page, "#t=30"), tmp.path());
+    let late = dom(&url(&page, "#t=90"), tmp.path());
+    for d in [&early, &late] {
+        assert!(d.contains("<input type=\"range\""), "a slider");
+        assert!(d.contains("class=\"play\""), "a play button");
+        assert_eq!(fills(d).len(), 64, "a cell per node");
+        assert!(d.contains("Waiting queue ("), "the queue");
+        for id in ["shares", "queue", "regions"] {
+            assert!(d.contains(&format!("data-chart=\"{id}\"")), "{id} chart");
+        }
+    }
+    let t = |d: &str| attr(d, "nodes", "data-t").parse::<f64>().unwrap();
+    assert!(t(&early) <= 30.0 && t(&late) <= 90.0 && t(&late) > t(&early));
+    assert_ne!(
+        attr(&early, "cursor", "x1"),
+        attr(&late, "cursor", "x1"),
+        "the cursor follows the slider"
+    );
+    assert_ne!(fills(&early), fills(&late), "the machine changes");
+    assert_ne!(
+        attr(&early, "nodes", "data-busy"),
+        "0",
+        "jobs run at t = 30"
+    );
+
+    let shot = screenshot(
+        &url(&page, "#t=60"),
+        &tmp.path().join("viewer.png"),
+        (1280, 1400),
+        tmp.path(),
+    );
+    assert!(
+        shot.inked() > 40_000,
+        "blank page: {} inked pixels",
+        shot.inked()
+    );
+}
+
+#[test]
+fn viewer_draws_a_flat_machine_as_a_bar() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("draw");
+    draw(&out, "flat:64");
+    let d = dom(&url(&out.join("viewer.html"), "#t=60"), tmp.path());
+    assert_eq!(fills(&d).len(), 64);
+    assert!(
+        !d.contains("data-chart=\"regions\""),
+        "free regions are a 2D mesh measure"
+    );
+    assert!(
+        fills(&d).iter().any(|f| *f != "#ffffff"),
+        "busy slots are coloured"
+    );
+}

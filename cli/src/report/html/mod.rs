@@ -11,6 +11,7 @@
 
 pub mod figure;
 pub mod sweep;
+pub mod viewer;
 
 use std::path::Path;
 
