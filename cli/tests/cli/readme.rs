@@ -288,3 +288,62 @@ fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<S
         other => panic!("the README shows `{cmd}`, but readme.rs does not exercise `make {other}`"),
     }
 }
+
+/// `` `a,b` × `c` `` and, with estimates, `` × estimates `x,y` ``: how the README and
+/// docs/OUTPUTS.md write a default grid.
+fn grid_text(sched: &[String], alloc: &[String], estimate: &[String]) -> String {
+    let mut s = format!("`{}` × `{}`", sched.join(","), alloc.join(","));
+    if !estimate.is_empty() {
+        s += &format!(" × estimates `{}`", estimate.join(","));
+    }
+    s
+}
+
+/// Words of a JSON array of strings.
+fn words(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| a.iter().map(|w| w.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// Found as a new user would: the README once promised grids the catalog did not have. Each
+/// catalog row of the README shows the entry's grid, and the README and docs/OUTPUTS.md show each
+/// machine family's grid as the library defines it.
+#[test]
+fn the_readme_says_what_each_log_and_machine_family_sweeps_by_default() {
+    use pwa_replay::workload::DefaultGrid;
+    let outputs = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/OUTPUTS.md"));
+    let v = crate::support::json_ok(bin().args(["catalog", "--format", "json"]));
+    for t in v["traces"].as_array().expect("traces") {
+        let name = t["name"].as_str().unwrap();
+        let row = README
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains(&format!("`{name}`")))
+            .unwrap_or_else(|| panic!("{name}: no row in the README's catalog table"));
+        let grid = grid_text(
+            &words(&t["sched"]),
+            &words(&t["alloc"]),
+            &words(&t["estimate"]),
+        );
+        assert!(
+            row.ends_with(&format!("| {grid} |")),
+            "{name}: {row} should end with {grid}"
+        );
+    }
+    for machine in ["mesh:4x4", "hypercube:3", "flat:8", "torus:2x2x2"] {
+        let g = DefaultGrid::for_machine(machine.parse().unwrap());
+        let sched: Vec<String> = g.schedulers.iter().map(|s| s.to_string()).collect();
+        let alloc: Vec<String> = g.allocators.iter().map(|a| a.to_string()).collect();
+        let estimate: Vec<String> = g.estimates.iter().map(|e| e.to_string()).collect();
+        let grid = grid_text(&sched, &alloc, &estimate);
+        let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat(README).contains(&grid),
+            "README lacks {machine}'s grid {grid}"
+        );
+        assert!(
+            flat(outputs).contains(&grid),
+            "docs/OUTPUTS.md lacks {machine}'s grid {grid}"
+        );
+    }
+}

@@ -60,7 +60,7 @@ function linTicks(lo, hi, n) {
 /** Ticks of a log axis: powers of ten, with 2 and 5 between when the span is short. */
 function logTicks(lo, hi) {
   const decades = Math.log10(hi / lo);
-  const mult = decades < 2 ? [1, 2, 5] : [1];
+  const mult = decades < 3 ? [1, 2, 5] : [1];
   const out = [];
   for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
     for (const m of mult) {
@@ -105,7 +105,7 @@ function marker(parent, shape, x, y, r, colour) {
   }
 }
 
-const SIZE = { w: 760, h: 400, left: 100, right: 18, top: 14, bottom: 56 };
+const SIZE = { w: 760, h: 440, left: 100, right: 18, top: 14, bottom: 56 };
 
 /**
  * Draws spec into parent. opts: {step: draw the lines as steps (a time series, hover reads every
