@@ -1,6 +1,6 @@
 // charts.js: interactive SVG line charts for pwa-replay's pages (hand-written, no dependencies).
 // lineChart(parent, spec, opts) draws spec = {id, title, x_label, y_label, log_x, log_y, png,
-// series: [{label, colour, marker, labels: [[name, value]], points: [[x, y, lo, hi]]}]}: axes with
+// series: [{label, colour, marker, labels: [[name, value]], points: [[x, y] or [x, y, lo, hi]]}]}: axes with
 // ticks, a band per series where lo/hi are given, lines, markers, a legend whose entries hide their
 // line on click, a log/linear switch, and a hover card with the exact value and the cell's labels.
 'use strict';
@@ -73,7 +73,7 @@ function logTicks(lo, hi) {
 
 /** Padded domain [lo, hi] of values vs on a log or linear axis. */
 function domain(vs, log, zero) {
-  const ok = vs.filter((v) => v !== null && isFinite(v) && (!log || v > 0));
+  const ok = vs.filter((v) => v != null && isFinite(v) && (!log || v > 0));
   if (!ok.length) return log ? [1, 10] : [0, 1];
   let lo = Math.min(...ok), hi = Math.max(...ok);
   if (log) return lo === hi ? [lo / 2, hi * 2] : [lo / 1.25, hi * 1.25];
@@ -150,8 +150,8 @@ function lineChart(parent, spec, opts) {
     const shown = visible();
     const pts = shown.flatMap((s) => s.points);
     const xs = pts.map((p) => p[0]);
-    const ys = pts.flatMap((p) => [p[1], p[2], p[3]]);
-    const canLog = ys.some((v) => v !== null && v > 0);
+    const ys = pts.flatMap((p) => [p[1], p[2], p[3]]).filter((v) => v != null);
+    const canLog = ys.some((v) => v > 0);
     const log = state.log && canLog;
     svg.setAttribute('data-scale', log ? 'log' : 'linear');
     const xd = spec.log_x ? domain(xs, true) : (opts.step ? [Math.min(...xs), Math.max(...xs)] : domain(xs, false, false));
@@ -166,8 +166,8 @@ function lineChart(parent, spec, opts) {
     svgEl('rect', { x: px.x0, y: px.y1, width: px.x1 - px.x0, height: px.y0 - px.y1 }, clip);
     const marks = [];
     for (const s of shown) {
-      const ok = s.points.filter((p) => p[1] !== null && (!log || p[1] > 0));
-      const band = ok.filter((p) => p[2] !== null && p[3] !== null);
+      const ok = s.points.filter((p) => p[1] != null && (!log || p[1] > 0));
+      const band = ok.filter((p) => p[2] != null && p[3] != null);
       if (band.length > 1) {
         const up = band.map((p) => `${sx(p[0])},${sy(clampY(p[3]))}`);
         const down = band.slice().reverse().map((p) => `${sx(p[0])},${sy(clampY(p[2]))}`);
@@ -260,7 +260,7 @@ function lineChart(parent, spec, opts) {
     for (const [k, v] of best.s.labels) nodes.push(row(k, v));
     nodes.push(row(spec.x_label, fmtExact(x)));
     nodes.push(row(spec.y_label, fmtExact(y)));
-    if (lo !== null && hi !== null) nodes.push(row('95% interval', `${fmtExact(lo)} … ${fmtExact(hi)}`));
+    if (lo != null && hi != null) nodes.push(row('95% interval', `${fmtExact(lo)} … ${fmtExact(hi)}`));
     showTip(ev, nodes);
   });
   svg.addEventListener('mouseleave', () => { tip.hidden = true; });

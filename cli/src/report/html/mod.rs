@@ -75,7 +75,25 @@ pub struct Series {
     /// The cell's labels shown on hover (name, value), e.g. scheduler and allocator.
     pub labels: Vec<(String, String)>,
     /// `(x, y, ci_low, ci_high)` by increasing x; the interval is drawn as a band when present.
+    #[serde(serialize_with = "compact_points")]
     pub points: Vec<(f64, f64, Option<f64>, Option<f64>)>,
+}
+
+/// Each point as `[x, y]`, or `[x, y, low, high]` when it has an interval (a long time series
+/// has none, and two `null`s a point made the viewer of a whole log a third larger).
+fn compact_points<S: serde::Serializer>(
+    points: &[(f64, f64, Option<f64>, Option<f64>)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(points.len()))?;
+    for &(x, y, lo, hi) in points {
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => seq.serialize_element(&[x, y, lo, hi])?,
+            _ => seq.serialize_element(&[x, y])?,
+        }
+    }
+    seq.end()
 }
 
 /// Writes `dir/index.html` (through a temporary name).
@@ -139,5 +157,21 @@ mod tests {
         let json = json.split("</script>").next().unwrap();
         let back: serde_json::Value = serde_json::from_str(json).unwrap();
         assert_eq!(back["intro"], "</script><script>alert(1)</script>");
+    }
+
+    #[test]
+    fn points_carry_an_interval_only_when_they_have_one() {
+        let s = Series {
+            label: "a".into(),
+            colour: "#000000".into(),
+            marker: "circle".into(),
+            labels: vec![],
+            points: vec![(1.0, 2.0, None, None), (3.0, 4.0, Some(3.5), Some(4.5))],
+        };
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            v["points"],
+            serde_json::json!([[1.0, 2.0], [3.0, 4.0, 3.5, 4.5]])
+        );
     }
 }
