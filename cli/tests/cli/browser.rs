@@ -98,3 +98,53 @@ pub fn rgb(hex: &str) -> [u8; 3] {
     let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).expect("hex colour");
     [(v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
+
+/// Runs `script` against `page` as a person would use it: the page is loaded in a frame of a
+/// small driver page (file access between the two allowed), `script` — the body of an async
+/// function of `d`, the page's document, returning lines of text — dispatches real events to the
+/// page's own handlers, and its lines come back. Timers run on virtual time (up to 5 s).
+pub fn drive(page: &Path, script: &str, scratch: &Path) -> Vec<String> {
+    let driver = scratch.join(format!(
+        "driver-{}.html",
+        page.file_stem().unwrap().to_string_lossy()
+    ));
+    let html = format!(
+        r#"<!DOCTYPE html><html><body>
+<iframe id="f" src="{src}" width="1280" height="2400"></iframe>
+<pre id="out">no result</pre>
+<script>
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const at = (el) => {{ const b = el.getBoundingClientRect(); return {{ clientX: b.x + b.width / 2, clientY: b.y + b.height / 2, bubbles: true }}; }};
+const run = async (d) => {{ {script} }};
+document.getElementById('f').onload = async () => {{
+  let lines;
+  try {{ lines = await run(document.getElementById('f').contentDocument); }}
+  catch (e) {{ lines = ['error: ' + e]; }}
+  document.getElementById('out').textContent = '<<' + lines.join('\n') + '>>';
+}};
+</script></body></html>"#,
+        src = url(page, "")
+    );
+    std::fs::write(&driver, html).expect("driver page");
+    let out = run(
+        &url(&driver, ""),
+        scratch,
+        &[
+            "--allow-file-access-from-files".into(),
+            "--virtual-time-budget=5000".into(),
+            "--dump-dom".into(),
+        ],
+    );
+    let dom = String::from_utf8(out.stdout).expect("UTF-8 DOM");
+    let text = dom
+        .split("&lt;&lt;")
+        .nth(1)
+        .and_then(|s| s.split("&gt;&gt;").next())
+        .unwrap_or_else(|| panic!("the driver did not finish: {dom}"));
+    let unescape = |l: &str| {
+        l.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&")
+    };
+    text.lines().map(unescape).collect()
+}

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::browser::{dom, rgb, screenshot, url};
+use crate::browser::{dom, drive, rgb, screenshot, url};
 use crate::support::{bin, ok};
 
 const SCHEDS: [&str; 3] = ["fcfs", "oo", "window:4"];
@@ -230,4 +230,110 @@ fn viewer_draws_a_flat_machine_as_a_bar() {
         fills(&d).iter().any(|f| *f != "#ffffff"),
         "busy slots are coloured"
     );
+}
+
+/// What a reader does with the index page, through its own event handlers: hover a point, hide a
+/// series from the legend, tick `log y`, sort a table.
+#[test]
+fn index_page_answers_hover_legend_log_and_sort() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    sweep(&out);
+    let lines = drive(
+        &out.join("index.html"),
+        r#"
+        const fig = (id) => d.querySelector(`figure[data-chart="${id}"]`);
+        const out = [];
+        const t = fig('turnaround'), svg = t.querySelector('svg');
+        const line = svg.querySelector('path.line[data-series="fcfs + ff"]');
+        const [x, y] = line.getAttribute('d').slice(1).split(/[L,]/).map(Number);
+        const p = new DOMPoint(x, y).matrixTransform(svg.getScreenCTM());
+        svg.dispatchEvent(new MouseEvent('mousemove', { clientX: p.x, clientY: p.y, bubbles: true }));
+        const tip = t.querySelector('.tip');
+        out.push('tip ' + (tip.hidden ? 'hidden' : 'shown') + ': ' + [...tip.children].map((e) => e.textContent).join(' / '));
+        t.querySelector('.legend button[data-series="fcfs + ff"]').click();
+        out.push('fcfs lines after click: ' + svg.querySelectorAll('path.line[data-series="fcfs + ff"]').length);
+        const u = fig('utilization');
+        const before = u.querySelector('svg').dataset.scale;
+        u.querySelector('input.log-y').click();
+        out.push('utilization scale: ' + before + ' -> ' + u.querySelector('svg').dataset.scale);
+        const table = d.querySelector('table.sortable');
+        const th = table.querySelectorAll('th')[3];
+        th.click(); th.click();
+        const col = [...table.querySelectorAll('tbody tr')].map((r) => parseFloat(r.children[3].textContent.replace(/,/g, '')));
+        out.push('sorted ' + th.getAttribute('aria-sort') + ': ' + col.join(' '));
+        return out;
+        "#,
+        tmp.path(),
+    );
+    let tip = &lines[0];
+    assert!(tip.starts_with("tip shown: fcfs + ff"), "{lines:?}");
+    for part in [
+        "scheduler: fcfs",
+        "allocator: ff",
+        "Load factor: 0.5",
+        "95% interval: ",
+    ] {
+        assert!(tip.contains(part), "{part}: {tip}");
+    }
+    assert_eq!(lines[1], "fcfs lines after click: 0");
+    assert_eq!(lines[2], "utilization scale: linear -> log");
+    let sorted: Vec<f64> = lines[3]
+        .trim_start_matches("sorted descending: ")
+        .split(' ')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!(lines[3].starts_with("sorted descending: "), "{lines:?}");
+    assert!(sorted.windows(2).all(|w| w[0] >= w[1]), "{sorted:?}");
+}
+
+/// The viewer through its own handlers: hovering a busy node shows its job's card; play moves the
+/// slider on.
+#[test]
+fn viewer_answers_hover_and_play() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("draw");
+    draw(&out, "mesh:8x8");
+    let lines = drive(
+        &out.join("viewer.html"),
+        r#"
+        const out = [];
+        const slider = d.querySelector('input[type=range]');
+        slider.value = 10;
+        slider.dispatchEvent(new Event('input'));
+        const busy = [...d.querySelectorAll('rect.node')].find((r) => Number(r.dataset.job) >= 0);
+        busy.dispatchEvent(new MouseEvent('mousemove', at(busy)));
+        const card = d.querySelector('.card');
+        out.push('card ' + (card.hidden ? 'hidden' : 'shown') + ': ' + [...card.children].map((e) => e.textContent).join(' / '));
+        const t0 = Number(d.querySelector('svg.nodes').dataset.t);
+        d.querySelector('button.play').click();
+        await sleep(1000);
+        out.push('slider ' + slider.value + ', t ' + t0 + ' -> ' + d.querySelector('svg.nodes').dataset.t);
+        return out;
+        "#,
+        tmp.path(),
+    );
+    let card = &lines[0];
+    assert!(card.starts_with("card shown: job "), "{lines:?}");
+    for part in [
+        "asks: ",
+        "granted: ",
+        "submit: ",
+        "start: ",
+        "end: ",
+        "wait: ",
+    ] {
+        assert!(card.contains(part), "{part}: {card}");
+    }
+    let words: Vec<&str> = lines[1]
+        .split([' ', ','])
+        .filter(|w| !w.is_empty())
+        .collect();
+    // slider K t T0 -> T1
+    let (k, t0, t1): (u32, f64, f64) = (
+        words[1].parse().unwrap(),
+        words[3].parse().unwrap(),
+        words[5].parse().unwrap(),
+    );
+    assert!(k > 10 && t1 > t0, "play moved nothing: {lines:?}");
 }
