@@ -184,6 +184,7 @@ fn viewer_slider_moves_the_cursor_and_changes_the_machine() {
         assert!(d.contains("class=\"play\""), "a play button");
         assert_eq!(fills(d).len(), 64, "a cell per node");
         assert!(d.contains("Waiting queue ("), "the queue");
+        assert!(d.contains("class=\"why\""), "why the head waits");
         for id in ["shares", "queue", "regions"] {
             assert!(d.contains(&format!("data-chart=\"{id}\"")), "{id} chart");
         }
@@ -253,6 +254,11 @@ fn index_page_answers_hover_legend_log_and_sort() {
         out.push('tip ' + (tip.hidden ? 'hidden' : 'shown') + ': ' + [...tip.children].map((e) => e.textContent).join(' / '));
         t.querySelector('.legend button[data-series="fcfs + ff"]').click();
         out.push('fcfs lines after click: ' + svg.querySelectorAll('path.line[data-series="fcfs + ff"]').length);
+        const all = t.querySelectorAll('.all-none button');
+        all[1].click();
+        const none = svg.querySelectorAll('path.line').length;
+        all[0].click();
+        out.push('lines after hide all, show all: ' + none + ', ' + svg.querySelectorAll('path.line').length);
         const u = fig('utilization');
         const before = u.querySelector('svg').dataset.scale;
         u.querySelector('input.log-y').click();
@@ -277,13 +283,14 @@ fn index_page_answers_hover_legend_log_and_sort() {
         assert!(tip.contains(part), "{part}: {tip}");
     }
     assert_eq!(lines[1], "fcfs lines after click: 0");
-    assert_eq!(lines[2], "utilization scale: linear -> log");
-    let sorted: Vec<f64> = lines[3]
+    assert_eq!(lines[2], "lines after hide all, show all: 0, 3");
+    assert_eq!(lines[3], "utilization scale: linear -> log");
+    let sorted: Vec<f64> = lines[4]
         .trim_start_matches("sorted descending: ")
         .split(' ')
         .map(|v| v.parse().unwrap())
         .collect();
-    assert!(lines[3].starts_with("sorted descending: "), "{lines:?}");
+    assert!(lines[4].starts_with("sorted descending: "), "{lines:?}");
     assert!(sorted.windows(2).all(|w| w[0] >= w[1]), "{sorted:?}");
 }
 

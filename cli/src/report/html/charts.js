@@ -131,6 +131,16 @@ function lineChart(parent, spec, opts) {
   const px = { x0: SIZE.left, x1: SIZE.w - SIZE.right, y0: H - SIZE.bottom, y1: SIZE.top };
   let view = null;
 
+  if (spec.series.length > 2) {
+    const li = htmlEl('li', { class: 'all-none' }, null, legend);
+    for (const [text, off] of [['show all', false], ['hide all', true]]) {
+      const b = htmlEl('button', { type: 'button' }, text, li);
+      b.addEventListener('click', () => {
+        spec.series.forEach((s) => hide(s.label, off, true));
+        draw();
+      });
+    }
+  }
   for (const s of spec.series) {
     const li = htmlEl('li', {}, null, legend);
     const b = htmlEl('button', { type: 'button', 'data-series': s.label, 'aria-pressed': 'true' }, null, li);
@@ -277,11 +287,12 @@ function lineChart(parent, spec, opts) {
   }
 
   function setLog(on) { state.log = on; logBox.checked = on; draw(); }
-  function hide(label, off) {
+  /** Hides (or shows) a series and redraws, unless `later` (the caller redraws once). */
+  function hide(label, off, later) {
     if (off) state.hidden.add(label); else state.hidden.delete(label);
     const b = [...legend.querySelectorAll('button')].find((e) => e.dataset.series === label);
     if (b) { b.classList.toggle('off', off); b.setAttribute('aria-pressed', String(!off)); }
-    draw();
+    if (!later) draw();
   }
   function setCursor(t) { state.cursor = t; if (view) drawCursor(); }
 

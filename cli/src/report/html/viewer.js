@@ -1,6 +1,7 @@
 // viewer.js: builds viewer.html from its data: the machine at the slider's instant (each node a
 // cell in its job's colour, the job's number on it), a play button, the waiting queue with the
-// head's request drawn, a card per job on hover, and the time series (charts.js) with a cursor at
+// head's request drawn and why it waits (too few idle nodes, or enough of them but no place of its
+// shape), a card per job on hover, and the time series (charts.js) with a cursor at
 // the slider's time. URL fragment: `t=SECONDS` puts the slider on the last instant ≤ SECONDS.
 'use strict';
 
@@ -68,7 +69,7 @@
     machine.svg.setAttribute('data-t', t);
     machine.svg.setAttribute('data-busy', busy);
     clock.textContent = `t = ${fmtExact(t)} s (${k + 1} of ${data.events.length}) · ${busy} of ${own.length} nodes busy · ${w.length} waiting`;
-    drawQueue(w, t);
+    drawQueue(w, t, own.length - busy);
     charts.forEach((c) => c.setCursor(t));
   }
 
@@ -93,13 +94,18 @@
     }
   }
 
-  function drawQueue(w, t) {
+  function drawQueue(w, t, idle) {
     queue.replaceChildren();
     htmlEl('h2', {}, `Waiting queue (${w.length})`, queue);
     if (!w.length) { htmlEl('p', {}, 'nobody waits', queue); return; }
     const head = data.jobs[w[0]];
     const hp = htmlEl('p', { class: 'head' }, `▶ head: job ${head.id} asks ${head.request}, waiting ${fmtExact(t - head.submit)} s`, queue);
     hp.dataset.job = w[0];
+    const why = head.nodes > idle
+      ? `It needs ${head.nodes} nodes and ${idle} are idle: it waits for running jobs to end.`
+      : `It needs ${head.nodes} nodes and ${idle} are idle: enough nodes, yet no start — no free ` +
+        'place of its shape (fragmentation), or the scheduler holds it back.';
+    htmlEl('p', { class: 'why', 'data-idle': idle }, why, queue);
     requestShape(head, queue);
     const ol = htmlEl('ol', {}, null, queue);
     for (const i of w.slice(0, 40)) {
@@ -133,6 +139,7 @@
       line('start', fmtExact(j.start) + ' s'),
       line('end', fmtExact(j.end) + ' s'),
       line('wait', fmtExact(j.start - j.submit) + ' s'),
+      line('delayed by fragmentation', j.frag_delayed ? 'yes, at some instant as the head' : 'no'),
     );
     card.hidden = false;
     const box = main.getBoundingClientRect();

@@ -59,6 +59,10 @@ struct JobData {
     request: String,
     /// Columns and rows the request is drawn with.
     grid: (u32, u32),
+    /// Nodes the request covers.
+    nodes: u32,
+    /// Delayed by fragmentation alone at some instant (docs/OUTPUTS.md, "Fragmentation").
+    frag_delayed: bool,
     granted: String,
     submit: SimTime,
     start: SimTime,
@@ -80,7 +84,7 @@ pub fn write(
 }
 
 fn data(tl: &Timeline<'_>, frag: &Fragmentation, window: Window, title: &str) -> Data {
-    let (jobs, index) = jobs(tl, window);
+    let (jobs, index) = jobs(tl, &frag.delayed, window);
     let runs = tl
         .runs()
         .iter()
@@ -119,7 +123,7 @@ fn data(tl: &Timeline<'_>, frag: &Fragmentation, window: Window, title: &str) ->
 }
 
 /// The jobs that run or wait in the window, and each job's index among them.
-fn jobs(tl: &Timeline<'_>, window: Window) -> (Vec<JobData>, Vec<Option<usize>>) {
+fn jobs(tl: &Timeline<'_>, delayed: &[bool], window: Window) -> (Vec<JobData>, Vec<Option<usize>>) {
     let w = tl.workload();
     let starts = tl.first_starts();
     let mut ends = vec![f64::NEG_INFINITY; starts.len()];
@@ -143,6 +147,8 @@ fn jobs(tl: &Timeline<'_>, window: Window) -> (Vec<JobData>, Vec<Option<usize>>)
             id: job.source_id,
             request: request_label(&job.request),
             grid: request_grid(&job.request),
+            nodes: job.request.nodes(),
+            frag_delayed: delayed.get(i).copied().unwrap_or(false),
             granted: std::mem::take(&mut granted[i]),
             submit: job.submit,
             start,
