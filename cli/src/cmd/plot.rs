@@ -32,6 +32,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let manifest = Manifest::amend(&out, src_dir);
     report::redraw(&out, &rows, config.as_ref(), args.log_y)?;
     manifest.finish(&out)?;
-    eprintln!("plots and report.md written to {}", out.display());
+    eprintln!(
+        "plots, report.md and {} written to {}",
+        report::html::INDEX,
+        out.display()
+    );
     Ok(())
 }
