@@ -62,7 +62,8 @@ replay-run:
 stats: build
 	$(BIN) stats --trace $(TRACE)
 
-## test: every unit, property, golden and CLI test, then a smoke sweep on a real log.
+## test: every unit, property, golden and CLI test (the HTML pages in headless Chromium among them),
+## then a smoke sweep on a real log.
 test: setup
 	$(CARGO) test --locked --profile $(PROFILE) --workspace
 	$(MAKE) --no-print-directory smoke-run
