@@ -316,6 +316,9 @@ fn viewer_answers_hover_and_play() {
         d.querySelector('button.play').click();
         await sleep(1000);
         out.push('slider ' + slider.value + ', t ' + t0 + ' -> ' + d.querySelector('svg.nodes').dataset.t);
+        const shares = d.querySelector('figure[data-chart="shares"]');
+        shares.querySelectorAll('.legend button').forEach((b) => b.click());
+        out.push('all hidden: cursor at ' + shares.querySelector('line.cursor').getAttribute('x1'));
         return out;
         "#,
         tmp.path(),
@@ -343,4 +346,12 @@ fn viewer_answers_hover_and_play() {
         words[5].parse().unwrap(),
     );
     assert!(k > 10 && t1 > t0, "play moved nothing: {lines:?}");
+    let x: f64 = lines[2]
+        .trim_start_matches("all hidden: cursor at ")
+        .parse()
+        .unwrap();
+    assert!(
+        x.is_finite() && x > 0.0,
+        "the time axis survives hiding every series: {lines:?}"
+    );
 }

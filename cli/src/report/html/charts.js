@@ -75,12 +75,19 @@ function logTicks(lo, hi) {
 function domain(vs, log, zero) {
   const ok = vs.filter((v) => v != null && isFinite(v) && (!log || v > 0));
   if (!ok.length) return log ? [1, 10] : [0, 1];
-  let lo = Math.min(...ok), hi = Math.max(...ok);
+  let [lo, hi] = extent(ok);
   if (log) return lo === hi ? [lo / 2, hi * 2] : [lo / 1.25, hi * 1.25];
   if (lo === hi) { lo -= Math.abs(lo) * 0.1 || 1; hi += Math.abs(hi) * 0.1 || 1; }
   const pad = (hi - lo) * 0.05;
   lo = zero && lo >= 0 ? 0 : lo - pad;
   return [lo, hi + pad];
+}
+
+/** [min, max] of finite numbers (a loop: spreading a long time series into Math.min overflows). */
+function extent(vs) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of vs) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  return [lo, hi];
 }
 
 /** Maps [lo, hi] onto pixels [a, b], logarithmically or linearly. */
@@ -159,12 +166,13 @@ function lineChart(parent, spec, opts) {
     svg.replaceChildren();
     const shown = visible();
     const pts = shown.flatMap((s) => s.points);
-    const xs = pts.map((p) => p[0]);
+    // The x axis stays put when series are hidden.
+    const xs = spec.series.flatMap((s) => s.points.map((p) => p[0]));
     const ys = pts.flatMap((p) => [p[1], p[2], p[3]]).filter((v) => v != null);
     const canLog = ys.some((v) => v > 0);
     const log = state.log && canLog;
     svg.setAttribute('data-scale', log ? 'log' : 'linear');
-    const xd = spec.log_x ? domain(xs, true) : (opts.step ? [Math.min(...xs), Math.max(...xs)] : domain(xs, false, false));
+    const xd = spec.log_x ? domain(xs, true) : (opts.step && xs.length ? extent(xs) : domain(xs, false, false));
     if (!(xd[1] > xd[0])) { xd[0] -= 1; xd[1] += 1; }
     const yd = domain(ys, log, opts.zero);
     const sx = scale(xd, [px.x0, px.x1], spec.log_x);
