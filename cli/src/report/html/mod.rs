@@ -8,6 +8,15 @@
 //! (`charts.js`, `index.js`, `viewer.js`, a few hundred lines); docs/OUTPUTS.md says why no
 //! charting library is vendored. A page honours a few keys in its URL fragment (`#log=all`,
 //! `#hide=…`, `#t=…`) so that tests in a headless browser can drive it.
+//!
+//! A study other than a sweep (an experiment) builds its [`Page`] from its own rows and figures,
+//! each figure through [`Chart::from_figure`], and writes it with [`write_index`]:
+//!
+//! ```text
+//! let charts = figures.iter().map(|d| Chart::from_figure(d, Some(format!("{}.png", d.id)))).collect();
+//! let page = Page { title, intro, config: vec![("study".into(), "`example.toml`".into())], tables: vec![], charts };
+//! report::html::write_index(&out, &page)?;
+//! ```
 
 pub mod figure;
 pub mod sweep;
