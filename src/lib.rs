@@ -10,10 +10,13 @@
 //! * [`swf`] — SWF records and header, a streaming nom parser with errors that name file, line, field.
 //! * [`workload`] — jobs as the simulator sees them ([`workload::Job`], [`workload::Request`]), the
 //!   trace catalog, filters, shape conversions, load-factor scaling and synthetic models.
-//! * [`machine`] — topologies and the [`machine::Allocator`] trait (first fit, best fit, fixed
-//!   orientation, adaptive scan, MPL, flat).
-//! * [`sched`] — the [`sched::Scheduler`] trait and the queueing policies (FCFS, OO, OOCB-k,
-//!   Window-K, Delay, bypass queue).
+//! * [`machine`] — topologies and the [`machine::Allocator`] trait; every allocator is one line of
+//!   the `allocators!` registry ([`machine::AllocKind::ALL`]: mesh, hypercube, torus and flat).
+//! * [`sched`] — the [`sched::Scheduler`] trait and the policies; every scheduler is one line of
+//!   [`sched::SCHEDULERS`] (label syntax, example, meaning), from which help texts and errors are
+//!   generated.
+//! * [`coschedule`] — gang scheduling by time-slice classes.
+//! * [`experiment`] — studies as data: an experiment file → plan → cells → figures and claims.
 //! * [`engine`] — the discrete-event simulation, the independent schedule validator and the metrics.
 //! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial.
 //! * [`replicate`] — independent replications of a stochastic cell until the confidence interval is tight.

@@ -73,7 +73,7 @@ fn main() {
         if is_broken_pipe(&e) {
             return;
         }
-        if let Some(i) = e.downcast_ref::<cmd::sweep::Interrupted>() {
+        if let Some(i) = e.downcast_ref::<report::progress::Interrupted>() {
             eprintln!("{i}");
             std::process::exit(130);
         }

@@ -1,7 +1,8 @@
-//! `sweep --slurm N`: the two batch scripts that run a sweep as a Slurm job array of `N` shards
-//! and merge it afterwards. Nothing is submitted; the `sbatch` commands are printed.
+//! `sweep --slurm N` and `experiment --slurm N`: the two batch scripts that run a sweep or an
+//! experiment as a Slurm job array of `N` shards and merge it afterwards. Nothing is submitted; the
+//! `sbatch` commands are printed.
 //!
-//! The array task `i` runs this very sweep command with `--shard i/N --resume --quiet --threads
+//! The array task `i` runs this very command with `--shard i/N --resume --quiet --threads
 //! $SLURM_CPUS_PER_TASK --out OUT/parts/shard-i`, so a requeued or resubmitted task skips the
 //! cells it already finished; the merge job (`--dependency=afterok` on the array) runs `pwa-replay
 //! merge OUT OUT/parts/shard-0 …`. Logs go to `OUT/slurm/logs/`.
@@ -18,7 +19,9 @@ const OWN_FLAGS: [&str; 2] = ["--resume", "--quiet"];
 
 /// What the scripts need to know.
 pub struct Plan<'a> {
-    /// The sweep's options as given, program name excluded.
+    /// The subcommand sharded: `sweep` or `experiment`.
+    pub command: &'a str,
+    /// The subcommand's arguments as given, program and subcommand names excluded.
     pub sweep_args: &'a [String],
     /// Array tasks (shards).
     pub tasks: usize,
@@ -37,7 +40,7 @@ pub fn part_dir(out: &Path, i: usize) -> PathBuf {
     out.join("parts").join(format!("shard-{i}"))
 }
 
-/// Writes `OUT/slurm/sweep.sbatch` and `OUT/slurm/merge.sbatch` (and the log directory) and returns
+/// Writes `OUT/slurm/<command>.sbatch` and `OUT/slurm/merge.sbatch` (and the log directory) and returns
 /// the commands that submit them.
 pub fn write_scripts(plan: &Plan<'_>) -> anyhow::Result<String> {
     let exe = std::env::current_exe().context("locating the pwa-replay binary")?;
@@ -46,7 +49,10 @@ pub fn write_scripts(plan: &Plan<'_>) -> anyhow::Result<String> {
     let dir = out.join("slurm");
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
-    let (sweep, merge) = (dir.join("sweep.sbatch"), dir.join("merge.sbatch"));
+    let (sweep, merge) = (
+        dir.join(format!("{}.sbatch", plan.command)),
+        dir.join("merge.sbatch"),
+    );
     write_bytes(&sweep, sweep_script(plan, &exe, &cwd, &out).as_bytes())?;
     write_bytes(&merge, merge_script(plan, &exe, &cwd, &out).as_bytes())?;
     for p in [&sweep, &merge] {
@@ -78,14 +84,15 @@ fn header(plan: &Plan<'_>, name: &str, cwd: &Path, log: &Path) -> String {
 fn sweep_script(plan: &Plan<'_>, exe: &Path, cwd: &Path, out: &Path) -> String {
     let n = plan.tasks;
     let log = out.join("slurm/logs/shard-%a-job-%A.out");
+    let c = plan.command;
     let mut s = header(plan, plan.name, cwd, &log);
     s += &format!("#SBATCH --array=0-{}\n", n.saturating_sub(1));
     s += &format!(
-        "# Written by `pwa-replay sweep --slurm {n}`: array task i runs shard i/{n} of the sweep\n\
+        "# Written by `pwa-replay {c} --slurm {n}`: array task i runs shard i/{n} of the {c}\n\
          # into parts/shard-i; --resume makes a requeued or resubmitted task skip finished cells.\n\
          set -euo pipefail\n\
          i=\"${{SLURM_ARRAY_TASK_ID:?submit this script with sbatch (an array task)}}\"\n\
-         exec {} sweep {} \\\n  --shard \"$i/{n}\" --resume --quiet --threads \"${{SLURM_CPUS_PER_TASK:-1}}\" \\\n  --out {}\"$i\"\n",
+         exec {} {c} {} \\\n  --shard \"$i/{n}\" --resume --quiet --threads \"${{SLURM_CPUS_PER_TASK:-1}}\" \\\n  --out {}\"$i\"\n",
         quote(&exe.display().to_string()),
         kept_args(plan.sweep_args)
             .iter()
@@ -104,9 +111,10 @@ fn merge_script(plan: &Plan<'_>, exe: &Path, cwd: &Path, out: &Path) -> String {
         .map(|i| quote(&part_dir(out, i).display().to_string()))
         .collect();
     s += &format!(
-        "# Written by `pwa-replay sweep --slurm {}`: merges the shards once every array task succeeded.\n\
+        "# Written by `pwa-replay {} --slurm {}`: merges the shards once every array task succeeded.\n\
          set -euo pipefail\n\
          exec {} merge{} --quiet {} \\\n  {}\n",
+        plan.command,
         plan.tasks,
         quote(&exe.display().to_string()),
         if plan.log_y { " --log-y" } else { "" },
@@ -200,6 +208,7 @@ mod tests {
     fn the_array_covers_every_shard_and_the_merge_names_every_part() {
         let args = strings(&["--trace", "t", "--loads", "1"]);
         let plan = Plan {
+            command: "sweep",
             sweep_args: &args,
             tasks: 3,
             options: &strings(&["--partition=debug --time=10"]),

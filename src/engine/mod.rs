@@ -60,6 +60,7 @@
 //!
 //! [`Workload`]: crate::workload::Workload
 
+pub mod columns;
 mod fragmentation;
 mod metrics;
 pub mod observation;

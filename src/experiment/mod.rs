@@ -112,7 +112,7 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
                     points.push(Point {
                         series: panel.series[s].label.clone(),
                         x: *x,
-                        est: Estimate::of(runs, f.measure.of),
+                        est: Estimate::of(runs, |m| f.measure.of(m)),
                     });
                 }
             }

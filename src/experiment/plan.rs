@@ -238,7 +238,7 @@ impl Plan {
         let figures = f
             .figures
             .iter()
-            .map(|g| figure(&at, &panels, g))
+            .map(|g| figure(&at, &panels, g, if quick { &f.quick.skip[..] } else { &[] }))
             .collect::<Result<Vec<_>, _>>()?;
         let claims = f
             .claims
@@ -426,12 +426,15 @@ fn panel(
             "`auto` stops at every series' knee: leave `stop` out, or list the x values",
         ));
     }
+    let skip: &[String] = if quick { &f.quick.skip[..] } else { &[] };
+    let mut series = series(at, p)?;
+    series.retain(|s| !skip.contains(&s.label));
     let panel = Panel {
         name: p.name.get_ref().clone(),
         line: spec::line_of(at.text, &p.workload.span()),
         workload: p.workload.get_ref().clone(),
         machine,
-        series: series(at, p)?,
+        series,
         x,
         seed_key: p.seed_key.as_ref().map(|s| s.get_ref().clone()),
         jobs,
@@ -556,16 +559,10 @@ fn axis(at: &At<'_>, x: &spec::XSpec, quick: bool) -> Result<Axis, ExperimentErr
 fn xs(v: &Values, load_factor: bool) -> Result<Xs, String> {
     let list = match v {
         Values::List(v) => v.clone(),
-        Values::Text(t) if t.trim() == "auto" => {
-            return if load_factor {
-                Ok(Xs::Auto(AutoLoads::default()))
-            } else {
-                Err("`auto` is for the load_factor axis only".into())
-            };
-        }
         Values::Text(t) => match t.parse::<LoadSpec>() {
             Ok(LoadSpec::List(v)) => v,
-            Ok(LoadSpec::Auto(_)) => unreachable!("handled above"),
+            Ok(LoadSpec::Auto(a)) if load_factor => return Ok(Xs::Auto(a)),
+            Ok(LoadSpec::Auto(_)) => return Err("`auto` is for the load_factor axis only".into()),
             Err(e) => return Err(format!("{e} (or write a list: [1, 2, 5])")),
         },
     };
@@ -638,7 +635,13 @@ fn one_series(sched: &str, alloc: &str, estimate: &str, label: Option<String>) -
     }
 }
 
-fn figure(at: &At<'_>, panels: &[Panel], g: &spec::FigureSpec) -> Result<Figure, ExperimentError> {
+/// A figure of `panels`; series named in `skip` (the quick budget's) are left out quietly.
+fn figure(
+    at: &At<'_>,
+    panels: &[Panel],
+    g: &spec::FigureSpec,
+    skip: &[String],
+) -> Result<Figure, ExperimentError> {
     let panel = panels
         .iter()
         .position(|p| p.name == *g.panel.get_ref())
@@ -658,6 +661,7 @@ fn figure(at: &At<'_>, panels: &[Panel], g: &spec::FigureSpec) -> Result<Figure,
     let series = g
         .series
         .iter()
+        .filter(|s| !skip.contains(s.get_ref()))
         .map(|s| {
             p.series
                 .iter()

@@ -385,7 +385,7 @@ impl Executor<'_> {
             }
             let (cell, runs) = self.point(panel, s, x)?;
             if let Some(stop) = &panel.stop {
-                let v = Estimate::of(&runs, stop.measure.of).mean;
+                let v = Estimate::of(&runs, |m| stop.measure.of(m)).mean;
                 past = match past {
                     Some(n) => Some(n + 1),
                     None if v > stop.above => Some(0),
@@ -438,7 +438,7 @@ impl Executor<'_> {
                 let replica = Replica { cell, seed };
                 (self.hook)(&replica, &|| simulate(prepared, cell, seed))
             },
-            |m| (cell.watch.of)(m),
+            |m| cell.watch.of(m),
         )?;
         (self.on_event)(Event::Cell {
             label: format!("{} {} {}", cell.workload, cell.sched, cell.alloc),

@@ -62,6 +62,9 @@ pub struct Quick {
     pub jobs: Option<usize>,
     /// Replication rule.
     pub replicate: Option<Spanned<ReplicateSpec>>,
+    /// Series (legend labels) left out of every panel and figure.
+    #[serde(default)]
+    pub skip: Vec<String>,
 }
 
 /// One panel: a workload template × machine × series × an x axis.
@@ -126,7 +129,8 @@ pub struct XSpec {
     /// (`rate`, `window`, `side`: substituted as `{x}`).
     #[serde(default = "load_factor")]
     pub name: String,
-    /// A list, `FROM:TO:STEP`, or `auto` (load factor only: 0.1 upwards past every knee).
+    /// A list, `FROM:TO:STEP`, `auto` or `auto:FROM:CAP:STEP` (load factor only: upwards past every
+    /// knee).
     pub values: Spanned<Values>,
     /// The values under `--quick` (default: `values`).
     pub quick: Option<Spanned<Values>>,

@@ -181,11 +181,54 @@ pub enum SchedKind {
     Conservative,
 }
 
+/// One scheduler of the registry: how its label is written, an example, what it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchedInfo {
+    /// Label syntax (`window:K`).
+    pub syntax: &'static str,
+    /// A label that parses (`window:240`).
+    pub example: &'static str,
+    /// One line for help texts.
+    pub meaning: &'static str,
+}
+
+/// Every scheduler, one line each, in the order of help texts and error messages. Help texts,
+/// parse errors and docs are generated from it; a test checks that every [`SchedKind`] variant has
+/// exactly one line whose example parses back to it.
+#[rustfmt::skip]
+pub const SCHEDULERS: &[SchedInfo] = &[
+    SchedInfo { syntax: "fcfs", example: "fcfs", meaning: "first come, first served" },
+    SchedInfo { syntax: "oo", example: "oo", meaning: "out of order: any waiting job that fits starts" },
+    SchedInfo { syntax: "oocb:K", example: "oocb:8", meaning: "out of order, the head overtaken at most K times (K ≥ 0)" },
+    SchedInfo { syntax: "oocb-incl:K", example: "oocb-incl:8", meaning: "as oocb, K counting the head's own start (K ≥ 1)" },
+    SchedInfo { syntax: "oocb-head:K", example: "oocb-head:8", meaning: "as oocb, one counter owned by the head (K ≥ 0)" },
+    SchedInfo { syntax: "window:K", example: "window:240", meaning: "Window-K: the first K waiting jobs, in any order (K ≥ 1)" },
+    SchedInfo { syntax: "delay", example: "delay", meaning: "the head bypassed while its wait is below λ·W" },
+    SchedInfo { syntax: "delay:count", example: "delay:count", meaning: "the head overtaken at most ⌈λ·W⌉ times" },
+    SchedInfo { syntax: "bq:SECONDS|bq:inf", example: "bq:100", meaning: "bypass queue with a threshold time" },
+    SchedInfo { syntax: "lazy", example: "lazy", meaning: "lazy scheduling, threshold d_t²·λ" },
+    SchedInfo { syntax: "lazy:SECONDS", example: "lazy:30", meaning: "lazy scheduling, a fixed threshold" },
+    SchedInfo { syntax: "scan-up", example: "scan-up", meaning: "scan towards larger subcubes" },
+    SchedInfo { syntax: "scan-down", example: "scan-down", meaning: "scan towards smaller subcubes" },
+    SchedInfo { syntax: "static", example: "static", meaning: "static partitioning" },
+    SchedInfo { syntax: "gang[:slice=S,nmax=N,retry=R,switch=C]", example: "gang:slice=600", meaning: "gang scheduling by time-slice classes" },
+    SchedInfo { syntax: "largest-first[:R]", example: "largest-first:16", meaning: "space sharing, largest first, R retries" },
+    SchedInfo { syntax: "easy", example: "easy", meaning: "EASY backfilling: a reservation for the head" },
+    SchedInfo { syntax: "conservative", example: "conservative", meaning: "conservative backfilling: a reservation for every job" },
+];
+
+/// The label syntaxes of [`SCHEDULERS`], comma-separated (for help texts and errors).
+pub fn scheduler_labels() -> String {
+    SCHEDULERS
+        .iter()
+        .map(|s| s.syntax)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "scheduler `{0}` is not one of fcfs, oo, oocb:K, oocb-head:K (K ≥ 0), oocb-incl:K, window:K (K ≥ 1), delay, delay:count, bq:SECONDS, bq:inf, lazy, lazy:SECONDS, scan-up, scan-down, static, gang[:slice=S,nmax=N,retry=R,switch=C], largest-first[:R], easy, conservative"
-)]
+#[error("scheduler `{0}` is not one of {labels}", labels = scheduler_labels())]
 pub struct SchedParseError(pub String);
 
 impl fmt::Display for SchedKind {
@@ -265,6 +308,31 @@ impl FromStr for SchedKind {
 }
 
 impl SchedKind {
+    /// The line of [`SCHEDULERS`] that describes this kind.
+    pub fn info(self) -> &'static SchedInfo {
+        let i = match self {
+            SchedKind::Fcfs => 0,
+            SchedKind::OutOfOrder => 1,
+            SchedKind::Oocb(_) => 2,
+            SchedKind::OocbIncl(_) => 3,
+            SchedKind::OocbHead(_) => 4,
+            SchedKind::Window(_) => 5,
+            SchedKind::Delay => 6,
+            SchedKind::DelayCount => 7,
+            SchedKind::BypassQueue(_) => 8,
+            SchedKind::Lazy => 9,
+            SchedKind::LazyFixed(_) => 10,
+            SchedKind::ScanUp => 11,
+            SchedKind::ScanDown => 12,
+            SchedKind::Static => 13,
+            SchedKind::Gang(_) => 14,
+            SchedKind::LargestFirst(_) => 15,
+            SchedKind::Easy => 16,
+            SchedKind::Conservative => 17,
+        };
+        &SCHEDULERS[i]
+    }
+
     /// Builds the policy, with an empty queue.
     pub fn build(self) -> Box<dyn Scheduler> {
         match self {
@@ -288,6 +356,34 @@ impl SchedKind {
             SchedKind::LargestFirst(r) => Box::new(largest_first::LargestFirst::new(r)),
             SchedKind::Easy => Box::<easy::Easy>::default(),
             SchedKind::Conservative => Box::<conservative::Conservative>::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn every_line_of_the_registry_parses_back_to_its_own_kind() {
+        for (i, info) in SCHEDULERS.iter().enumerate() {
+            let kind: SchedKind = info.example.parse().expect(info.example);
+            assert_eq!(kind.info(), info, "{}", info.example);
+            let first = SCHEDULERS.iter().position(|o| o.syntax == info.syntax);
+            assert_eq!(first, Some(i), "{} listed twice", info.syntax);
+            assert_eq!(
+                kind.to_string().parse::<SchedKind>(),
+                Ok(kind),
+                "{kind} round trip"
+            );
+        }
+    }
+
+    #[test]
+    fn the_parse_error_lists_every_scheduler() {
+        let e = "nope".parse::<SchedKind>().unwrap_err().to_string();
+        for info in SCHEDULERS {
+            assert!(e.contains(info.syntax), "{} missing from: {e}", info.syntax);
         }
     }
 }

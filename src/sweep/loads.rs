@@ -1,4 +1,4 @@
-//! Load-factor specifications: `0.1:2.0:0.1`, `0.5,1,1.5` and `auto`.
+//! Load-factor specifications: `0.1:2.0:0.1`, `0.5,1,1.5`, `auto` and `auto:FROM:CAP:STEP`.
 //!
 //! Decimal numbers are read as integer thousandths and ranges are stepped in thousandths, so
 //! `0.1:2.0:0.1` yields exactly the twenty `f64`s that `"0.1"`, `"0.2"`, … `"2.0"` parse to: no
@@ -86,6 +86,9 @@ impl FromStr for LoadSpec {
         if s == "auto" {
             return Ok(LoadSpec::Auto(AutoLoads::default()));
         }
+        if let Some(range) = s.strip_prefix("auto:") {
+            return auto_range(range).map(LoadSpec::Auto);
+        }
         let mut milli = Vec::new();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if part.contains(':') {
@@ -127,6 +130,22 @@ fn parse_range(part: &str) -> Result<Vec<u32>, LoadSpecError> {
         return Err(bad());
     }
     Ok((from..=to).step_by(step as usize).collect())
+}
+
+/// `FROM:CAP:STEP` of `auto:FROM:CAP:STEP`: the default schedule's knee rule and margin, climbing
+/// from FROM by STEP up to CAP.
+fn auto_range(range: &str) -> Result<AutoLoads, LoadSpecError> {
+    parse_range(range)?;
+    let fields: Vec<u32> = range
+        .split(':')
+        .map(parse_milli)
+        .collect::<Result<_, _>>()?;
+    Ok(AutoLoads {
+        start_milli: fields[0],
+        cap_milli: fields[1],
+        step_milli: fields[2],
+        ..AutoLoads::default()
+    })
 }
 
 /// A positive decimal with at most three decimals, as thousandths.
@@ -186,6 +205,25 @@ mod tests {
         assert_eq!(list("0.5,1,1.5"), vec![0.5, 1.0, 1.5]);
         assert_eq!(list("1.5, .5,1.50,0.5"), vec![1.5, 0.5]);
         assert_eq!(list("0.5,1:1.2:0.1"), vec![0.5, 1.0, 1.1, 1.2]);
+    }
+
+    #[test]
+    fn auto_takes_its_start_cap_and_step() {
+        let Ok(LoadSpec::Auto(a)) = "auto:0.1:2.8:0.3".parse::<LoadSpec>() else {
+            panic!("auto range not read");
+        };
+        assert_eq!((a.start_milli, a.cap_milli, a.step_milli), (100, 2800, 300));
+        assert_eq!(a.margin, AutoLoads::default().margin);
+        assert_eq!(a.load(9), Some(2.8));
+        assert_eq!(a.load(10), None);
+        for bad in [
+            "auto:1:0.5:0.1",
+            "auto:0.1:4",
+            "auto:0.1:4:0",
+            "auto:x:4:0.1",
+        ] {
+            assert!(bad.parse::<LoadSpec>().is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -9,7 +9,9 @@
 #      unsharded run (wall-clock columns aside);
 #   2. makes array task 1 fail, checks that `merge` names the missing cells and the unfinished
 #      shard, resubmits the array (`--resume`: the shards that finished simulate nothing) and the
-#      merge, and compares again.
+#      merge, and compares again;
+#   3. runs a two-panel experiment file the same way (`experiment --slurm 2`) and compares its
+#      figure CSVs and README with a local run.
 # Everything it started is stopped on exit, failure or interrupt. KEEP=1 keeps the directory.
 #
 # Needs root (or sudo) for the packages only; the cluster runs as the current user.
@@ -150,9 +152,10 @@ same_summary() {
   say "$1 = $2 ($(($(wc -l <"$W/a.csv") - 1)) rows, wall-clock columns aside)"
 }
 
-# Submits the scripts under $1/slurm as `sweep --slurm` printed; sets ARRAY and MERGE.
+# Submits the scripts under $1/slurm as `sweep --slurm` (or, with $2 = experiment, `experiment
+# --slurm`) printed; sets ARRAY and MERGE.
 submit() {
-  ARRAY=$(sbatch --parsable "$1/slurm/sweep.sbatch" | cut -d';' -f1)
+  ARRAY=$(sbatch --parsable "$1/slurm/${2:-sweep}.sbatch" | cut -d';' -f1)
   MERGE=$(sbatch --parsable --dependency=afterok:"$ARRAY" "$1/slurm/merge.sbatch" | cut -d';' -f1)
   say "submitted array $ARRAY and merge $MERGE"
 }
@@ -191,4 +194,43 @@ say "array: $(wait_job "$ARRAY"), merge: $(wait_job "$MERGE")"
 [ "$(states "$MERGE")" = COMPLETED ] || fail "the merge job did not complete after the rerun"
 grep -q '"simulated": 0' run2/parts/shard-0/sweep.json || fail "shard 0 simulated again despite --resume"
 same_summary local run2
+
+say "3. an experiment file as a job array"
+cat >study.toml <<'TOML'
+title = "A Slurm study"
+[defaults]
+replicate = { count = 2 }
+[[panel]]
+name = "rate"
+workload = "synth:uniform,mesh=16x16,jobs=400,rate={x}"
+sched = ["fcfs", "oo"]
+alloc = ["ff"]
+x = { name = "rate", values = [0.5, 1, 1.5] }
+[[panel]]
+name = "log"
+workload = "trace.swf"
+machine = "mesh:16x16"
+shake = { submit_s = 10 }
+sched = ["fcfs", "window:10"]
+alloc = ["mpl"]
+x = { values = [0.4, 0.8] }
+[[figure]]
+name = "rate"
+panel = "rate"
+y = "mean_turnaround_s"
+[[figure]]
+name = "log"
+panel = "log"
+y = "max_wait_s"
+TOML
+"$BIN" experiment study.toml --quiet --out exp-local
+"$BIN" experiment study.toml --out exp --slurm 2 >/dev/null
+submit exp experiment
+say "array: $(wait_job "$ARRAY"), merge: $(wait_job "$MERGE")"
+[ "$(states "$MERGE")" = COMPLETED ] || fail "the experiment's merge job did not complete"
+for f in rate.csv log.csv README.md; do
+  cmp -s "exp-local/$f" "exp/$f" || { diff "exp-local/$f" "exp/$f" | head; fail "experiment $f differs"; }
+done
+"$BIN" verify exp >/dev/null
+say "experiment: merged = local (rate.csv, log.csv, README.md)"
 say "ok"

@@ -25,13 +25,13 @@ use pwa_replay::sweep::{CellError, Shard};
 use pwa_replay::workload::tracepath::sha256_bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::cmd::sweep::Interrupted;
 use crate::paper::{data, plot};
 use crate::report::atomic::{remove_stale_temporaries, write_bytes};
 use crate::report::cache::{CellCache, Lookup};
 use crate::report::lock::OutLock;
 use crate::report::manifest::Manifest;
 use crate::report::metrics;
+use crate::report::progress::Interrupted;
 use crate::trace::NoMachine;
 
 /// The file holding a run's (or a shard's) results.
@@ -58,6 +58,19 @@ pub struct Args {
     /// Run only part I of N of the units (I from 0) into a directory for `pwa-replay merge`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// Write (do not submit) Slurm batch scripts under OUT/slurm/ that run the experiment (one
+    /// file) as a job array of N shards and merge it, and print the two `sbatch` commands.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          conflicts_with = "shard")]
+    pub slurm: Option<u32>,
+    /// An `#SBATCH` option for both scripts (`--partition=short --time=2:00:00`); repeatable.
+    #[arg(
+        long,
+        value_name = "OPTS",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub slurm_opt: Vec<String>,
     /// Worker threads (default: the number of cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -86,10 +99,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .iter()
         .map(|f| read_plan(f, args.quick))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(tasks) = args.slurm {
+        return slurm_scripts(&args, tasks as usize);
+    }
     for ((plan, text), file) in plans.iter().zip(&args.files) {
         let out = out_dir(&args, file);
         run_one(plan, text, &out, &args, threads, &stop)?;
     }
+    Ok(())
+}
+
+/// `--slurm N`: writes the job-array and merge scripts of one file and prints how to submit them.
+fn slurm_scripts(args: &Args, tasks: usize) -> anyhow::Result<()> {
+    let [file] = &args.files[..] else {
+        bail!("--slurm takes one experiment file (each file is its own job array)");
+    };
+    let out = out_dir(args, file);
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "experiment".into(), |s| s.to_string_lossy().into_owned());
+    let name = format!(
+        "pwa-replay-{}",
+        stem.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
+    );
+    let argv: Vec<String> = std::env::args().skip(2).collect();
+    let plan = crate::slurm::Plan {
+        command: "experiment",
+        sweep_args: &argv,
+        tasks,
+        options: &args.slurm_opt,
+        out: &out,
+        name: &name,
+        log_y: false,
+    };
+    let submit = crate::slurm::write_scripts(&plan)?;
+    eprintln!(
+        "Slurm scripts for {tasks} shards written under {}; submit with:",
+        out.join("slurm").display()
+    );
+    print!("{submit}");
     Ok(())
 }
 
@@ -161,8 +209,9 @@ fn run_one(
         }
         .into());
     }
-    let results = results?;
+    // A replica that failed to write because the directory went away reports the cause.
     lock.check()?;
+    let results = results?;
     let indices: Vec<usize> = units
         .iter()
         .map(|u| all.iter().position(|a| a == u).expect("a unit of the plan"))

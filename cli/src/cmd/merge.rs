@@ -5,7 +5,7 @@
 //! and `summary.parquet` (exact values). The parts must share one configuration hash and shard
 //! count, be disjoint and cover the whole grid; otherwise the error names the foreign or duplicate
 //! part, or the missing shards and cells. The merged rows, in grid order, go through the same
-//! writer as an unsharded sweep ([`sweep::write_outputs`]), so the summary table equals the
+//! writer as an unsharded sweep ([`report::write_outputs`]), so the summary table equals the
 //! unsharded one byte for byte apart from the wall-clock columns. Per-job and SWF files of the parts
 //! are copied (hard-linked where possible) into `OUT`.
 
@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use crate::cmd::sweep;
 use crate::report::manifest::{self, MANIFEST_FILE, Manifest, SweepInfo};
 use crate::report::table::{self, SummaryRow};
 use crate::report::{self, RunConfig};
@@ -80,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         copy_cell_files(&p.dir, &args.out)?;
     }
     let m = merged_manifest(first, &parts, config.threads)?;
-    sweep::write_outputs(&args.out, &rows, &config, args.log_y, m)?;
+    report::write_outputs(&args.out, &rows, &config, args.log_y, m)?;
     if !args.quiet {
         eprintln!(
             "{} cells from {} shards → {}; open {} in a browser",

@@ -34,13 +34,12 @@ pub struct Replay {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
-    /// Scheduler: fcfs, oo, oocb:K, oocb-incl:K, oocb-head:K, window:K, delay, delay:count, bq:SECONDS,
-    /// bq:inf, easy, conservative, lazy, lazy:SECONDS, scan-up, scan-down, static, largest-first:R,
-    /// gang[:slice=S,nmax=N,retry=R,switch=C] (on traces give slice=, e.g. gang:slice=600).
-    #[arg(long)]
+    // The label lists come from the library's registries.
+    #[arg(long, help = super::sched_help(
+        "Scheduler (on traces give gang's slice=, e.g. gang:slice=600)"
+    ))]
     pub sched: SchedKind,
-    /// Allocator: ff, bf, fo, as, mpl, mpl-fixed, buddy, freelist, graycode, buddy2d, flat.
-    #[arg(long)]
+    #[arg(long, help = super::alloc_help("Allocator"))]
     pub alloc: AllocKind,
     /// Scale submit times by 1/F (after shifting the first arrival to 0).
     #[arg(long, default_value_t = 1.0)]

@@ -11,7 +11,7 @@
 //!
 //! `--shard I/N` runs one of `N` parts of the grid ([`sweep::partition`]) into a partial directory
 //! that `pwa-replay merge` puts back together; `--slurm N` writes the batch scripts of such a sweep
-//! ([`crate::slurm`]). Every run ends with `manifest.json` ([`write_outputs`]).
+//! ([`crate::slurm`]). Every run ends with `manifest.json` ([`report::write_outputs`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -37,7 +37,7 @@ use crate::report::atomic::remove_stale_temporaries;
 use crate::report::cache::{CellCache, Lookup};
 use crate::report::lock::OutLock;
 use crate::report::manifest::{Manifest, SweepInfo, TraceInfo};
-use crate::report::progress::Progress;
+use crate::report::progress::{Interrupted, Progress};
 use crate::report::spread::{self, Spread};
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
@@ -49,15 +49,15 @@ pub struct Args {
     /// The workload: trace, machine, leniency.
     #[command(flatten)]
     pub input: TraceArgs,
-    /// Schedulers, comma-separated (default: the trace's default grid, see `pwa-replay catalog`;
-    /// on a mesh fcfs,oo,oocb:8,window:10,window:120,window:240). Write a gang label's own
-    /// parameters with `;` here: `gang:slice=600;nmax=4`.
-    #[arg(long, value_delimiter = ',', value_name = "S,…")]
+    // The label lists come from the library's registries.
+    #[arg(long, value_delimiter = ',', value_name = "S,…", help = super::sched_help(
+        "Schedulers, comma-separated (default: the trace's default grid, see `pwa-replay catalog`); \
+         write a gang label's own parameters with `;` here (`gang:slice=600;nmax=4`)"
+    ))]
     pub sched: Vec<SchedKind>,
-    /// Allocators, comma-separated: ff, bf, fo, as, mpl, mpl-fixed, buddy, freelist, graycode, buddy2d,
-    /// flat (default: the trace's default
-    /// grid; mpl on a mesh, flat elsewhere).
-    #[arg(long, value_delimiter = ',', value_name = "A,…")]
+    #[arg(long, value_delimiter = ',', value_name = "A,…", help = super::alloc_help(
+        "Allocators, comma-separated (default: the trace's default grid)"
+    ))]
     pub alloc: Vec<AllocKind>,
     /// Run-time estimate models, comma-separated: exact, user (SWF field 9, the run time where the
     /// log has none), xF (the run time × F); a grid dimension (default: the trace's default grid,
@@ -69,7 +69,8 @@ pub struct Args {
     #[arg(long)]
     pub kill_at_estimate: bool,
     /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
-    /// policy is past the knee of its turnaround curve; capped at 3.0).
+    /// policy is past the knee of its turnaround curve; capped at 3.0; `auto:FROM:CAP:STEP` for
+    /// another start, cap and step).
     #[arg(long, default_value = "auto")]
     pub loads: LoadSpec,
     /// Output directory (default `out/<trace>`).
@@ -141,34 +142,6 @@ impl Args {
         Ok(Some((n, model)))
     }
 }
-
-/// A sweep or experiment stopped by Ctrl-C: what was kept (printed as is; the process exits 130).
-#[derive(Debug)]
-pub struct Interrupted {
-    /// Cells (replicas, for an experiment) finished, simulated or reused, before the interrupt,
-    /// all in the cache.
-    pub finished: usize,
-    /// Cells planned, where known (an experiment's series climb as results come in).
-    pub planned: Option<usize>,
-    /// What was counted: `cells` or `replicas`.
-    pub unit: &'static str,
-}
-
-impl fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "interrupted: {}", self.finished)?;
-        if let Some(planned) = self.planned {
-            write!(f, " of {planned}")?;
-        }
-        write!(
-            f,
-            " {} finished and kept; rerun with --resume to continue",
-            self.unit
-        )
-    }
-}
-
-impl std::error::Error for Interrupted {}
 
 /// The marker a cell returns when the sweep is stopping (Ctrl-C or an earlier failure).
 #[derive(Debug)]
@@ -296,6 +269,8 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         .unwrap_or_else(PoisonError::into_inner)
         .take();
     if let Some(e) = failure {
+        // A cell that failed to write because the directory went away reports the cause.
+        lock.check()?;
         return Err(e);
     }
     if stop.load(Ordering::SeqCst) {
@@ -325,7 +300,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let rows = rows(&loaded, &results, &spreads);
     let manifest = provenance(manifest, &args, &loaded, &grid_cells, &results);
     lock.check()?;
-    write_outputs(&out, &rows, &config, args.log_y, manifest)?;
+    report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
         eprintln!(
             "{} cells ({} simulated, {} reused) in {:.1} s → {}; open {} in a browser",
@@ -641,19 +616,6 @@ fn rows(
         .collect()
 }
 
-/// Writes the outputs of a finished sweep, whole, one shard or merged: the summary table, figures,
-/// `sweep.json` and `report.md`, then `manifest.json` over every file of the directory.
-pub fn write_outputs(
-    out: &Path,
-    rows: &[SummaryRow],
-    config: &RunConfig,
-    log_y: bool,
-    manifest: Manifest,
-) -> anyhow::Result<()> {
-    report::publish(out, rows, Some(config), log_y)?;
-    manifest.finish(out)
-}
-
 /// SHA-256 of everything that defines the sweep's grid and results — trace sha256, machine,
 /// conversion, jobs, filters, engine options, the resolved grid, tool version and commit — but not
 /// the shard, threads or output directory: shards of one sweep share it.
@@ -717,6 +679,7 @@ fn slurm_scripts(
             .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
     );
     let plan = crate::slurm::Plan {
+        command: "sweep",
         sweep_args: &argv,
         tasks,
         options: &args.slurm_opt,

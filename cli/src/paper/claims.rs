@@ -640,12 +640,11 @@ fn variance_falls_with_threshold(f: &FigureData) -> (String, bool) {
 mod tests {
     use super::*;
     use crate::paper::data::Point;
-    use crate::paper::figures::Paper;
     use pwa_replay::replicate::Estimate;
 
     fn fig(id: &str, pts: &[(&str, f64, f64)]) -> FigureData {
         FigureData {
-            group: Paper::WindowK.dir().to_string(),
+            group: "window-k".to_string(),
             log_y: false,
             id: id.into(),
             title: String::new(),

@@ -1,40 +1,75 @@
-//! `pwa-replay paper`: regenerates the figures of the two mesh papers (window-k-mesh.md Figs. 2–18,
-//! bypass-queue-fixed-orientation.md Figs. 3–6) as long-format CSVs with PNGs beside them, and
-//! `README.md` holding each paper's statements against our measurements with a verdict.
+//! `pwa-replay paper`: regenerates the figures of the five papers as long-format CSVs with PNGs
+//! beside them, and `README.md` holding each paper's statements against our measurements with a
+//! verdict.
 //!
-//! Pipeline: [`figures`] declares what each synthetic figure plots → [`exec`] runs every distinct
-//! line once (replications until the 95% CI of mean turnaround is within 5%, lines in parallel) →
-//! [`data`] projects figures out of the results → [`plot`] draws them → [`claims`] checks the
-//! qualitative statements → [`readme`] writes the report. The trace figures go through the sweep
-//! ([`traces`]); the torus study of semitorus-allocation.md ([`semitorus`]) writes its own
-//! `semitorus/README.md` with its claims and verdicts.
+//! Pipeline: the figures of the mesh papers and the torus study are data, `experiments/
+//! window-k.toml`, `window-k-traces.toml`, `bypass-queue.toml` and `semitorus.toml` (built into the
+//! binary), run by the library's experiment executor ([`pwa_replay::experiment`]: every distinct
+//! cell once, replications until the 95% CI of mean turnaround is within 5%, series in parallel,
+//! `auto` loads on the logs) → [`plot`] draws them → [`claims`] checks the qualitative statements
+//! → [`readme`] writes the report; [`semitorus`] writes `semitorus/README.md` with that study's
+//! distances and verdicts. The lazy and coscheduling papers still run their own cells ([`lazy`],
+//! [`coscheduling`]).
 
 pub mod claims;
 pub mod coscheduling;
 pub mod data;
-pub mod exec;
 pub mod figures;
 pub mod lazy;
 pub mod plot;
 pub mod readme;
 pub mod semitorus;
-pub mod traces;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use pwa_replay::engine::{self, NoObserver, RunMetrics};
-use pwa_replay::machine::{AllocKind, MachineSpec};
-use pwa_replay::replicate::StopRule;
-use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{AutoLoads, KneeRule};
-use pwa_replay::workload::Workload;
+use pwa_replay::experiment::{self, Plan, Unit, run as exp};
 
 use data::FigureData;
-use exec::Budget;
-use figures::{Figure, Grids, Paper};
-use traces::TraceBudget;
+use figures::Paper;
+use readme::Budget;
+
+/// A paper's experiment file, built into the binary.
+struct PaperFile {
+    /// Output folder under `out/paper/`.
+    group: &'static str,
+    /// Path in the repository (for messages).
+    path: &'static str,
+    /// The file's text.
+    text: &'static str,
+    /// Replays logs (left out by `--no-traces`; a panel whose log is not on the search path is
+    /// skipped, never downloaded).
+    logs: bool,
+}
+
+/// The figures that are experiment files.
+const EXPERIMENTS: [PaperFile; 4] = [
+    PaperFile {
+        group: "window-k",
+        path: "experiments/window-k.toml",
+        text: include_str!("../../../experiments/window-k.toml"),
+        logs: false,
+    },
+    PaperFile {
+        group: "bypass-queue",
+        path: "experiments/bypass-queue.toml",
+        text: include_str!("../../../experiments/bypass-queue.toml"),
+        logs: false,
+    },
+    PaperFile {
+        group: "window-k",
+        path: "experiments/window-k-traces.toml",
+        text: include_str!("../../../experiments/window-k-traces.toml"),
+        logs: true,
+    },
+    PaperFile {
+        group: "semitorus",
+        path: "experiments/semitorus.toml",
+        text: include_str!("../../../experiments/semitorus.toml"),
+        logs: true,
+    },
+];
 
 /// Everything `paper` needs to know.
 #[derive(Debug, Clone)]
@@ -53,83 +88,143 @@ pub struct Options {
     pub progress: bool,
 }
 
-/// The full or quick settings.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    /// Synthetic grids.
-    pub grids: Grids,
-    /// Synthetic budget.
-    pub budget: Budget,
-    /// Trace budget.
-    pub traces: TraceBudget,
+/// Whether the catalog log `trace` is on the search path (`paper` never downloads).
+fn available(trace: &str) -> bool {
+    let Ok(cat) = crate::trace::catalog() else {
+        return false;
+    };
+    cat.get(trace)
+        .is_some_and(|e| crate::trace::search_path().find(&e.file).is_some())
 }
 
-impl Settings {
-    /// `make paper` (full) or `--quick`.
-    pub fn new(quick: bool, threads: usize) -> Settings {
-        let auto = |cap_milli| AutoLoads {
-            start_milli: 100,
-            step_milli: 100,
-            cap_milli,
-            margin: 2,
-            knee: KneeRule::default(),
-        };
-        // Saturated curves are kept up to 1000 × the mean service time (only runaway FCFS-like
-        // curves at the far end of the grid stop early).
-        let budget = |jobs, min, max, k_min| Budget {
-            jobs,
-            rule: StopRule {
-                min,
-                max,
-                rel_half_width: 0.05,
-            },
-            cut: 1000.0,
-            margin: 1,
-            k_min,
-        };
-        if quick {
-            Settings {
-                grids: Grids::quick(),
-                budget: budget(3000, 2, 4, 2),
-                traces: TraceBudget {
-                    jobs: Some(4000),
-                    auto: AutoLoads {
-                        step_milli: 300,
-                        ..auto(2800)
-                    },
-                    threads,
-                },
-            }
-        } else {
-            Settings {
-                grids: Grids::full(),
-                budget: budget(10_000, 3, 20, 10),
-                traces: TraceBudget {
-                    jobs: None,
-                    auto: auto(4000),
-                    threads,
-                },
-            }
-        }
+/// What one experiment file gave: its plan, the figures run (file order, in the paper's folder)
+/// and the panels skipped because their log is not on the trace search path.
+struct PaperRun {
+    plan: Plan,
+    results: exp::Results,
+    figures: Vec<FigureData>,
+    skipped: Vec<String>,
+}
+
+/// Runs the figures of one experiment file that `only` selects (none: nothing runs).
+fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::Result<PaperRun> {
+    let plan = Plan::new(file.path, file.text, opts.quick)?;
+    let missing: Vec<usize> = (0..plan.panels.len())
+        .filter(|&i| file.logs && !available(&plan.panels[i].workload))
+        .collect();
+    let wanted = |f: &experiment::plan::Figure| {
+        selected(&opts.only, &format!("{}/{}", file.group, f.name))
+            || selected(
+                &opts.only,
+                &format!("{}/{}", file.group, plan.panels[f.panel].name),
+            )
+    };
+    let keep: Vec<bool> = plan
+        .figures
+        .iter()
+        .map(|f| wanted(f) && !missing.contains(&f.panel))
+        .collect();
+    let skipped = missing
+        .iter()
+        .filter_map(|&i| {
+            let names: Vec<&str> = plan
+                .figures
+                .iter()
+                .filter(|f| f.panel == i && wanted(f))
+                .map(|f| f.name.as_str())
+                .collect();
+            (!names.is_empty()).then(|| {
+                format!(
+                    "{} ({}): the log is not on the trace search path",
+                    plan.panels[i].workload,
+                    names.join(", ")
+                )
+            })
+        })
+        .collect();
+    let panels: Vec<usize> = plan
+        .figures
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(f, _)| f.panel)
+        .collect();
+    let units: Vec<Unit> = plan
+        .units()
+        .into_iter()
+        .filter(|u| {
+            let (Unit::Line { panel, .. } | Unit::Auto { panel }) = *u;
+            panels.contains(&panel)
+        })
+        .collect();
+    let source = crate::cmd::experiment::Loader::default();
+    let results = exp::run(&plan, &units, &source, &|_, run| run(), &|_| {}, threads)?;
+    let figs = experiment::figures(&plan, &results)
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(mut f, _)| {
+            f.group = file.group.to_string();
+            f
+        })
+        .collect();
+    Ok(PaperRun {
+        plan,
+        results,
+        figures: figs,
+        skipped,
+    })
+}
+
+/// The window-k file's budget, for the report.
+fn budget(plan: &Plan) -> Budget {
+    let load = plan.panels.iter().find(|p| p.stop.is_some());
+    let k = plan.panels.iter().find(|p| p.x.name == "window");
+    Budget {
+        jobs: load.and_then(|p| p.jobs).unwrap_or(0),
+        rule: load.map(|p| p.rule).unwrap_or_default(),
+        cut: load.and_then(|p| p.stop.as_ref()).map_or(0.0, |s| s.above),
+        margin: load.and_then(|p| p.stop.as_ref()).map_or(0, |s| s.margin),
+        k_min: k.map_or(0, |p| p.rule.min),
     }
 }
 
-/// Replays a workload and summarizes it.
-pub fn replay(
-    w: &Workload,
-    machine: MachineSpec,
-    sched: SchedKind,
-    alloc: AllocKind,
-) -> anyhow::Result<RunMetrics> {
-    let out = engine::replay(w, machine, sched, alloc, &mut NoObserver)
-        .with_context(|| format!("replaying {sched}+{alloc} on {machine}"))?;
-    Ok(engine::summarize(w, machine, alloc, &out))
-}
-
-/// Generates a cell's workload for `seed` and replays it.
-fn simulate(cell: &figures::Cell, seed: u64) -> anyhow::Result<RunMetrics> {
-    let w = cell.spec.generate(seed)?;
-    replay(&w, cell.machine, cell.sched, cell.alloc)
+/// `semitorus/README.md` from the semitorus file's run (nothing when no system ran).
+fn write_semitorus(run: &PaperRun, opts: &Options) -> anyhow::Result<()> {
+    let catalog = crate::trace::catalog()?;
+    let figure = |id: String| run.figures.iter().find(|f| f.id == id);
+    let systems: Vec<semitorus::System<'_>> = run
+        .plan
+        .panels
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let utilization = figure(format!("{}-utilization", p.name))?;
+            let bsld = figure(format!("{}-bsld", p.name))?;
+            let jobs = run
+                .results
+                .lines
+                .get(&(i, 0))
+                .and_then(|line| line.first())
+                .and_then(|(_, id)| run.results.cells.get(id))
+                .and_then(|replicas| replicas.first())
+                .map_or(0, |m| m.jobs);
+            Some(semitorus::System {
+                trace: p.workload.clone(),
+                machine: catalog
+                    .get(&p.workload)
+                    .map_or_else(String::new, |e| e.conversion.machine.to_string()),
+                jobs,
+                utilization,
+                bsld,
+            })
+        })
+        .collect();
+    if systems.is_empty() {
+        return Ok(());
+    }
+    let dir = opts.out.join(run.figures[0].group.as_str());
+    semitorus::write_readme(&dir, &systems, opts.quick)
 }
 
 fn selected(only: &[String], key: &str) -> bool {
@@ -145,70 +240,50 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     } else {
         opts.threads
     };
-    let settings = Settings::new(opts.quick, threads);
-    let figs: Vec<Figure> = figures::all(&settings.grids)
-        .into_iter()
-        .filter(|f| selected(&opts.only, &f.key()))
-        .collect();
     let say = |msg: &str| {
         if opts.progress {
             eprintln!("paper [{:>6.1}s] {msg}", t0.elapsed().as_secs_f64());
         }
     };
-    let planned = exec::plan(&figs);
     say(&format!(
-        "{} figures, {} distinct lines, {} threads",
-        figs.len(),
-        planned.len(),
-        threads
+        "synthetic figures of {} experiment files, {threads} threads",
+        EXPERIMENTS.len()
     ));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    let n = planned.len();
-    let progress = |done: usize, label: &str| say(&format!("line {done}/{n} done: {label}"));
-    let results =
-        pool.install(|| exec::run_all(&planned, &settings.budget, &simulate, &progress))?;
-    let t_synth = t0.elapsed().as_secs_f64();
-    let mut data: Vec<FigureData> = figs.iter().map(|f| data::project(f, &results)).collect();
+    // The files at once: each one's slowest series overlaps the others'.
+    let runs: Vec<anyhow::Result<PaperRun>> = std::thread::scope(|s| {
+        let handles: Vec<_> = EXPERIMENTS
+            .iter()
+            .filter(|f| !(f.logs && opts.no_traces))
+            .map(|f| s.spawn(move || run_experiment(f, opts, threads)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a worker panicked")))
+            })
+            .collect()
+    });
+    let runs = runs
+        .into_iter()
+        .collect::<anyhow::Result<Vec<PaperRun>>>()?;
+    let mut data: Vec<FigureData> = Vec::new();
+    let mut synth_budget = None;
     let mut skipped = Vec::new();
-    if !opts.no_traces {
-        for pair in &traces::PAIRS {
-            if !(selected(&opts.only, &format!("window-k/{}", pair.turnaround))
-                || selected(&opts.only, &format!("window-k/{}", pair.max_wait)))
-            {
-                continue;
-            }
-            if !traces::available(pair.trace) {
-                skipped.push(format!(
-                    "{} ({}, {}): the log is not on the trace search path",
-                    pair.trace, pair.turnaround, pair.max_wait
-                ));
-                continue;
-            }
-            let tick = |m: &str| say(m);
-            data.extend(traces::run_pair(pair, &settings.traces, &replay, &tick)?);
+    for run in &runs {
+        if run.plan.file == EXPERIMENTS[0].path {
+            synth_budget = Some(budget(&run.plan));
         }
-        let mut systems = Vec::new();
-        for trace in semitorus::SYSTEMS {
-            if !selected(&opts.only, &format!("semitorus/{trace}")) {
-                continue;
-            }
-            if !traces::available(trace) {
-                skipped.push(format!(
-                    "{trace} (semitorus): the log is not on the trace search path"
-                ));
-                continue;
-            }
-            let tick = |m: &str| say(m);
-            let r = semitorus::run_system(trace, &settings.traces, &replay, &tick)?;
-            data.extend(semitorus::figures(&r));
-            systems.push(r);
+        if run.plan.file == EXPERIMENTS[3].path {
+            write_semitorus(run, opts)?;
         }
-        if !systems.is_empty() {
-            semitorus::write_readme(&opts.out.join(Paper::Semitorus.dir()), &systems, opts.quick)?;
-        }
+        data.extend(run.figures.iter().cloned());
+        skipped.extend(run.skipped.iter().cloned());
     }
+    let t_synth = t0.elapsed().as_secs_f64();
     let t_lazy = Instant::now();
     let lazy_budget = lazy::LazyBudget::new(opts.quick);
     let keep = |key: &str| selected(&opts.only, key);
@@ -246,8 +321,12 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         threads,
         synth_s: t_synth,
         total_s: t_all,
-        budget: settings.budget.clone(),
-        trace_jobs: settings.traces.jobs,
+        budget: synth_budget.context("the window-k experiment file")?,
+        trace_jobs: runs
+            .iter()
+            .find(|r| r.plan.file == EXPERIMENTS[2].path)
+            .and_then(|r| r.plan.panels.first())
+            .and_then(|p| p.jobs),
         skipped,
     };
     readme::write(&opts.out, &data, &verdicts, &run)?;

@@ -9,7 +9,20 @@ use pwa_replay::sched::SchedKind;
 
 use super::claims::Verdict;
 use super::data::FigureData;
-use super::exec::Budget;
+/// What the synthetic runs of the window-k file did, for the text (read from its plan).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budget {
+    /// Jobs per synthetic run.
+    pub jobs: usize,
+    /// Replication rule of the load curves.
+    pub rule: pwa_replay::replicate::StopRule,
+    /// A load curve stops once its mean turnaround exceeds `cut` × the mean service time.
+    pub cut: f64,
+    /// Points kept past the first saturated one.
+    pub margin: usize,
+    /// Fewest replications of a window-size cell.
+    pub k_min: usize,
+}
 
 /// How the run was made.
 #[derive(Debug, Clone)]
@@ -18,7 +31,7 @@ pub struct RunInfo {
     pub quick: bool,
     /// Worker threads.
     pub threads: usize,
-    /// Wall seconds of the synthetic figures.
+    /// Wall seconds of the mesh papers' experiment files.
     pub synth_s: f64,
     /// Wall seconds of all simulations.
     pub total_s: f64,
@@ -120,7 +133,7 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
     );
     let _ = writeln!(
         s,
-        "- Wall time on {} threads: synthetic figures {:.0} s, all simulations {:.0} s.",
+        "- Wall time on {} threads: the mesh papers' experiment files {:.0} s, all simulations {:.0} s.",
         run.threads, run.synth_s, run.total_s
     );
     s
@@ -205,7 +218,6 @@ pub fn write(
 mod tests {
     use super::*;
     use crate::paper::data::Point;
-    use crate::paper::figures::Paper;
     use pwa_replay::replicate::Estimate;
 
     fn figure(id: &str, curves: &[(&str, &[f64])]) -> FigureData {
@@ -220,7 +232,7 @@ mod tests {
             })
             .collect();
         FigureData {
-            group: Paper::WindowK.dir().to_string(),
+            group: "window-k".to_string(),
             log_y: false,
             id: id.into(),
             title: String::new(),

@@ -1,155 +1,40 @@
 //! The semitorus study (semitorus-allocation.md; Mao, Chen & Watson, HPC Asia 2005): FCFS and
 //! backfilling × the two partition schemes (EP, NEP) on PWA traces of two torus machines, against a
-//! fully connected machine (`flat`) and contiguous boxes (`ff`). Writes, under
-//! `out/paper/semitorus/`, per system the utilization, the mean bounded slowdown (τ = 10 s) and the
-//! mean wait against the load factor, and a `README.md` with the study's headline, how far each
-//! series is from the fully connected machine, and a verdict.
+//! fully connected machine (`flat`) and contiguous boxes (`ff`). The runs and figures are data,
+//! `experiments/semitorus.toml` (per system the utilization, the mean bounded slowdown, τ = 10 s,
+//! and the mean wait against the load factor); this module writes `out/paper/semitorus/README.md`
+//! from them: how far each series is from the fully connected machine under the same scheduler,
+//! and the study's headline with a verdict.
 //!
-//! The study's backfilling is EASY (`easy`, exact estimates); every series is compared with the
-//! fully connected machine under the same scheduler (`fcfs+flat`, `easy+flat`).
+//! The study's backfilling is EASY (`easy`, exact estimates).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
-use pwa_replay::engine::RunMetrics;
-use pwa_replay::machine::AllocKind;
-use pwa_replay::replicate::Estimate;
-use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{self, CellResult, Series};
-use pwa_replay::workload::EstimateModel;
 
-use super::data::{FigureData, Point};
-use super::figures::Paper;
-use super::traces::{Replay, TraceBudget};
-
-/// The two torus systems (catalog entries; see `traces/catalog.toml`).
-pub const SYSTEMS: [&str; 2] = ["sdsc-96-torus", "ctc-sp2-torus"];
+use super::data::FigureData;
 
 /// Utilization within this much (absolute) of the fully connected machine counts as comparable.
 pub const UTIL_TOLERANCE: f64 = 0.05;
 /// Mean bounded slowdown within this factor of the fully connected machine counts as comparable.
 pub const BSLD_FACTOR: f64 = 1.5;
 
-/// The series of the study: FCFS/EP, FCFS/NEP, and with EASY (when it exists) EASY/EP, EASY/NEP,
-/// EASY/flat, EASY/ff; without EASY, FCFS/flat and FCFS/ff as the references.
-pub fn series() -> Vec<Series> {
-    let s = |scheduler, allocator| Series {
-        scheduler,
-        allocator,
-        estimate: EstimateModel::Exact,
-    };
-    let (fcfs, easy) = (SchedKind::Fcfs, SchedKind::Easy);
-    vec![
-        s(fcfs, AllocKind::Ep),
-        s(fcfs, AllocKind::Nep),
-        s(fcfs, AllocKind::Flat),
-        s(easy, AllocKind::Ep),
-        s(easy, AllocKind::Nep),
-        s(easy, AllocKind::Flat),
-        s(easy, AllocKind::FirstFit),
-    ]
-}
+/// The series compared with the fully connected machine (`<sched>+flat`), in table order.
+const COMPARED: [&str; 5] = ["fcfs+ep", "fcfs+nep", "easy+ep", "easy+nep", "easy+ff"];
 
-/// What one system's sweep measured.
-pub struct SystemResult {
-    /// Catalog name.
-    pub trace: &'static str,
+/// What one system's panel measured.
+pub struct System<'a> {
+    /// Catalog name (the panel's).
+    pub trace: String,
     /// Machine label.
     pub machine: String,
     /// Jobs replayed.
-    pub jobs: usize,
-    /// Jobs dropped because a semitorus can never hold them (larger than the largest one).
-    pub dropped: u64,
-    /// Every cell.
-    pub results: Vec<CellResult>,
-}
-
-/// Runs one system: loads the trace, drops the jobs some allocator of the study can never place,
-/// and sweeps the series over the `auto` loads.
-pub fn run_system(
-    trace: &'static str,
-    budget: &TraceBudget,
-    replay: &Replay,
-    progress: &(dyn Fn(&str) + Sync),
-) -> anyhow::Result<SystemResult> {
-    let loaded = crate::trace::load(trace, None, false, crate::trace::NoMachine::Refuse)
-        .with_context(|| format!("loading {trace}"))?;
-    let machine = loaded.machine;
-    let mut workload = loaded.workload;
-    let series = series();
-    let allocs: Vec<AllocKind> = series.iter().map(|s| s.allocator).collect();
-    let dropped = workload.retain_fitting(machine, &allocs)?;
-    if let Some(n) = budget.jobs {
-        workload.jobs.truncate(n);
-    }
-    let runner = |cell: &sweep::Cell| -> Result<RunMetrics, sweep::CellError> {
-        let w = workload.scaled(cell.load_factor)?;
-        replay(&w, machine, cell.scheduler, cell.allocator).map_err(|e| e.into())
-    };
-    let sink = |e: sweep::CellEvent| {
-        if let sweep::CellEvent::Finished { cell, .. } = e {
-            progress(&format!("{trace} {cell}"));
-        }
-    };
-    let results = sweep::run_auto_with(&series, &budget.auto, budget.threads, &runner, &sink)
-        .with_context(|| format!("sweeping {trace}"))?;
-    Ok(SystemResult {
-        trace,
-        machine: machine.to_string(),
-        jobs: workload.jobs.len(),
-        dropped,
-        results,
-    })
-}
-
-/// A figure's metric: its id, short name, axis label, and how it is read off a run.
-type Metric = (
-    &'static str,
-    &'static str,
-    &'static str,
-    fn(&RunMetrics) -> f64,
-);
-
-/// The three figures of one system.
-pub fn figures(r: &SystemResult) -> Vec<FigureData> {
-    let metrics: [Metric; 3] = [
-        (
-            "utilization",
-            "utilization",
-            "utilization (fraction)",
-            |m| m.utilization,
-        ),
-        (
-            "bsld",
-            "slowdown",
-            "mean bounded slowdown (τ = 10 s)",
-            |m| m.mean_bounded_slowdown,
-        ),
-        ("wait", "wait", "mean wait (s)", |m| m.mean_wait_s),
-    ];
-    metrics
-        .iter()
-        .map(|&(id, short, label, of)| FigureData {
-            group: Paper::Semitorus.dir().to_string(),
-            log_y: false,
-            id: format!("{}-{id}", r.trace),
-            // Short enough for the canvas: the id already names the trace.
-            title: format!("{short} on {}", r.machine),
-            x_label: "load factor".into(),
-            y_label: label.into(),
-            log_x: false,
-            points: r
-                .results
-                .iter()
-                .map(|c| Point {
-                    series: format!("{}+{}", c.cell.scheduler, c.cell.allocator),
-                    x: c.cell.load_factor,
-                    est: Estimate::from_samples(&[of(&c.metrics)]),
-                })
-                .collect(),
-        })
-        .collect()
+    pub jobs: u64,
+    /// Utilization against the load factor.
+    pub utilization: &'a FigureData,
+    /// Mean bounded slowdown against the load factor.
+    pub bsld: &'a FigureData,
 }
 
 /// How far a series is from the fully connected reference, over the loads both measured up to
@@ -173,59 +58,77 @@ impl Distance {
     }
 }
 
-/// The distance of `series` from `reference` in one system's results, over loads ≤ `max_load`.
-pub fn distance(r: &[CellResult], series: Series, reference: Series, max_load: f64) -> Distance {
-    let at = |s: Series, x: f64| {
-        r.iter()
-            .find(|c| c.cell.series() == s && c.cell.load_factor == x)
-            .map(|c| c.metrics)
-    };
+/// The value of `series` at `x` in a figure.
+fn at(f: &FigureData, series: &str, x: f64) -> Option<f64> {
+    f.points
+        .iter()
+        .find(|p| p.series == series && p.x == x)
+        .map(|p| p.est.mean)
+}
+
+/// The distance of `series` from `reference` in one system, over loads ≤ `max_load`.
+pub fn distance(sys: &System<'_>, series: &str, reference: &str, max_load: f64) -> Distance {
     let mut d = Distance {
         loads: 0,
         max_util_gap: 0.0,
         max_bsld_ratio: 0.0,
         bsld_ratio_at_1: None,
     };
-    for c in r
+    for p in sys
+        .bsld
+        .points
         .iter()
-        .filter(|c| c.cell.series() == series && c.cell.load_factor <= max_load)
+        .filter(|p| p.series == series && p.x <= max_load)
     {
-        let Some(refm) = at(reference, c.cell.load_factor) else {
+        let (Some(ref_bsld), Some(util), Some(ref_util)) = (
+            at(sys.bsld, reference, p.x),
+            at(sys.utilization, series, p.x),
+            at(sys.utilization, reference, p.x),
+        ) else {
             continue;
         };
-        let ratio = c.metrics.mean_bounded_slowdown / refm.mean_bounded_slowdown;
+        let ratio = p.est.mean / ref_bsld;
         d.loads += 1;
-        d.max_util_gap = d
-            .max_util_gap
-            .max((c.metrics.utilization - refm.utilization).abs());
+        d.max_util_gap = d.max_util_gap.max((util - ref_util).abs());
         d.max_bsld_ratio = d.max_bsld_ratio.max(ratio);
-        if c.cell.load_factor == 1.0 {
+        if p.x == 1.0 {
             d.bsld_ratio_at_1 = Some(ratio);
         }
     }
     d
 }
 
+/// The reference of a compared series: the same scheduler on the fully connected machine.
+fn reference(series: &str) -> String {
+    let sched = series.split('+').next().unwrap_or(series);
+    format!("{sched}+flat")
+}
+
 /// The README of `out/paper/semitorus/`.
-pub fn readme(systems: &[SystemResult], quick: bool) -> String {
+pub fn readme(systems: &[System<'_>], quick: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
         "# Semitorus allocation on tori (semitorus-allocation.md)\n"
     );
+    let names: Vec<&str> = systems.iter().map(|r| r.trace.as_str()).collect();
     let _ = writeln!(
         s,
         "Mao, Chen & Watson (HPC Asia 2005) ran FCFS and backfilling × equal (EP) and non-equal (NEP) \
          partition on PWA traces of two torus machines, and found **backfilling/NEP gives utilization \
          and mean bounded slowdown comparable to a fully connected machine**. Here: the traces and \
          machines of `traces/catalog.toml` (`{}`), one deterministic replay per load factor \
-         (the sweep's `auto` loads), every series against the fully connected machine (`flat`) under \
-         the same scheduler. Comparable = utilization within {UTIL_TOLERANCE} and mean bounded \
-         slowdown at most {BSLD_FACTOR}× the reference at every load factor ≤ 1 (the trace as \
-         recorded and lighter).\n",
-        SYSTEMS.join("`, `")
+         (the sweep's `auto` loads; `experiments/semitorus.toml`), every series against the fully \
+         connected machine (`flat`) under the same scheduler. Comparable = utilization within \
+         {UTIL_TOLERANCE} and mean bounded slowdown at most {BSLD_FACTOR}× the reference at every \
+         load factor ≤ 1 (the trace as recorded and lighter).\n",
+        names.join("`, `")
     );
-    let _ = writeln!(s, "Backfilling is `easy` (EASY), with exact estimates.\n");
+    let _ = writeln!(
+        s,
+        "Backfilling is `easy` (EASY), with exact estimates. Every job of both logs fits the \
+         largest semitorus of its machine (the catalog's tori are chosen so), so no job is dropped.\n"
+    );
     if quick {
         let _ = writeln!(
             s,
@@ -235,30 +138,19 @@ pub fn readme(systems: &[SystemResult], quick: bool) -> String {
     }
     let _ = writeln!(
         s,
-        "| system | jobs (dropped: > largest semitorus) | series | vs | loads ≤ 1 | max \\|Δ utilization\\| | max bsld ratio | bsld ratio at lf 1 | comparable |"
+        "| system | jobs | series | vs | loads ≤ 1 | max \\|Δ utilization\\| | max bsld ratio | bsld ratio at lf 1 | comparable |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
     for r in systems {
-        for sr in series() {
-            if sr.allocator == AllocKind::Flat {
-                continue;
-            }
-            let reference = Series {
-                scheduler: sr.scheduler,
-                allocator: AllocKind::Flat,
-                estimate: EstimateModel::Exact,
-            };
-            let d = distance(&r.results, sr, reference, 1.0);
+        for series in COMPARED {
+            let reference = reference(series);
+            let d = distance(r, series, &reference, 1.0);
             let _ = writeln!(
                 s,
-                "| {} on `{}` | {} ({}) | `{}+{}` | `{}+flat` | {} | {:.3} | {:.2} | {} | {} |",
+                "| {} on `{}` | {} | `{series}` | `{reference}` | {} | {:.3} | {:.2} | {} | {} |",
                 r.trace,
                 r.machine,
                 r.jobs,
-                r.dropped,
-                sr.scheduler,
-                sr.allocator,
-                sr.scheduler,
                 d.loads,
                 d.max_util_gap,
                 d.max_bsld_ratio,
@@ -270,12 +162,7 @@ pub fn readme(systems: &[SystemResult], quick: bool) -> String {
     }
     let _ = writeln!(s, "\n## The study's headline\n");
     for r in systems {
-        let easy = |allocator| Series {
-            scheduler: SchedKind::Easy,
-            allocator,
-            estimate: EstimateModel::Exact,
-        };
-        let d = distance(&r.results, easy(AllocKind::Nep), easy(AllocKind::Flat), 1.0);
+        let d = distance(r, "easy+nep", "easy+flat", 1.0);
         let verdict = format!(
             "{} (max |Δ utilization| {:.3}, max bounded-slowdown ratio {:.2} over {} loads)",
             if d.comparable() {
@@ -301,7 +188,7 @@ pub fn readme(systems: &[SystemResult], quick: bool) -> String {
 }
 
 /// Writes the README.
-pub fn write_readme(dir: &Path, systems: &[SystemResult], quick: bool) -> anyhow::Result<()> {
+pub fn write_readme(dir: &Path, systems: &[System<'_>], quick: bool) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("README.md");
     std::fs::write(&path, readme(systems, quick))
@@ -311,57 +198,70 @@ pub fn write_readme(dir: &Path, systems: &[SystemResult], quick: bool) -> anyhow
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pwa_replay::sweep::Cell;
+    use pwa_replay::experiment::Point;
+    use pwa_replay::replicate::Estimate;
 
-    fn cell(sched: SchedKind, alloc: AllocKind, lf: f64, util: f64, bsld: f64) -> CellResult {
-        CellResult {
-            cell: Cell {
-                scheduler: sched,
-                allocator: alloc,
-                estimate: EstimateModel::Exact,
-                load_factor: lf,
-            },
-            metrics: RunMetrics {
-                utilization: util,
-                mean_bounded_slowdown: bsld,
-                ..RunMetrics::default()
-            },
+    fn figure(points: &[(&str, f64, f64)]) -> FigureData {
+        FigureData {
+            group: "semitorus".into(),
+            id: "t".into(),
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            log_x: false,
+            log_y: false,
+            points: points
+                .iter()
+                .map(|&(series, x, y)| Point {
+                    series: series.into(),
+                    x,
+                    est: Estimate::from_samples(&[y]),
+                })
+                .collect(),
         }
     }
 
     #[test]
     fn distance_compares_loads_both_measured_up_to_the_cap() {
-        let f = SchedKind::Fcfs;
-        let r = vec![
-            cell(f, AllocKind::Flat, 0.5, 0.40, 2.0),
-            cell(f, AllocKind::Flat, 1.0, 0.70, 4.0),
-            cell(f, AllocKind::Nep, 0.5, 0.38, 2.5),
-            cell(f, AllocKind::Nep, 1.0, 0.66, 8.0),
-            cell(f, AllocKind::Nep, 1.5, 0.10, 99.0),
-        ];
-        let s = |a| Series {
-            scheduler: f,
-            allocator: a,
-            estimate: EstimateModel::Exact,
+        let utilization = figure(&[
+            ("fcfs+flat", 0.5, 0.40),
+            ("fcfs+flat", 1.0, 0.70),
+            ("fcfs+nep", 0.5, 0.38),
+            ("fcfs+nep", 1.0, 0.66),
+            ("fcfs+nep", 1.5, 0.10),
+        ]);
+        let bsld = figure(&[
+            ("fcfs+flat", 0.5, 2.0),
+            ("fcfs+flat", 1.0, 4.0),
+            ("fcfs+nep", 0.5, 2.5),
+            ("fcfs+nep", 1.0, 8.0),
+            ("fcfs+nep", 1.5, 99.0),
+        ]);
+        let sys = System {
+            trace: "t".into(),
+            machine: "torus:8x8x8".into(),
+            jobs: 10,
+            utilization: &utilization,
+            bsld: &bsld,
         };
-        let d = distance(&r, s(AllocKind::Nep), s(AllocKind::Flat), 1.0);
+        let d = distance(&sys, "fcfs+nep", "fcfs+flat", 1.0);
         assert_eq!(d.loads, 2);
         assert!((d.max_util_gap - 0.04).abs() < 1e-12);
         assert_eq!(d.max_bsld_ratio, 2.0);
         assert_eq!(d.bsld_ratio_at_1, Some(2.0));
         assert!(!d.comparable(), "slowdown twice the reference's");
-        let d = distance(&r, s(AllocKind::Nep), s(AllocKind::Flat), 0.5);
+        let d = distance(&sys, "fcfs+nep", "fcfs+flat", 0.5);
         assert!(d.comparable());
+        let text = readme(&[sys], true);
+        assert!(
+            text.contains("| `fcfs+nep` | `fcfs+flat` | 2 | 0.040 | 2.00 | 2.00 | no |"),
+            "{text}"
+        );
     }
 
     #[test]
-    fn series_follow_the_study() {
-        let s = series();
-        assert_eq!(s.len(), 7);
-        assert_eq!(s[0].allocator, AllocKind::Ep);
-        assert!(s.iter().any(|x| x.allocator == AllocKind::Flat));
-        assert!(s.iter().any(|x| x.allocator == AllocKind::FirstFit));
-        let text = readme(&[], true);
-        assert!(text.contains("comparable"), "{text}");
+    fn every_compared_series_has_a_flat_reference() {
+        assert_eq!(reference("easy+nep"), "easy+flat");
+        assert!(COMPARED.iter().all(|s| !s.ends_with("+flat")));
     }
 }

@@ -85,6 +85,19 @@ pub fn publish(
     redraw(dir, rows, config, log_y)
 }
 
+/// Writes the outputs of a finished sweep, whole, one shard or merged: the summary table, figures,
+/// `sweep.json`, `report.md` and `index.html`, then `manifest.json` over every file of the directory.
+pub fn write_outputs(
+    out: &Path,
+    rows: &[SummaryRow],
+    config: &RunConfig,
+    log_y: bool,
+    manifest: manifest::Manifest,
+) -> anyhow::Result<()> {
+    publish(out, rows, Some(config), log_y)?;
+    manifest.finish(out)
+}
+
 /// Draws the figures and writes `report.md` and `index.html` (no table, no simulation).
 pub fn redraw(
     dir: &Path,

@@ -2,6 +2,7 @@
 //! running cell), one plain line per finished cell otherwise, nothing when quiet.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -96,3 +97,31 @@ fn bar(running: Running, open_ended: bool) -> ProgressBar {
         .with_key("slowest", slowest);
     ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr()).with_style(style)
 }
+
+/// A sweep or experiment stopped by Ctrl-C: what was kept (printed as is; the process exits 130).
+#[derive(Debug)]
+pub struct Interrupted {
+    /// Cells (replicas, for an experiment) finished, simulated or reused, before the interrupt,
+    /// all in the cache.
+    pub finished: usize,
+    /// Cells planned, where known (an experiment's series climb as results come in).
+    pub planned: Option<usize>,
+    /// What was counted: `cells` or `replicas`.
+    pub unit: &'static str,
+}
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "interrupted: {}", self.finished)?;
+        if let Some(planned) = self.planned {
+            write!(f, " of {planned}")?;
+        }
+        write!(
+            f,
+            " {} finished and kept; rerun with --resume to continue",
+            self.unit
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}

@@ -163,6 +163,65 @@ fn three_shards_merged_equal_the_unsharded_run() {
     ok(bin().arg("verify").arg(&merged));
 }
 
+/// `--slurm 2`: the array script under a shell loop (as Slurm would run its tasks), then the merge
+/// script, give the unsharded run's figures and README.
+#[test]
+fn slurm_scripts_run_the_shards_and_the_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    study(d);
+    let printed = ok(bin().current_dir(d).args([
+        "experiment",
+        "study.toml",
+        "--out",
+        "study",
+        "--slurm",
+        "2",
+        "--slurm-opt",
+        "--time=5",
+    ]));
+    let stdout = String::from_utf8_lossy(&printed.stdout);
+    assert!(stdout.contains("--dependency=afterok:"), "{stdout}");
+    let script = std::fs::read_to_string(d.join("study/slurm/experiment.sbatch")).unwrap();
+    for want in [
+        "#SBATCH --array=0-1",
+        "#SBATCH --time=5",
+        " experiment study.toml",
+    ] {
+        assert!(script.contains(want), "{want} not in {script}");
+    }
+    assert!(
+        !d.join("study/README.md").exists(),
+        "--slurm simulates nothing"
+    );
+    for i in 0..2 {
+        let run = Command::new("bash")
+            .arg("study/slurm/experiment.sbatch")
+            .current_dir(d)
+            .env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .env("SLURM_CPUS_PER_TASK", "1")
+            .status()
+            .unwrap();
+        assert!(run.success(), "task {i}");
+    }
+    let merged = Command::new("bash")
+        .arg("study/slurm/merge.sbatch")
+        .current_dir(d)
+        .status()
+        .unwrap();
+    assert!(merged.success());
+    ok(bin()
+        .current_dir(d)
+        .args(["experiment", "study.toml", "--quiet", "--out", "whole"]));
+    assert_eq!(figure_data(&d.join("study")), figure_data(&d.join("whole")));
+    fails_with(
+        bin()
+            .current_dir(d)
+            .args(["experiment", "study.toml", "study.toml", "--slurm", "2"]),
+        &["--slurm takes one experiment file"],
+    );
+}
+
 #[test]
 fn sigkill_at_any_moment_then_resume_gives_identical_figure_data() {
     let tmp = tempfile::tempdir().unwrap();

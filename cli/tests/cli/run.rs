@@ -228,6 +228,26 @@ fn a_raw_file_runs_flat_without_machine_only_with_the_flat_allocator() {
     fails_with(&mut c, &["--machine", "with --alloc flat"]);
 }
 
+/// The help of `run` and `sweep` lists every scheduler and allocator of the library's registries
+/// (generated from them, so a new policy cannot be missing).
+#[test]
+fn help_names_every_registered_scheduler_and_allocator() {
+    for cmd in ["run", "sweep"] {
+        let out = ok(bin().args([cmd, "--help"]));
+        let help = String::from_utf8_lossy(&out.stdout);
+        for s in pwa_replay::sched::SCHEDULERS {
+            assert!(help.contains(s.syntax), "{cmd} --help misses {}", s.syntax);
+        }
+        for a in pwa_replay::machine::AllocKind::ALL {
+            assert!(
+                help.contains(a.label()),
+                "{cmd} --help misses {}",
+                a.label()
+            );
+        }
+    }
+}
+
 /// Found as a new user would: `run` printed `skipped_checks 12745` with nothing to say what it
 /// was. Every field `run` prints is explained in docs/OUTPUTS.md.
 #[test]

@@ -1,0 +1,194 @@
+//! The run metrics as one table: every [`RunMetrics`] field is a column with its name, unit and
+//! meaning ([`COLUMNS`]). The summary tables, the cell cache, experiment measures, axis labels and
+//! docs/OUTPUTS.md read it, so a metric is named and explained once. The table destructures
+//! [`RunMetrics`] exhaustively: a field added to the struct fails to compile until it has its line.
+
+use super::RunMetrics;
+
+/// One metric value: a count or a real number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    /// A count (`jobs`, `alloc_attempts`).
+    Count(u64),
+    /// A real number (times in seconds, ratios).
+    Real(f64),
+}
+
+impl Value {
+    /// The value as `u64` (reals truncated).
+    pub fn as_u64(self) -> u64 {
+        match self {
+            Value::Count(n) => n,
+            Value::Real(x) => x as u64,
+        }
+    }
+
+    /// The value as `f64` (counts converted).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Value::Count(n) => n as f64,
+            Value::Real(x) => x,
+        }
+    }
+}
+
+/// One column: name, unit, meaning, and how to read and write it.
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    /// Column name (`mean_turnaround_s`), as in every table and JSON object.
+    pub name: &'static str,
+    /// Unit for axis labels (`s`, `fraction`; empty for counts and ratios).
+    pub unit: &'static str,
+    /// What it means, in a few words (axis labels, docs).
+    pub meaning: &'static str,
+    /// Its value in a run.
+    pub get: fn(&RunMetrics) -> Value,
+    /// Sets it; `false` when the value is of the other kind (a real for a count).
+    pub set: fn(&mut RunMetrics, Value) -> bool,
+}
+
+impl PartialEq for Column {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Column {
+    /// Its value in a run, as a number.
+    pub fn of(&self, m: &RunMetrics) -> f64 {
+        (self.get)(m).as_f64()
+    }
+
+    /// Whether it is a count (an integer column).
+    pub fn is_count(&self) -> bool {
+        matches!((self.get)(&RunMetrics::default()), Value::Count(_))
+    }
+
+    /// Whether it is a duration in seconds (shown with units in tables for humans).
+    pub fn is_duration(&self) -> bool {
+        self.unit == "s"
+    }
+
+    /// `mean turnaround (s)`: the meaning with the unit, for an axis.
+    pub fn axis_label(&self) -> String {
+        if self.unit.is_empty() {
+            self.meaning.to_string()
+        } else {
+            format!("{} ({})", self.meaning, self.unit)
+        }
+    }
+}
+
+macro_rules! columns {
+    ($($name:ident: $kind:ident, $unit:expr, $meaning:expr;)*) => {
+        /// Every column, in the order of the summary table.
+        pub const COLUMNS: &[Column] = &[$(Column {
+            name: stringify!($name),
+            unit: $unit,
+            meaning: $meaning,
+            get: |m| Value::$kind(m.$name),
+            set: |m, v| match v {
+                Value::$kind(x) => {
+                    m.$name = x;
+                    true
+                }
+                _ => false,
+            },
+        }),*];
+
+        /// Fails to compile when a field of [`RunMetrics`] has no line in the table.
+        const _: fn(RunMetrics) = |m| {
+            let RunMetrics { $($name: _),* } = m;
+        };
+    };
+}
+
+columns! {
+    jobs: Count, "", "jobs replayed";
+    mean_turnaround_s: Real, "s", "mean turnaround";
+    var_turnaround: Real, "s²", "variance of turnaround";
+    mean_wait_s: Real, "s", "mean wait";
+    max_wait_s: Real, "s", "maximum wait";
+    p50_wait_s: Real, "s", "median wait";
+    p95_wait_s: Real, "s", "95th percentile wait";
+    p99_wait_s: Real, "s", "99th percentile wait";
+    utilization: Real, "fraction", "utilization";
+    throughput_per_s: Real, "jobs/s", "throughput";
+    makespan_s: Real, "s", "makespan";
+    mean_bounded_slowdown: Real, "", "mean bounded slowdown (τ = 10 s)";
+    system_power: Real, "", "system power (throughput / mean wait)";
+    internal_fragmentation: Real, "processors", "internal fragmentation";
+    killed_jobs: Count, "", "jobs killed at their estimate";
+    alloc_attempts: Count, "", "allocator calls";
+    alloc_time_s: Real, "s", "time in the allocator";
+    sim_wall_s: Real, "s", "replay wall time";
+    external_fragmentation: Real, "fraction", "external fragmentation";
+    mean_torus_dims: Real, "", "mean torus dimensionality";
+    p50_bounded_slowdown: Real, "", "median bounded slowdown";
+    p95_bounded_slowdown: Real, "", "95th percentile bounded slowdown";
+    p99_bounded_slowdown: Real, "", "99th percentile bounded slowdown";
+    backfilled_jobs: Count, "", "jobs backfilled";
+    backfilled_share: Real, "fraction", "share of jobs backfilled";
+    mean_reservation_error_s: Real, "s", "mean reservation error";
+    frag_delayed_jobs: Count, "", "jobs delayed by fragmentation";
+    frag_delayed_share: Real, "fraction", "share of jobs delayed by fragmentation";
+    mean_free_regions: Real, "", "mean maximal free submeshes";
+    head_fragmentation: Real, "fraction", "head-of-queue fragmentation";
+}
+
+/// The column called `name`.
+pub fn column(name: &str) -> Option<&'static Column> {
+    COLUMNS.iter().find(|c| c.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_column_reads_and_writes_its_own_field() {
+        let mut m = RunMetrics::default();
+        for (i, c) in COLUMNS.iter().enumerate() {
+            let v = if c.is_count() {
+                Value::Count(i as u64 + 1)
+            } else {
+                Value::Real(i as f64 + 0.5)
+            };
+            assert!((c.set)(&mut m, v), "{}", c.name);
+            let wrong = if c.is_count() {
+                Value::Real(1.0)
+            } else {
+                Value::Count(1)
+            };
+            assert!(!(c.set)(&mut m, wrong), "{} took the other kind", c.name);
+        }
+        for (i, c) in COLUMNS.iter().enumerate() {
+            assert_eq!(
+                c.of(&m),
+                i as f64 + if c.is_count() { 1.0 } else { 0.5 },
+                "{}",
+                c.name
+            );
+        }
+        let mut names: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), COLUMNS.len(), "names are unique");
+    }
+
+    #[test]
+    fn durations_are_the_columns_in_seconds() {
+        let d: Vec<&str> = COLUMNS
+            .iter()
+            .filter(|c| c.is_duration())
+            .map(|c| c.name)
+            .collect();
+        assert!(d.iter().all(|n| n.ends_with("_s")), "{d:?}");
+        assert_eq!(
+            column("mean_turnaround_s")
+                .map(Column::axis_label)
+                .as_deref(),
+            Some("mean turnaround (s)")
+        );
+    }
+}
