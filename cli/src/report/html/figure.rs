@@ -1,10 +1,71 @@
 //! An experiment's or a paper's figure ([`FigureData`]: long-format points with 95% intervals) as
-//! an interactive chart of `index.html`.
+//! an interactive chart of `index.html` ([`Chart::from_figure`]), and the page of such a study:
+//! its claims with their verdicts and its figures ([`study`]).
 
-use pwa_replay::experiment::FigureData;
+use pwa_replay::experiment::{FigureData, Verdict};
 
-use super::{Chart, Series, hex};
+use super::{Chart, Page, Series, hex};
 use crate::report::palette;
+use crate::report::tables::Table;
+
+/// The page of a study: `config` rows, the claims and their verdicts (when there are any), then
+/// every figure, each linked to its PNG `<key>.png` beside the page (`kth-slowdown.png`,
+/// `window-k/fig2.png`).
+#[allow(
+    dead_code,
+    reason = "called by `cmd/experiment.rs` (the experiment's index.html)"
+)]
+pub fn study(
+    title: &str,
+    intro: &str,
+    config: Vec<(String, String)>,
+    figures: &[FigureData],
+    verdicts: &[Verdict],
+) -> Page {
+    Page {
+        title: title.to_string(),
+        intro: intro.to_string(),
+        config,
+        tables: (!verdicts.is_empty())
+            .then(|| claims(verdicts))
+            .into_iter()
+            .collect(),
+        charts: figures
+            .iter()
+            .map(|d| Chart::from_figure(d, Some(format!("{}.png", d.key()))))
+            .collect(),
+    }
+}
+
+/// The claims table: figure, statement, what was measured, verdict.
+#[allow(dead_code, reason = "used by `study`")]
+fn claims(verdicts: &[Verdict]) -> Table {
+    let held = verdicts.iter().filter(|v| v.holds == Some(true)).count();
+    Table {
+        title: format!("Claims: {held} of {} hold", verdicts.len()),
+        note: String::new(),
+        columns: ["figure", "statement", "measured", "verdict"]
+            .map(String::from)
+            .to_vec(),
+        numeric: vec![false; 4],
+        rows: verdicts
+            .iter()
+            .map(|v| {
+                let verdict = match v.holds {
+                    Some(true) => "holds",
+                    Some(false) => "**differs**",
+                    None => "not run",
+                };
+                vec![
+                    v.figure.clone(),
+                    v.statement.clone(),
+                    v.measured.clone(),
+                    verdict.to_string(),
+                ]
+            })
+            .collect(),
+    }
+}
 
 #[allow(
     dead_code,
@@ -117,5 +178,17 @@ mod tests {
         assert_eq!(c.series[0].colour, hex(palette::scheduler_colour("easy")));
         assert_eq!(c.series[0].marker, palette::allocator_marker("flat").name());
         assert_eq!(c.series[0].labels[1].1, "2");
+
+        let v = Verdict {
+            figure: "kth-slowdown".into(),
+            statement: "s".into(),
+            measured: "m".into(),
+            holds: Some(false),
+        };
+        let page = study("t", "", vec![], &[d], &[v]);
+        assert_eq!(page.tables[0].title, "Claims: 0 of 1 hold");
+        assert_eq!(page.tables[0].rows[0][3], "**differs**");
+        assert_eq!(page.charts[0].png.as_deref(), Some("kth-slowdown.png"));
+        assert!(study("t", "", vec![], &[], &[]).tables.is_empty());
     }
 }

@@ -9,13 +9,13 @@
 //! charting library is vendored. A page honours a few keys in its URL fragment (`#log=all`,
 //! `#hide=…`, `#t=…`) so that tests in a headless browser can drive it.
 //!
-//! A study other than a sweep (an experiment) builds its [`Page`] from its own rows and figures,
-//! each figure through [`Chart::from_figure`], and writes it with [`write_index`]:
+//! A study other than a sweep (an experiment) gets its [`Page`] from [`figure::study`] (its
+//! configuration rows, claims and figures) or builds one from its own tables and
+//! [`Chart::from_figure`], and writes it with [`write_index`]:
 //!
 //! ```text
-//! let charts = figures.iter().map(|d| Chart::from_figure(d, Some(format!("{}.png", d.id)))).collect();
-//! let page = Page { title, intro, config: vec![("study".into(), "`example.toml`".into())], tables: vec![], charts };
-//! report::html::write_index(&out, &page)?;
+//! let page = html::figure::study(&plan.title, intro, config_rows, &figs, &verdicts);
+//! html::write_index(out, &page)?;
 //! ```
 
 pub mod figure;
