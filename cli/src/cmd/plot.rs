@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.out.unwrap_or_else(|| src_dir.to_path_buf());
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let manifest = Manifest::amend(&out, src_dir);
-    report::redraw(&out, &rows, config.as_ref(), args.log_y)?;
+    report::redraw(&out, &rows, config.as_ref(), args.log_y, Some(&manifest))?;
     manifest.finish(&out)?;
     eprintln!(
         "plots, report.md and {} written to {}",

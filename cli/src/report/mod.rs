@@ -69,12 +69,14 @@ pub struct RunConfig {
     pub shake: Option<String>,
 }
 
-/// Writes the summary table, figures, configuration and report of `rows` into `dir`.
+/// Writes the summary table, figures, configuration and report of `rows` into `dir`;
+/// `provenance` (command line, build, host) is shown in `index.html`.
 pub fn publish(
     dir: &Path,
     rows: &[SummaryRow],
     config: Option<&RunConfig>,
     log_y: bool,
+    provenance: Option<&manifest::Manifest>,
 ) -> anyhow::Result<()> {
     anyhow::ensure!(!rows.is_empty(), "the sweep produced no rows");
     table::write_summary(dir, rows)?;
@@ -82,7 +84,7 @@ pub fn publish(
         let json = serde_json::to_vec_pretty(c)?;
         atomic::write_bytes(&dir.join(CONFIG_FILE), &json)?;
     }
-    redraw(dir, rows, config, log_y)
+    redraw(dir, rows, config, log_y, provenance)
 }
 
 /// Writes the outputs of a finished sweep, whole, one shard or merged: the summary table, figures,
@@ -94,7 +96,7 @@ pub fn write_outputs(
     log_y: bool,
     manifest: manifest::Manifest,
 ) -> anyhow::Result<()> {
-    publish(out, rows, Some(config), log_y)?;
+    publish(out, rows, Some(config), log_y, Some(&manifest))?;
     manifest.finish(out)
 }
 
@@ -104,6 +106,7 @@ pub fn redraw(
     rows: &[SummaryRow],
     config: Option<&RunConfig>,
     log_y: bool,
+    provenance: Option<&manifest::Manifest>,
 ) -> anyhow::Result<()> {
     let drawn = plots::draw_all(dir, rows, log_y)?;
     let rule = KneeRule {
@@ -111,7 +114,8 @@ pub fn redraw(
     };
     let md = markdown::render(rows, config, &rule, &drawn);
     atomic::write_bytes(&dir.join("report.md"), md.as_bytes())?;
-    html::write_index(dir, &html::sweep::page(rows, config, &rule, &drawn))
+    let page = html::sweep::page(rows, config, &rule, &drawn, provenance);
+    html::write_index(dir, &page)
 }
 
 /// Reads `sweep.json` from `dir`, if present.
