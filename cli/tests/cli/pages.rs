@@ -259,6 +259,11 @@ fn index_page_answers_hover_legend_log_and_sort() {
         const none = svg.querySelectorAll('path.line').length;
         all[0].click();
         out.push('lines after hide all, show all: ' + none + ', ' + svg.querySelectorAll('path.line').length);
+        const filter = fig('mean_wait').querySelector('.legend input[type=search]');
+        filter.value = 'window';
+        filter.dispatchEvent(new Event('input'));
+        const shown = [...fig('mean_wait').querySelectorAll('path.line')].map((e) => e.dataset.series);
+        out.push('filter window: ' + shown.join(', '));
         const u = fig('utilization');
         const before = u.querySelector('svg').dataset.scale;
         u.querySelector('input.log-y').click();
@@ -284,13 +289,14 @@ fn index_page_answers_hover_legend_log_and_sort() {
     }
     assert_eq!(lines[1], "fcfs lines after click: 0");
     assert_eq!(lines[2], "lines after hide all, show all: 0, 3");
-    assert_eq!(lines[3], "utilization scale: linear -> log");
-    let sorted: Vec<f64> = lines[4]
+    assert_eq!(lines[3], "filter window: window:4 + ff");
+    assert_eq!(lines[4], "utilization scale: linear -> log");
+    let sorted: Vec<f64> = lines[5]
         .trim_start_matches("sorted descending: ")
         .split(' ')
         .map(|v| v.parse().unwrap())
         .collect();
-    assert!(lines[4].starts_with("sorted descending: "), "{lines:?}");
+    assert!(lines[5].starts_with("sorted descending: "), "{lines:?}");
     assert!(sorted.windows(2).all(|w| w[0] >= w[1]), "{sorted:?}");
 }
 

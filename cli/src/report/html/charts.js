@@ -148,6 +148,15 @@ function lineChart(parent, spec, opts) {
       });
     }
   }
+  if (spec.series.length > 2) {
+    const li = htmlEl('li', { class: 'filter' }, null, legend);
+    const box = htmlEl('input', { type: 'search', placeholder: 'show only labels with…', 'aria-label': 'filter series' }, null, li);
+    box.addEventListener('input', () => {
+      const words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
+      spec.series.forEach((s) => hide(s.label, !words.every((w) => s.label.toLowerCase().includes(w)), true));
+      draw();
+    });
+  }
   for (const s of spec.series) {
     const li = htmlEl('li', {}, null, legend);
     const b = htmlEl('button', { type: 'button', 'data-series': s.label, 'aria-pressed': 'true' }, null, li);
