@@ -34,7 +34,8 @@ pub fn url(page: &Path, fragment: &str) -> String {
 /// Runs the browser on `url` with `extra` flags, in a fresh profile under `scratch`.
 fn run(url: &str, scratch: &Path, extra: &[String]) -> std::process::Output {
     let profile = tempfile::tempdir_in(scratch).expect("profile dir");
-    let out = Command::new(chromium())
+    let browser = chromium();
+    let out = Command::new(&browser)
         .args([
             "--headless",
             "--no-sandbox",
@@ -47,7 +48,12 @@ fn run(url: &str, scratch: &Path, extra: &[String]) -> std::process::Output {
         .args(extra)
         .arg(url)
         .output()
-        .expect("chromium runs");
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {} ({e}): run `make setup` (Debian package `chromium`)",
+                browser.display()
+            )
+        });
     assert!(
         out.status.success(),
         "chromium failed on {url}: {}",
