@@ -24,13 +24,17 @@ REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $
 .PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench paper install install-files clean \
 	fuzz fuzz-smoke fuzz-corpus soak build-sharing
 
-## setup: install what a fresh Debian machine lacks (the plot font); idempotent.
+## setup: install what a fresh Debian machine lacks (the plot font, headless Chromium for the
+## tests of the HTML pages); idempotent.
 setup:
-	@if [ ! -f "$(FONT)" ]; then \
-	  echo "installing fonts-dejavu-core (plot text)"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-dejavu-core; \
-	fi
+	@missing=""; \
+	  [ -f "$(FONT)" ] || missing="$$missing fonts-dejavu-core"; \
+	  command -v chromium >/dev/null || missing="$$missing chromium"; \
+	  if [ -n "$$missing" ]; then \
+	    echo "installing$$missing (plot text; browser tests of index.html and viewer.html)"; \
+	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	    $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  fi
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (https://rustup.rs)"; exit 1; }
 
 ## build: the pwa-replay binary alone in the shared profile (no test or bench code). The tests reuse
@@ -58,7 +62,8 @@ replay-run:
 stats: build
 	$(BIN) stats --trace $(TRACE)
 
-## test: every unit, property, golden and CLI test, then a smoke sweep on a real log.
+## test: every unit, property, golden and CLI test (the HTML pages in headless Chromium among them),
+## then a smoke sweep on a real log.
 test: setup
 	$(CARGO) test --locked --profile $(PROFILE) --workspace
 	$(MAKE) --no-print-directory smoke-run

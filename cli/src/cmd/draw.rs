@@ -1,6 +1,7 @@
 //! `pwa-replay draw`: pictures of one replay — occupancy snapshots of the machine at chosen
 //! instants (`--at`, `--every`), the space-time chart (`--gantt`), an animated GIF of a window
-//! (`--animate`), and always the run's utilization, queue length and fragmentation over time.
+//! (`--animate`), and always the run's utilization, queue length and fragmentation over time and
+//! `viewer.html`, the replay to scrub through in a browser.
 //! The replay options are `run`'s; the pictures are drawn by [`report::picture`](crate::report::picture)
 //! from the library's [`Timeline`] and [`measure_fragmentation`].
 
@@ -13,9 +14,9 @@ use pwa_replay::engine::{Timeline, measure_fragmentation};
 use pwa_replay::workload::EstimateModel;
 
 use super::run::{Replay, Replayed};
-use crate::report::human;
 use crate::report::manifest::{Manifest, TraceInfo};
 use crate::report::picture::{self, Window, gantt, series};
+use crate::report::{html, human};
 use crate::trace::LoadedTrace;
 
 /// Most snapshots one call draws (`--every` over a long window).
@@ -91,6 +92,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         gantt::draw(&path, &tl, window, &title, &instants)?;
         written.push(path);
     }
+    html::viewer::write(&args.out, &tl, &frag, window, &title)?;
+    written.push(args.out.join(html::viewer::VIEWER));
     if args.animate {
         let path = args.out.join("animation.gif");
         picture::write_animation(&path, &tl, &title, &window.spread(args.frames as usize))?;

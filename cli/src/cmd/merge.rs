@@ -82,10 +82,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     report::write_outputs(&args.out, &rows, &config, args.log_y, m)?;
     if !args.quiet {
         eprintln!(
-            "{} cells from {} shards → {}",
+            "{} cells from {} shards → {}; open {} in a browser",
             rows.len(),
             parts.len(),
-            args.out.display()
+            args.out.display(),
+            args.out.join(crate::report::html::INDEX).display()
         );
     }
     Ok(())

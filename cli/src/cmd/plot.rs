@@ -30,8 +30,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.out.unwrap_or_else(|| src_dir.to_path_buf());
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let manifest = Manifest::amend(&out, src_dir);
-    report::redraw(&out, &rows, config.as_ref(), args.log_y)?;
+    report::redraw(&out, &rows, config.as_ref(), args.log_y, Some(&manifest))?;
     manifest.finish(&out)?;
-    eprintln!("plots and report.md written to {}", out.display());
+    eprintln!(
+        "plots, report.md and {} written to {}",
+        report::html::INDEX,
+        out.display()
+    );
     Ok(())
 }

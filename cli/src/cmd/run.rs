@@ -152,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("estimate", Value::from(r.estimate.to_string())),
         ("kill_at_estimate", Value::from(r.kill_at_estimate)),
         ("validated", Value::from(args.validate)),
-        ("skipped_checks", Value::from(outcome.skipped_checks)),
+        ("alloc_calls_skipped", Value::from(outcome.skipped_checks)),
     ];
     let values = metrics::values(&m);
     let text = match args.format {

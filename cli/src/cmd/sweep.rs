@@ -303,12 +303,13 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
         eprintln!(
-            "{} cells ({} simulated, {} reused) in {:.1} s → {}",
+            "{} cells ({} simulated, {} reused) in {:.1} s → {}; open {} in a browser",
             rows.len(),
             config.simulated,
             config.reused,
             config.wall_s,
-            out.display()
+            out.display(),
+            out.join(report::html::INDEX).display()
         );
     }
     Ok(())

@@ -98,7 +98,8 @@ pub fn per_job_frame(w: &Workload, out: &Outcome) -> anyhow::Result<DataFrame> {
     DataFrame::new(n, cols).context("building the per-job table")
 }
 
-fn shape(p: &Placement) -> String {
+/// The granted shape: `WxH` of a submesh, `AxBx…` of a box, else the node count.
+pub fn shape(p: &Placement) -> String {
     match p {
         Placement::Submesh { at, .. } => at.shape.to_string(),
         Placement::Block(b) => b.extent.to_string(),

@@ -1,10 +1,11 @@
 //! Everything a sweep leaves on disk: the summary table (CSV + Parquet), the four figures,
-//! `report.md`, the run configuration (`sweep.json`) and the per-cell result cache behind
+//! `report.md` and `index.html`, the run configuration (`sweep.json`) and the per-cell result cache behind
 //! `--resume`. Every file is written to a temporary name and renamed ([`atomic`]).
 //! Columns and files are documented in docs/OUTPUTS.md.
 
 pub mod atomic;
 pub mod cache;
+pub mod html;
 pub mod human;
 pub mod jobs;
 pub mod lock;
@@ -17,6 +18,7 @@ pub mod plots;
 pub mod progress;
 pub mod spread;
 pub mod table;
+pub mod tables;
 
 use std::path::Path;
 
@@ -67,12 +69,14 @@ pub struct RunConfig {
     pub shake: Option<String>,
 }
 
-/// Writes the summary table, figures, configuration and report of `rows` into `dir`.
+/// Writes the summary table, figures, configuration and report of `rows` into `dir`;
+/// `provenance` (command line, build, host) is shown in `index.html`.
 pub fn publish(
     dir: &Path,
     rows: &[SummaryRow],
     config: Option<&RunConfig>,
     log_y: bool,
+    provenance: Option<&manifest::Manifest>,
 ) -> anyhow::Result<()> {
     anyhow::ensure!(!rows.is_empty(), "the sweep produced no rows");
     table::write_summary(dir, rows)?;
@@ -80,11 +84,11 @@ pub fn publish(
         let json = serde_json::to_vec_pretty(c)?;
         atomic::write_bytes(&dir.join(CONFIG_FILE), &json)?;
     }
-    redraw(dir, rows, config, log_y)
+    redraw(dir, rows, config, log_y, provenance)
 }
 
 /// Writes the outputs of a finished sweep, whole, one shard or merged: the summary table, figures,
-/// `sweep.json` and `report.md`, then `manifest.json` over every file of the directory.
+/// `sweep.json`, `report.md` and `index.html`, then `manifest.json` over every file of the directory.
 pub fn write_outputs(
     out: &Path,
     rows: &[SummaryRow],
@@ -92,23 +96,26 @@ pub fn write_outputs(
     log_y: bool,
     manifest: manifest::Manifest,
 ) -> anyhow::Result<()> {
-    publish(out, rows, Some(config), log_y)?;
+    publish(out, rows, Some(config), log_y, Some(&manifest))?;
     manifest.finish(out)
 }
 
-/// Draws the figures and writes `report.md` (no table, no simulation).
+/// Draws the figures and writes `report.md` and `index.html` (no table, no simulation).
 pub fn redraw(
     dir: &Path,
     rows: &[SummaryRow],
     config: Option<&RunConfig>,
     log_y: bool,
+    provenance: Option<&manifest::Manifest>,
 ) -> anyhow::Result<()> {
     let drawn = plots::draw_all(dir, rows, log_y)?;
     let rule = KneeRule {
         factor: config.map_or(KneeRule::default().factor, |c| c.knee_factor),
     };
     let md = markdown::render(rows, config, &rule, &drawn);
-    atomic::write_bytes(&dir.join("report.md"), md.as_bytes())
+    atomic::write_bytes(&dir.join("report.md"), md.as_bytes())?;
+    let page = html::sweep::page(rows, config, &rule, &drawn, provenance);
+    html::write_index(dir, &page)
 }
 
 /// Reads `sweep.json` from `dir`, if present.

@@ -45,6 +45,20 @@ pub enum Marker {
     Ring,
 }
 
+impl Marker {
+    /// Its name in `index.html`'s charts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Marker::Circle => "circle",
+            Marker::Square => "square",
+            Marker::Triangle => "triangle",
+            Marker::Diamond => "diamond",
+            Marker::Cross => "cross",
+            Marker::Ring => "ring",
+        }
+    }
+}
+
 const MARKERS: [Marker; 6] = [
     Marker::Circle,
     Marker::Square,

@@ -98,16 +98,22 @@ pub const FIGURES: [Figure; 5] = [
     },
 ];
 
-/// A line of a figure.
-struct Curve {
-    label: String,
-    scheduler: String,
-    allocator: String,
-    colour: RGBColor,
-    marker: Marker,
-    points: Vec<(f64, f64)>,
+/// A line of a figure (also the series of `index.html`'s charts).
+pub(crate) struct Curve {
+    /// Series label.
+    pub label: String,
+    /// Scheduler label.
+    pub scheduler: String,
+    /// Allocator label.
+    pub allocator: String,
+    /// Line and marker colour.
+    pub colour: RGBColor,
+    /// Marker shape.
+    pub marker: Marker,
+    /// `(load factor, value)`, increasing, finite values only.
+    pub points: Vec<(f64, f64)>,
     /// The 95% interval `(x, low, high)` per point of a shaken sweep (empty otherwise).
-    band: Vec<(f64, f64, f64)>,
+    pub band: Vec<(f64, f64, f64)>,
 }
 
 /// What was drawn: file and whether its y axis is logarithmic.
@@ -163,7 +169,7 @@ pub fn register_font() -> anyhow::Result<()> {
 }
 
 /// One curve per series, in order of first appearance, points sorted by load factor.
-fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
+pub(crate) fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
     let one_scheduler = rows.iter().all(|r| r.scheduler == rows[0].scheduler);
     let mut out: Vec<Curve> = Vec::new();
     for r in rows {

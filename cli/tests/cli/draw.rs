@@ -7,33 +7,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-use crate::support::{bin, fails_with, ok, swf_line, write};
-
-/// A decoded PNG: width, height and RGB pixels.
-struct Image {
-    width: u32,
-    height: u32,
-    rgb: Vec<[u8; 3]>,
-}
-
-fn read_png(path: &Path) -> Image {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
-    decoder.set_transformations(png::Transformations::EXPAND);
-    let mut reader = decoder.read_info().expect("PNG header");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("PNG frame");
-    let step = info.color_type.samples();
-    let rgb = buf[..info.buffer_size()]
-        .chunks_exact(step)
-        .map(|p| [p[0], p[1], p[2]])
-        .collect();
-    Image {
-        width: info.width,
-        height: info.height,
-        rgb,
-    }
-}
+use crate::support::{Image, bin, fails_with, ok, read_png, swf_line, write};
 
 impl Image {
     /// Pixel counts of the saturated colours (jobs; not white, greys, black or text edges) in

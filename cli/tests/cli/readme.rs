@@ -288,3 +288,70 @@ fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<S
         other => panic!("the README shows `{cmd}`, but readme.rs does not exercise `make {other}`"),
     }
 }
+
+/// `` `a,b` × `c` `` and, with estimates, `` × estimates `x,y` ``: how the README and
+/// docs/OUTPUTS.md write a default grid.
+fn grid_text(sched: &[String], alloc: &[String], estimate: &[String]) -> String {
+    let mut s = format!("`{}` × `{}`", sched.join(","), alloc.join(","));
+    if !estimate.is_empty() {
+        s += &format!(" × estimates `{}`", estimate.join(","));
+    }
+    s
+}
+
+/// Words of a JSON array of strings.
+fn words(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| a.iter().map(|w| w.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// Found as a new user would: the README once promised grids the catalog did not have. Each row
+/// of the README's catalog table shows its entries' grid as the catalog has it, and the README and
+/// docs/OUTPUTS.md show each machine family's grid as the library defines it.
+#[test]
+fn the_readme_says_what_each_log_and_machine_family_sweeps_by_default() {
+    use pwa_replay::workload::DefaultGrid;
+    let outputs = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/OUTPUTS.md"));
+    let v = crate::support::json_ok(bin().args(["catalog", "--format", "json"]));
+    let traces = v["traces"].as_array().expect("traces");
+    let rows: Vec<&str> = README
+        .lines()
+        .filter(|l| l.starts_with("| `") && l.contains(" × `"))
+        .collect();
+    assert!(rows.len() >= 5, "the README's catalog table: {rows:?}");
+    for row in rows {
+        let first = row.split(" | ").next().unwrap();
+        for name in first.split('`').skip(1).step_by(2) {
+            let t = traces
+                .iter()
+                .find(|t| t["name"] == name)
+                .unwrap_or_else(|| panic!("README row names `{name}`, not in the catalog"));
+            let grid = grid_text(
+                &words(&t["sched"]),
+                &words(&t["alloc"]),
+                &words(&t["estimate"]),
+            );
+            assert!(
+                row.ends_with(&format!("| {grid} |")),
+                "{name}: {row} should end with {grid}"
+            );
+        }
+    }
+    for machine in ["mesh:4x4", "hypercube:3", "flat:8", "torus:2x2x2"] {
+        let g = DefaultGrid::for_machine(machine.parse().unwrap());
+        let sched: Vec<String> = g.schedulers.iter().map(|s| s.to_string()).collect();
+        let alloc: Vec<String> = g.allocators.iter().map(|a| a.to_string()).collect();
+        let estimate: Vec<String> = g.estimates.iter().map(|e| e.to_string()).collect();
+        let grid = grid_text(&sched, &alloc, &estimate);
+        let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat(README).contains(&grid),
+            "README lacks {machine}'s grid {grid}"
+        );
+        assert!(
+            flat(outputs).contains(&grid),
+            "docs/OUTPUTS.md lacks {machine}'s grid {grid}"
+        );
+    }
+}

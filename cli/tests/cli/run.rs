@@ -247,3 +247,25 @@ fn help_names_every_registered_scheduler_and_allocator() {
         }
     }
 }
+
+/// Found as a new user would: `run` printed `skipped_checks 12745` with nothing to say what it
+/// was. Every field `run` prints is explained in docs/OUTPUTS.md.
+#[test]
+fn every_field_run_prints_is_documented() {
+    let outputs = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/OUTPUTS.md"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let swf = small(dir.path());
+    let v = json_ok(&mut run(
+        swf.to_str().unwrap(),
+        "flat:4",
+        "fcfs",
+        "flat",
+        &["--format", "json"],
+    ));
+    for key in v.as_object().expect("object").keys() {
+        assert!(
+            outputs.contains(&format!("`{key}`")),
+            "docs/OUTPUTS.md does not explain `{key}`"
+        );
+    }
+}

@@ -37,6 +37,20 @@ fn same_as_unsharded(whole: &Path, merged: &Path, what: &str) {
             "{what}: {f} differs"
         );
     }
+    assert_eq!(
+        page_results(whole),
+        page_results(merged),
+        "{what}: index.html's tables and charts"
+    );
+}
+
+/// The tables and charts of `dir/index.html` (its data after the configuration rows, which hold
+/// threads, cell counts and wall time).
+fn page_results(dir: &Path) -> String {
+    let html = std::fs::read_to_string(dir.join("index.html")).expect("index.html");
+    let from = html.find("\"tables\":").expect("tables in the page's data");
+    let to = from + html[from..].find("</script>").expect("end of the data");
+    html[from..to].to_string()
 }
 
 /// Runs the `n` shards of the test sweep into `dir/p0…` and returns their directories.

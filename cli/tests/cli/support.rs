@@ -125,3 +125,33 @@ pub fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
         .map(|row| header.iter().cloned().zip(row).collect())
         .collect()
 }
+
+/// A decoded PNG: width, height and RGB pixels.
+pub struct Image {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Pixels, row by row.
+    pub rgb: Vec<[u8; 3]>,
+}
+
+/// Decodes the PNG at `path`.
+pub fn read_png(path: &Path) -> Image {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().expect("PNG header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("PNG frame");
+    let step = info.color_type.samples();
+    let rgb = buf[..info.buffer_size()]
+        .chunks_exact(step)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    Image {
+        width: info.width,
+        height: info.height,
+        rgb,
+    }
+}

@@ -152,7 +152,7 @@ fn a_small_sweep_writes_every_output() {
         rows.iter()
             .all(|r| r[0] == "tiny.swf.txt" && r[1] == "mesh:4x4" && r[5] == "40")
     );
-    for f in ["summary.parquet", "report.md", "sweep.json"] {
+    for f in ["summary.parquet", "report.md", "sweep.json", "index.html"] {
         assert!(out.join(f).is_file(), "{f}");
     }
     for png in [
@@ -299,6 +299,7 @@ fn plot_redraws_from_the_parquet_table() {
         "utilization.png",
         "fragmentation.png",
         "report.md",
+        "index.html",
     ] {
         assert!(redraw.join(f).is_file(), "{f}");
     }

@@ -229,7 +229,7 @@ pub fn request_label(r: &Request) -> String {
 }
 
 /// Columns and rows the request's shape is drawn with.
-fn request_grid(r: &Request) -> (u32, u32) {
+pub fn request_grid(r: &Request) -> (u32, u32) {
     match *r {
         Request::Nodes(n) => (n.max(1), 1),
         Request::Submesh(s) => (s.w, s.h),

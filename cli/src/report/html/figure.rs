@@ -1,0 +1,194 @@
+//! An experiment's or a paper's figure ([`FigureData`]: long-format points with 95% intervals) as
+//! an interactive chart of `index.html` ([`Chart::from_figure`]), and the page of such a study:
+//! its claims with their verdicts and its figures ([`study`]).
+
+use pwa_replay::experiment::{FigureData, Verdict};
+
+use super::{Chart, Page, Series, hex};
+use crate::report::palette;
+use crate::report::tables::Table;
+
+/// The page of a study: `config` rows, the claims and their verdicts (when there are any), then
+/// every figure, each linked to its PNG `<key>.png` beside the page (`kth-slowdown.png`,
+/// `window-k/fig2.png`).
+#[allow(
+    dead_code,
+    reason = "called by `cmd/experiment.rs` (the experiment's index.html)"
+)]
+pub fn study(
+    title: &str,
+    intro: &str,
+    config: Vec<(String, String)>,
+    figures: &[FigureData],
+    verdicts: &[Verdict],
+) -> Page {
+    Page {
+        title: title.to_string(),
+        intro: intro.to_string(),
+        config,
+        tables: (!verdicts.is_empty())
+            .then(|| claims(verdicts))
+            .into_iter()
+            .collect(),
+        charts: figures
+            .iter()
+            .map(|d| Chart::from_figure(d, Some(format!("{}.png", d.key()))))
+            .collect(),
+    }
+}
+
+/// The claims table: figure, statement, what was measured, verdict.
+#[allow(dead_code, reason = "used by `study`")]
+fn claims(verdicts: &[Verdict]) -> Table {
+    let held = verdicts.iter().filter(|v| v.holds == Some(true)).count();
+    Table {
+        title: format!("Claims: {held} of {} hold", verdicts.len()),
+        note: String::new(),
+        columns: ["figure", "statement", "measured", "verdict"]
+            .map(String::from)
+            .to_vec(),
+        numeric: vec![false; 4],
+        rows: verdicts
+            .iter()
+            .map(|v| {
+                let verdict = match v.holds {
+                    Some(true) => "holds",
+                    Some(false) => "**differs**",
+                    None => "not run",
+                };
+                vec![
+                    v.figure.clone(),
+                    v.statement.clone(),
+                    v.measured.clone(),
+                    verdict.to_string(),
+                ]
+            })
+            .collect(),
+    }
+}
+
+#[allow(
+    dead_code,
+    reason = "called by `cmd/experiment.rs` (the experiment's index.html)"
+)]
+impl Chart {
+    /// The chart of `d`; `png` is its PNG relative to the page (`kth-slowdown.png`), if drawn.
+    /// Colours follow the scheduler part of each series label (`easy+flat+user` → `easy`) when
+    /// those are distinct, else the series' position; markers follow the allocator part.
+    pub fn from_figure(d: &FigureData, png: Option<String>) -> Chart {
+        let labels = d.series();
+        let part = |l: &str, i: usize| l.split('+').nth(i).unwrap_or("").to_string();
+        let scheds: Vec<String> = labels.iter().map(|l| part(l, 0)).collect();
+        let distinct = scheds
+            .iter()
+            .enumerate()
+            .all(|(i, s)| !scheds[..i].contains(s));
+        let series = labels
+            .iter()
+            .enumerate()
+            .map(|(i, label)| {
+                let colour = if distinct {
+                    palette::scheduler_colour(&scheds[i])
+                } else {
+                    palette::scheduler_colour(&format!("#{i}"))
+                };
+                let points = d
+                    .points
+                    .iter()
+                    .filter(|p| &p.series == label)
+                    .map(|p| {
+                        let band = p.est.n > 1;
+                        let (lo, hi) = (p.est.ci_low, p.est.ci_high);
+                        (p.x, p.est.mean, band.then_some(lo), band.then_some(hi))
+                    })
+                    .collect();
+                Series {
+                    label: label.clone(),
+                    colour: hex(colour),
+                    marker: palette::allocator_marker(&part(label, 1)).name().into(),
+                    labels: vec![
+                        ("series".into(), label.clone()),
+                        ("replicas".into(), replicas(d, label)),
+                    ],
+                    points,
+                }
+            })
+            .collect();
+        Chart {
+            id: d.key().replace('/', "-"),
+            title: d.title.clone(),
+            x_label: d.x_label.clone(),
+            y_label: d.y_label.clone(),
+            log_x: d.log_x,
+            log_y: d.log_y,
+            png,
+            series,
+        }
+    }
+}
+
+/// Replications per point of `series` (`3` or `3–8`).
+#[allow(dead_code, reason = "used by `Chart::from_figure`")]
+fn replicas(d: &FigureData, series: &str) -> String {
+    let ns = d
+        .points
+        .iter()
+        .filter(|p| p.series == series)
+        .map(|p| p.est.n);
+    let (lo, hi) = ns.fold((usize::MAX, 0), |(l, h), n| (l.min(n), h.max(n)));
+    if lo >= hi {
+        hi.to_string()
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pwa_replay::experiment::Point;
+    use pwa_replay::replicate::Estimate;
+
+    #[test]
+    fn bands_only_with_replicas_and_colours_by_scheduler() {
+        let p = |series: &str, x: f64, ys: &[f64]| Point {
+            series: series.into(),
+            x,
+            est: Estimate::from_samples(ys),
+        };
+        let d = FigureData {
+            group: String::new(),
+            id: "kth-slowdown".into(),
+            title: "t".into(),
+            x_label: "load factor".into(),
+            y_label: "y".into(),
+            log_x: false,
+            log_y: false,
+            points: vec![
+                p("easy+flat+user", 0.5, &[1.0, 3.0]),
+                p("conservative+flat+user", 0.5, &[2.0]),
+            ],
+        };
+        let c = Chart::from_figure(&d, Some("kth-slowdown.png".into()));
+        assert_eq!(c.series.len(), 2);
+        let (x, y, lo, hi) = c.series[0].points[0];
+        assert_eq!((x, y), (0.5, 2.0));
+        assert!(lo.unwrap() < 2.0 && hi.unwrap() > 2.0);
+        assert_eq!(c.series[1].points[0].2, None, "one replica, no band");
+        assert_eq!(c.series[0].colour, hex(palette::scheduler_colour("easy")));
+        assert_eq!(c.series[0].marker, palette::allocator_marker("flat").name());
+        assert_eq!(c.series[0].labels[1].1, "2");
+
+        let v = Verdict {
+            figure: "kth-slowdown".into(),
+            statement: "s".into(),
+            measured: "m".into(),
+            holds: Some(false),
+        };
+        let page = study("t", "", vec![], &[d], &[v]);
+        assert_eq!(page.tables[0].title, "Claims: 0 of 1 hold");
+        assert_eq!(page.tables[0].rows[0][3], "**differs**");
+        assert_eq!(page.charts[0].png.as_deref(), Some("kth-slowdown.png"));
+        assert!(study("t", "", vec![], &[], &[]).tables.is_empty());
+    }
+}
