@@ -14,6 +14,7 @@
 //!   orientation, adaptive scan, MPL, flat).
 //! * [`sched`] — the [`sched::Scheduler`] trait and the queueing policies (FCFS, OO, OOCB-k,
 //!   Window-K, Delay, bypass queue).
+//! * [`estimate`] — run-time predictors that learn while a replay runs (EASY++'s).
 //! * [`engine`] — the discrete-event simulation, the independent schedule validator and the metrics.
 //! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial.
 //! * [`replicate`] — independent replications of a stochastic cell until the confidence interval is tight.
@@ -24,6 +25,7 @@
 
 pub mod coschedule;
 pub mod engine;
+pub mod estimate;
 pub mod experiment;
 pub mod machine;
 pub mod replicate;

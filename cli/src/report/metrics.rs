@@ -69,6 +69,8 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         frag_delayed_share,
         mean_free_regions,
         head_fragmentation,
+        mean_estimate_error,
+        underestimated_share,
     } = *m;
     vec![
         ("jobs", C(jobs)),
@@ -101,6 +103,8 @@ pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
         ("frag_delayed_share", R(frag_delayed_share)),
         ("mean_free_regions", R(mean_free_regions)),
         ("head_fragmentation", R(head_fragmentation)),
+        ("mean_estimate_error", R(mean_estimate_error)),
+        ("underestimated_share", R(underestimated_share)),
     ]
 }
 
@@ -162,6 +166,8 @@ pub fn from_lookup(
     let frag_delayed_share = real("frag_delayed_share")?;
     let mean_free_regions = real("mean_free_regions")?;
     let head_fragmentation = real("head_fragmentation")?;
+    let mean_estimate_error = real("mean_estimate_error")?;
+    let underestimated_share = real("underestimated_share")?;
     Ok(RunMetrics {
         jobs: count("jobs", get("jobs")?)?,
         mean_turnaround_s,
@@ -193,6 +199,8 @@ pub fn from_lookup(
         frag_delayed_share,
         mean_free_regions,
         head_fragmentation,
+        mean_estimate_error,
+        underestimated_share,
     })
 }
 
