@@ -3,6 +3,7 @@
 
 pub mod catalog;
 mod job;
+pub mod lublin;
 pub mod shake;
 pub mod stats;
 pub mod synth;

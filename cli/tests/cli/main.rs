@@ -1,6 +1,7 @@
 //! CLI integration tests, one binary: a module per subcommand.
 mod catalog;
 mod draw;
+mod estimates;
 mod experiment;
 mod faults;
 mod fetch;
