@@ -14,7 +14,8 @@
 //!   orientation, adaptive scan, MPL, flat).
 //! * [`sched`] — the [`sched::Scheduler`] trait and the queueing policies (FCFS, OO, OOCB-k,
 //!   Window-K, Delay, bypass queue).
-//! * [`estimate`] — run-time predictors that learn while a replay runs (EASY++'s).
+//! * [`estimate`] — modeled user estimates and run-time predictors that learn while a replay runs
+//!   (EASY++'s).
 //! * [`engine`] — the discrete-event simulation, the independent schedule validator and the metrics.
 //! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial.
 //! * [`replicate`] — independent replications of a stochastic cell until the confidence interval is tight.

@@ -1,5 +1,6 @@
-//! Run-time estimates beyond the log's own field 9: predictors that learn from the jobs that
-//! complete while the replay runs ([`predict`]).
+//! Run-time estimates beyond the log's own field 9: a model that gives every job a user estimate
+//! before the replay ([`tsafrir`]), and predictors that learn from the jobs that complete while the
+//! replay runs ([`predict`]).
 //!
 //! A static model sets [`Job::estimate`](crate::workload::Job::estimate) once
 //! ([`Workload::set_estimates`](crate::workload::Workload::set_estimates)). A predictor is a
@@ -10,6 +11,7 @@
 //! job's limit: `--kill-at-estimate` ends a job there, whatever was predicted.
 
 pub mod predict;
+pub mod tsafrir;
 
 use crate::SimTime;
 use crate::workload::Job;

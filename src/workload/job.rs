@@ -1,7 +1,7 @@
 //! Jobs as the simulator sees them: an arrival time, a run time and a topology-specific request.
 
 use crate::SimTime;
-use crate::estimate::PredictorKind;
+use crate::estimate::{PredictorKind, tsafrir};
 pub use crate::resource::Request;
 
 /// Dense index of a job in its [`Workload`] (0-based, in arrival order).
@@ -67,11 +67,16 @@ pub enum EstimateModel {
     /// user's two last completed jobs, capped by the user estimate (`user`), corrected when a job
     /// outlives it ([`crate::estimate::predict`]).
     Predict,
+    /// `tsafrir`: modeled user estimates (Tsafrir, Etsion & Feitelson, JSSPP 2005): modal values
+    /// drawn for the whole workload, none below its job's run time ([`crate::estimate::tsafrir`]).
+    Tsafrir,
 }
 
 /// An estimate label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("estimate `{0}` is not one of exact, user, xF (F a positive number, e.g. x2), predict")]
+#[error(
+    "estimate `{0}` is not one of exact, user, xF (F a positive number, e.g. x2), predict, tsafrir"
+)]
 pub struct EstimateParseError(pub String);
 
 impl std::str::FromStr for EstimateModel {
@@ -81,6 +86,7 @@ impl std::str::FromStr for EstimateModel {
             "exact" => Ok(EstimateModel::Exact),
             "user" => Ok(EstimateModel::User),
             "predict" => Ok(EstimateModel::Predict),
+            "tsafrir" => Ok(EstimateModel::Tsafrir),
             t => t
                 .strip_prefix('x')
                 .and_then(|f| f.parse::<f64>().ok())
@@ -98,6 +104,7 @@ impl std::fmt::Display for EstimateModel {
             EstimateModel::User => f.write_str("user"),
             EstimateModel::Factor(x) => write!(f, "x{x}"),
             EstimateModel::Predict => f.write_str("predict"),
+            EstimateModel::Tsafrir => f.write_str("tsafrir"),
         }
     }
 }
@@ -113,12 +120,16 @@ pub struct EstimateReport {
 
 impl EstimateModel {
     /// The estimate of `job` under this model (under `predict`, the user estimate: the cap of the
-    /// predictions).
-    pub fn estimate(self, job: &Job) -> SimTime {
+    /// predictions); `None` under `tsafrir`, whose estimates are drawn for a whole workload
+    /// ([`Workload::set_estimates`]).
+    pub fn estimate(self, job: &Job) -> Option<SimTime> {
         match self {
-            EstimateModel::Exact => job.runtime,
-            EstimateModel::User | EstimateModel::Predict => job.requested.unwrap_or(job.runtime),
-            EstimateModel::Factor(f) => job.runtime * f,
+            EstimateModel::Exact => Some(job.runtime),
+            EstimateModel::User | EstimateModel::Predict => {
+                Some(job.requested.unwrap_or(job.runtime))
+            }
+            EstimateModel::Factor(f) => Some(job.runtime * f),
+            EstimateModel::Tsafrir => None,
         }
     }
 }
@@ -129,8 +140,12 @@ impl Workload {
     pub fn set_estimates(&mut self, model: EstimateModel) -> EstimateReport {
         self.predictor = (model == EstimateModel::Predict).then_some(PredictorKind::RecentUserMean);
         let mut report = EstimateReport::default();
-        for job in &mut self.jobs {
-            job.estimate = model.estimate(job);
+        let drawn = (model == EstimateModel::Tsafrir).then(|| tsafrir::estimates(&self.jobs));
+        for (i, job) in self.jobs.iter_mut().enumerate() {
+            job.estimate = match &drawn {
+                Some(d) => d[i],
+                None => model.estimate(job).unwrap_or(job.runtime),
+            };
             report.missing += u64::from(job.requested.is_none());
             report.overrun += u64::from(job.runtime > job.estimate);
         }

@@ -1,7 +1,8 @@
 //! Run-time predictions (`--estimate predict`, Tsafrir, Etsion & Feitelson 2007) and EASY's
 //! shortest-job-backfilled-first order (`easy:sjbf`): the hand-worked stream job by job
 //! (two jobs of a user, a third predicted from them, an underprediction corrected and the head's
-//! reservation moved by it), kills at the user estimate, and properties over random streams.
+//! reservation moved by it), kills at the user estimate, and properties over random streams (also
+//! of the modeled user estimates, `--estimate tsafrir`).
 
 use proptest::prelude::*;
 use pwa_replay::engine::{ReplayOptions, replay_with, summarize, validate};
@@ -146,6 +147,11 @@ fn labels_read_and_print_back() {
         Ok(EstimateModel::Predict)
     );
     assert_eq!(EstimateModel::Predict.to_string(), "predict");
+    assert_eq!(
+        "tsafrir".parse::<EstimateModel>(),
+        Ok(EstimateModel::Tsafrir)
+    );
+    assert_eq!(EstimateModel::Tsafrir.to_string(), "tsafrir");
     let e = "easy:sjf".parse::<SchedKind>().unwrap_err().to_string();
     assert!(e.contains("easy:sjf") && e.contains("easy:sjbf"), "{e}");
 }
@@ -179,6 +185,32 @@ proptest! {
                 prop_assert!(*p <= j.estimate);
             }
             prop_assert_eq!(out.records, run().records);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Modeled user estimates (`tsafrir`) are never below the run time, so nothing is killed, and
+    /// every schedule under them passes the validator.
+    #[test]
+    fn modeled_estimates_give_valid_schedules(
+        jobs in prop::collection::vec((0u32..5_000, 0u32..20_000, 1u32..=6), 1..60),
+    ) {
+        let mut spec: Vec<_> = jobs
+            .iter()
+            .map(|&(s, r, n)| (f64::from(s), f64::from(r), n, f64::from(r) * 2.0, 0))
+            .collect();
+        spec.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let w = stream(&spec, EstimateModel::Tsafrir);
+        prop_assert!(w.jobs.iter().all(|j| j.estimate >= j.runtime && j.estimate > 0.0));
+        let options = ReplayOptions { kill_at_estimate: true };
+        for sched in [SchedKind::Easy, SchedKind::EasySjbf, SchedKind::Conservative] {
+            let out = replay_with(&w, flat(6), sched, AllocKind::Flat, options,
+                &mut pwa_replay::engine::NoObserver).unwrap();
+            validate(&w, flat(6), &out).unwrap();
+            prop_assert!(out.records.iter().all(|r| !r.killed));
         }
     }
 }
