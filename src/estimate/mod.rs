@@ -16,7 +16,7 @@ pub mod tsafrir;
 use crate::SimTime;
 use crate::workload::Job;
 
-pub use predict::RecentUserMean;
+pub use predict::{Correction, RecentUserMean};
 
 /// A run-time predictor that learns while the replay runs.
 pub trait Predictor: Send {
@@ -34,16 +34,17 @@ pub trait Predictor: Send {
 /// A predictor label: which [`Predictor`] a replay builds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PredictorKind {
-    /// `predict`: the mean run time of the user's two last completed jobs (Tsafrir, Etsion &
-    /// Feitelson 2007), see [`RecentUserMean`].
-    RecentUserMean,
+    /// `predict[:estimate]`: the mean run time of the user's two last completed jobs (Tsafrir,
+    /// Etsion & Feitelson 2007), outlived predictions extended by the [`Correction`], see
+    /// [`RecentUserMean`].
+    RecentUserMean(Correction),
 }
 
 impl PredictorKind {
     /// A fresh predictor, with no history.
     pub fn build(self) -> Box<dyn Predictor> {
         match self {
-            PredictorKind::RecentUserMean => Box::<RecentUserMean>::default(),
+            PredictorKind::RecentUserMean(c) => Box::new(RecentUserMean::new(c)),
         }
     }
 }

@@ -9,10 +9,11 @@
 //!   submission, in order of completion; one completed job predicts its own run time; none, or a
 //!   job without a user, is predicted by its user estimate.
 //! * **Cap.** A prediction is never above the user estimate (the job's limit).
-//! * **Correction.** A job still running at the end of its prediction gets, at that instant, its
-//!   prediction plus the next step of 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h, 10 h, 20 h,
-//!   50 h, 100 h (the k-th extension adds the k-th step), capped by the user estimate; past the
-//!   last step, the user estimate.
+//! * **Correction** ([`Correction`]). A job still running at the end of its prediction gets, at
+//!   that instant, a longer one: by default (`predict`, [`Correction::Steps`]) its prediction plus
+//!   the next step of 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h, 10 h, 20 h, 50 h, 100 h (the k-th
+//!   extension adds the k-th step), capped by the user estimate, past the last step the user
+//!   estimate; with `predict:estimate` ([`Correction::Estimate`]) the user estimate at once.
 
 use rustc_hash::FxHashMap;
 
@@ -25,11 +26,32 @@ const STEPS_MIN: [f64; 11] = [
     1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 3000.0, 6000.0,
 ];
 
+/// How a prediction a job outlives is extended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Correction {
+    /// `predict`: by the steps 1 min, 5 min, 15 min, … 100 h, then to the user estimate.
+    #[default]
+    Steps,
+    /// `predict:estimate`: to the user estimate at once.
+    Estimate,
+}
+
 /// The mean run time of the user's two last completed jobs.
 #[derive(Debug, Default)]
 pub struct RecentUserMean {
     /// Per user: the run times of the last and the one-before-last completed jobs.
     history: FxHashMap<u32, Recent>,
+    correction: Correction,
+}
+
+impl RecentUserMean {
+    /// A predictor with no history, extending outlived predictions by `correction`.
+    pub fn new(correction: Correction) -> Self {
+        RecentUserMean {
+            history: FxHashMap::default(),
+            correction,
+        }
+    }
 }
 
 /// The run times of a user's last completed jobs, the latest first.
@@ -73,7 +95,10 @@ impl Predictor for RecentUserMean {
 
     fn extend(&self, job: &Job, current: SimTime, extensions: u32) -> SimTime {
         let cap = job.estimate;
-        let step = STEPS_MIN.get(extensions as usize).map_or(cap, |m| m * 60.0);
+        let step = match self.correction {
+            Correction::Steps => STEPS_MIN.get(extensions as usize).map_or(cap, |m| m * 60.0),
+            Correction::Estimate => cap,
+        };
         (current + step).min(cap).max(current)
     }
 }
@@ -140,5 +165,8 @@ mod tests {
             7200.0,
             "past the last step: the estimate"
         );
+        let at_once = RecentUserMean::new(Correction::Estimate);
+        assert_eq!(at_once.extend(&j, 200.0, 0), 7200.0);
+        assert_eq!(at_once.extend(&j, 7200.0, 1), 7200.0);
     }
 }

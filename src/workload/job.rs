@@ -1,7 +1,7 @@
 //! Jobs as the simulator sees them: an arrival time, a run time and a topology-specific request.
 
 use crate::SimTime;
-use crate::estimate::{PredictorKind, tsafrir};
+use crate::estimate::{Correction, PredictorKind, tsafrir};
 pub use crate::resource::Request;
 
 /// Dense index of a job in its [`Workload`] (0-based, in arrival order).
@@ -65,8 +65,9 @@ pub enum EstimateModel {
     Factor(f64),
     /// `predict`: EASY++'s predictions (Tsafrir, Etsion & Feitelson 2007): the mean run time of the
     /// user's two last completed jobs, capped by the user estimate (`user`), corrected when a job
-    /// outlives it ([`crate::estimate::predict`]).
-    Predict,
+    /// outlives it step by step (`predict`) or to the user estimate at once (`predict:estimate`)
+    /// ([`crate::estimate::predict`]).
+    Predict(Correction),
     /// `tsafrir`: modeled user estimates (Tsafrir, Etsion & Feitelson, JSSPP 2005): modal values
     /// drawn for the whole workload, none below its job's run time ([`crate::estimate::tsafrir`]).
     Tsafrir,
@@ -75,7 +76,7 @@ pub enum EstimateModel {
 /// An estimate label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "estimate `{0}` is not one of exact, user, xF (F a positive number, e.g. x2), predict, tsafrir"
+    "estimate `{0}` is not one of exact, user, xF (F a positive number, e.g. x2), predict, predict:estimate, tsafrir"
 )]
 pub struct EstimateParseError(pub String);
 
@@ -85,7 +86,8 @@ impl std::str::FromStr for EstimateModel {
         match s.trim() {
             "exact" => Ok(EstimateModel::Exact),
             "user" => Ok(EstimateModel::User),
-            "predict" => Ok(EstimateModel::Predict),
+            "predict" | "predict:steps" => Ok(EstimateModel::Predict(Correction::Steps)),
+            "predict:estimate" => Ok(EstimateModel::Predict(Correction::Estimate)),
             "tsafrir" => Ok(EstimateModel::Tsafrir),
             t => t
                 .strip_prefix('x')
@@ -103,7 +105,8 @@ impl std::fmt::Display for EstimateModel {
             EstimateModel::Exact => f.write_str("exact"),
             EstimateModel::User => f.write_str("user"),
             EstimateModel::Factor(x) => write!(f, "x{x}"),
-            EstimateModel::Predict => f.write_str("predict"),
+            EstimateModel::Predict(Correction::Steps) => f.write_str("predict"),
+            EstimateModel::Predict(Correction::Estimate) => f.write_str("predict:estimate"),
             EstimateModel::Tsafrir => f.write_str("tsafrir"),
         }
     }
@@ -125,7 +128,7 @@ impl EstimateModel {
     pub fn estimate(self, job: &Job) -> Option<SimTime> {
         match self {
             EstimateModel::Exact => Some(job.runtime),
-            EstimateModel::User | EstimateModel::Predict => {
+            EstimateModel::User | EstimateModel::Predict(_) => {
                 Some(job.requested.unwrap_or(job.runtime))
             }
             EstimateModel::Factor(f) => Some(job.runtime * f),
@@ -138,7 +141,10 @@ impl Workload {
     /// Sets every job's estimate by `model` (and the predictor, for `predict`); reports jobs with no
     /// requested time and jobs that overrun their estimate.
     pub fn set_estimates(&mut self, model: EstimateModel) -> EstimateReport {
-        self.predictor = (model == EstimateModel::Predict).then_some(PredictorKind::RecentUserMean);
+        self.predictor = match model {
+            EstimateModel::Predict(c) => Some(PredictorKind::RecentUserMean(c)),
+            _ => None,
+        };
         let mut report = EstimateReport::default();
         let drawn = (model == EstimateModel::Tsafrir).then(|| tsafrir::estimates(&self.jobs));
         for (i, job) in self.jobs.iter_mut().enumerate() {

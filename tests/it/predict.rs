@@ -6,6 +6,7 @@
 
 use proptest::prelude::*;
 use pwa_replay::engine::{ReplayOptions, replay_with, summarize, validate};
+use pwa_replay::estimate::Correction;
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{EstimateModel, Request, Workload};
@@ -49,7 +50,7 @@ fn hand_worked(model: EstimateModel) -> Workload {
 
 #[test]
 fn predict_job_by_job_on_the_hand_worked_stream() {
-    let w = hand_worked(EstimateModel::Predict);
+    let w = hand_worked(EstimateModel::Predict(Correction::Steps));
     let out = run_valid(&w, flat(2), SchedKind::Easy, AllocKind::Flat);
     assert_eq!(
         out.predictions,
@@ -67,6 +68,10 @@ fn predict_job_by_job_on_the_hand_worked_stream() {
     let error = (9.0 + 700.0 / 300.0 + 0.6 + 9.0 + 0.0) / 5.0;
     assert!((m.mean_estimate_error - error).abs() < 1e-12, "{m:?}");
     assert_eq!(m.underestimated_share, 0.2, "job 2 only");
+    // Corrected to the user estimate at once, job 2 is planned to 2500 from 700 on: the same starts.
+    let w = hand_worked(EstimateModel::Predict(Correction::Estimate));
+    let out = run_valid(&w, flat(2), SchedKind::Easy, AllocKind::Flat);
+    assert_eq!(starts(&out), vec![0.0, 100.0, 500.0, 1000.0, 700.0]);
 }
 
 #[test]
@@ -97,7 +102,7 @@ fn kills_stay_at_the_user_estimate_under_predictions() {
             (0.0, 10.0, 1, 100.0, 1),
             (20.0, 5000.0, 1, 3000.0, 1),
         ],
-        EstimateModel::Predict,
+        EstimateModel::Predict(Correction::Steps),
     );
     let options = ReplayOptions {
         kill_at_estimate: true,
@@ -144,9 +149,20 @@ fn labels_read_and_print_back() {
     assert_eq!(SchedKind::EasySjbf.to_string(), "easy:sjbf");
     assert_eq!(
         "predict".parse::<EstimateModel>(),
-        Ok(EstimateModel::Predict)
+        Ok(EstimateModel::Predict(Correction::Steps))
     );
-    assert_eq!(EstimateModel::Predict.to_string(), "predict");
+    assert_eq!(
+        EstimateModel::Predict(Correction::Steps).to_string(),
+        "predict"
+    );
+    assert_eq!(
+        "predict:estimate".parse::<EstimateModel>(),
+        Ok(EstimateModel::Predict(Correction::Estimate))
+    );
+    assert_eq!(
+        EstimateModel::Predict(Correction::Estimate).to_string(),
+        "predict:estimate"
+    );
     assert_eq!(
         "tsafrir".parse::<EstimateModel>(),
         Ok(EstimateModel::Tsafrir)
@@ -159,8 +175,8 @@ fn labels_read_and_print_back() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Every schedule under predictions passes the validator, whatever the scheduler; predictions
-    /// never exceed the user estimate; a replay is deterministic.
+    /// Every schedule under predictions (either correction) passes the validator, whatever the
+    /// scheduler; predictions never exceed the user estimate; a replay is deterministic.
     #[test]
     fn predictions_give_valid_schedules(
         jobs in prop::collection::vec(
@@ -174,7 +190,8 @@ proptest! {
             .map(|&(s, r, n, q, u)| (f64::from(s), f64::from(r), n, f64::from(q), u))
             .collect();
         spec.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let w = stream(&spec, EstimateModel::Predict);
+        let correction = if kill { Correction::Steps } else { Correction::Estimate };
+        let w = stream(&spec, EstimateModel::Predict(correction));
         let options = ReplayOptions { kill_at_estimate: kill };
         for sched in [SchedKind::Easy, SchedKind::EasySjbf, SchedKind::Conservative, SchedKind::Fcfs] {
             let run = || replay_with(&w, flat(6), sched, AllocKind::Flat, options,
