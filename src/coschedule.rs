@@ -183,6 +183,7 @@ mod tests {
             requested: None,
             request: Request::Nodes(1),
             asked_procs: 1,
+            user: None,
         }
     }
 
@@ -202,6 +203,7 @@ mod tests {
         let w = Workload {
             jobs: vec![job(0, 0.0, 1.0), job(1, 0.0, 4.0), job(2, 1.0, 2.0)],
             procs_per_node: 1,
+            predictor: None,
         };
         let seg = |s, e| Segment {
             job: JobId(1),
@@ -209,6 +211,7 @@ mod tests {
             end: e,
         };
         let out = Outcome {
+            predictions: Vec::new(),
             records: vec![rec(2.0, 3.0), rec(0.0, 7.0), rec(1.0, 3.0)],
             segments: vec![seg(0.0, 2.0), seg(5.0, 7.0)],
             tori: Vec::new(),

@@ -17,6 +17,8 @@
 //!   generated.
 //! * [`coschedule`] — gang scheduling by time-slice classes.
 //! * [`experiment`] — studies as data: an experiment file → plan → cells → figures and claims.
+//! * [`estimate`] — modeled user estimates and run-time predictors that learn while a replay runs
+//!   (EASY++'s).
 //! * [`engine`] — the discrete-event simulation, the independent schedule validator and the metrics.
 //! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial.
 //! * [`replicate`] — independent replications of a stochastic cell until the confidence interval is tight.
@@ -27,6 +29,7 @@
 
 pub mod coschedule;
 pub mod engine;
+pub mod estimate;
 pub mod experiment;
 pub mod machine;
 pub mod replicate;

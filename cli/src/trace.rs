@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
+use pwa_replay::workload::lublin::LublinSpec;
 use pwa_replay::workload::synth::{ServiceModel, SynthSpec};
 use pwa_replay::workload::synth_hypercube::HypercubeSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
@@ -300,6 +301,9 @@ fn load_synth(
     if label.trim().starts_with("synth:hypercube") {
         return load_synth_hypercube(label, machine, lenient);
     }
+    if label.trim().starts_with("synth:lublin") {
+        return load_synth_lublin(label, machine, lenient);
+    }
     let (spec, seed) = SynthSpec::from_label(label)?;
     let workload = spec
         .generate(seed)
@@ -368,6 +372,32 @@ fn load_synth_hypercube(
         header,
         &spec.label(seed),
     ))
+}
+
+/// Generates a `synth:lublin,…` workload (Lublin & Feitelson 2003) on its `flat:N`.
+fn load_synth_lublin(
+    label: &str,
+    machine: Option<MachineSpec>,
+    lenient: bool,
+) -> anyhow::Result<LoadedTrace> {
+    let (spec, seed) = LublinSpec::from_label(label)?;
+    let workload = spec
+        .generate(seed)
+        .with_context(|| format!("generating {label}"))?;
+    let mut header = Header::new();
+    header.push("Computer", &format!("synthetic {}", spec.machine()));
+    for line in spec.describe() {
+        header.push("Note", &line);
+    }
+    header.push("Note", &format!("seed {seed}"));
+    let key = format!(
+        "synth:lublin,nodes={},jobs={},class={},seed={seed}",
+        spec.nodes,
+        spec.jobs,
+        spec.classes.name()
+    );
+    let machine = machine.unwrap_or(spec.machine());
+    Ok(synthetic(label, machine, lenient, workload, header, &key))
 }
 
 fn load_entry(

@@ -134,6 +134,8 @@ columns! {
     frag_delayed_share: Real, "fraction", "share of jobs delayed by fragmentation";
     mean_free_regions: Real, "", "mean maximal free submeshes";
     head_fragmentation: Real, "fraction", "head-of-queue fragmentation";
+    mean_estimate_error: Real, "", "mean |estimate − run time| / run time";
+    underestimated_share: Real, "fraction", "share of jobs underestimated";
 }
 
 /// The column called `name`.

@@ -312,6 +312,7 @@ mod tests {
             requested: None,
             request: Request::Submesh(Shape::new(w, h)),
             asked_procs: w * h,
+            user: None,
         }
     }
 
@@ -334,6 +335,7 @@ mod tests {
 
     fn outcome(records: Vec<JobRecord>) -> Outcome {
         Outcome {
+            predictions: Vec::new(),
             records,
             tori: Vec::new(),
             segments: Vec::new(),

@@ -25,6 +25,10 @@
 //!   three come from playing the outcome's placements again on the allocator
 //!   ([`measure_fragmentation`](super::measure_fragmentation()), whose doc gives the formulas),
 //!   whatever the scheduler;
+//! * estimate error = mean of |estimate − run time| / run time over the jobs with a positive run
+//!   time, the estimate being the one the scheduler was told at submission (the predictor's,
+//!   `Outcome::predictions`, or the job's own); underestimated share = share of those jobs whose
+//!   estimate was below their run time;
 //! * mean torus dimensionality = mean number of dimensions of the torus each job ran as (as the
 //!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori.
 
@@ -115,11 +119,30 @@ pub fn summarize(
     m.frag_delayed_share = frag.delayed_share();
     m.mean_free_regions = frag.mean_free_regions();
     m.head_fragmentation = frag.external_head();
+    (m.mean_estimate_error, m.underestimated_share) = estimate_accuracy(workload, outcome);
     if !outcome.tori.is_empty() {
         m.mean_torus_dims =
             outcome.tori.iter().map(|t| t.len() as f64).sum::<f64>() / outcome.tori.len() as f64;
     }
     m
+}
+
+/// Mean relative error of the estimates given at submission and the share below the run time,
+/// over the jobs with a positive run time (0, 0 when there are none).
+fn estimate_accuracy(workload: &Workload, outcome: &Outcome) -> (f64, f64) {
+    let (mut error, mut under, mut count) = (0.0, 0u64, 0u64);
+    for (i, j) in workload.jobs.iter().enumerate() {
+        if j.runtime > 0.0 {
+            let estimate = outcome.predictions.get(i).copied().unwrap_or(j.estimate);
+            error += (estimate - j.runtime).abs() / j.runtime;
+            under += u64::from(estimate < j.runtime);
+            count += 1;
+        }
+    }
+    if count == 0 {
+        return (0.0, 0.0);
+    }
+    (error / count as f64, under as f64 / count as f64)
 }
 
 /// Jobs that started while an older job waited: a start earlier than the latest start of the jobs
@@ -167,6 +190,7 @@ mod tests {
             requested: None,
             request: Request::Nodes(n),
             asked_procs: n,
+            user: None,
         }
     }
 
@@ -195,6 +219,7 @@ mod tests {
             1,
         );
         let out = Outcome {
+            predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 2), rec(10.0, 15.0, 4)],
             tori: Vec::new(),
             segments: Vec::new(),
@@ -209,6 +234,7 @@ mod tests {
         // A head that does not fit the idle nodes counts nothing.
         let w = Workload::from_jobs(vec![job(0, 0.0, 10.0, 6), job(1, 2.0, 10.0, 3)], 1);
         let out = Outcome {
+            predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3)],
             ..out
         };
@@ -227,6 +253,7 @@ mod tests {
             1,
         );
         let out = Outcome {
+            predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3), rec(10.0, 15.0, 1)],
             ..out
         };

@@ -18,11 +18,14 @@
 //! 1. **Departures.** Every departure at `t` is released, in the order the jobs were started (insertion
 //!    sequence); then [`Scheduler::on_departure`](crate::sched::Scheduler::on_departure) runs **once**
 //!    for all of them ([`System::departed`](crate::sched::System::departed) lists them).
-//! 2. **Arrivals.** Each job submitted at `t`, in workload order, goes through
+//! 2. **Overruns** (with a predictor only). Every running job whose predicted run time ends at `t`
+//!    gets a longer estimate from the predictor; then
+//!    [`Scheduler::on_overrun`](crate::sched::Scheduler::on_overrun) runs once.
+//! 3. **Arrivals.** Each job submitted at `t`, in workload order, goes through
 //!    [`Scheduler::on_arrival`](crate::sched::Scheduler::on_arrival): an arrival sees the nodes freed
 //!    at the same instant.
-//! 3. **Timers** set for `t`, in the order they were set.
-//! 4. [`Observer::on_instant`] with the queue length and busy nodes.
+//! 4. **Timers** set for `t`, in the order they were set.
+//! 5. [`Observer::on_instant`] with the queue length and busy nodes.
 //!
 //! A job of run time 0 started at `t` departs at `t` too, in a further departure batch after the
 //! stage that started it (so it never frees its nodes under the scheduler's feet). Nothing depends on
@@ -120,6 +123,10 @@ pub struct ReplayOptions {
 pub struct Outcome {
     /// `records[i]` is job `JobId(i)`.
     pub records: Vec<JobRecord>,
+    /// With a predictor ([`Workload::predictor`](crate::workload::Workload::predictor)), the
+    /// estimate each job was given at its submission (`predictions[i]` for job `JobId(i)`), before
+    /// any extension; empty otherwise (the jobs' own estimates were used).
+    pub predictions: Vec<SimTime>,
     /// The torus each job ran as (`tori[i]` for job `JobId(i)`) when the allocator converts its
     /// placements to tori (semitorus allocation), else empty.
     pub tori: Vec<Dims>,
@@ -206,6 +213,11 @@ pub struct RunMetrics {
     /// while the *head* of the queue waits needing no more than are idle (0…1; never above
     /// [`external_fragmentation`](Self::external_fragmentation), which counts any waiting job).
     pub head_fragmentation: f64,
+    /// Mean of |estimate − run time| / run time over the jobs with a positive run time, the
+    /// estimate being what the scheduler was told at submission (a prediction, or the job's own).
+    pub mean_estimate_error: f64,
+    /// Share of the jobs with a positive run time whose estimate at submission was below it, 0..1.
+    pub underestimated_share: f64,
 }
 
 /// What a scheduler did wrong.

@@ -123,6 +123,7 @@ mod tests {
             requested: None,
             request: Request::Subcube(k),
             asked_procs: 1 << k,
+            user: None,
         };
         let w = Workload {
             jobs: vec![
@@ -131,6 +132,7 @@ mod tests {
                 job(2, 11.0, 1.0, 0),
             ],
             procs_per_node: 1,
+            predictor: None,
         };
         let rec = |start, end, mask| JobRecord {
             start,
@@ -140,6 +142,7 @@ mod tests {
             reserved: None,
         };
         let out = Outcome {
+            predictions: Vec::new(),
             records: vec![
                 rec(0.0, 4.0, 0b01),
                 rec(4.0, 12.0, 0b11),

@@ -1,6 +1,7 @@
 //! The event loop of one replay: the [`Engine`], its event queue and the [`System`] view it gives the
 //! scheduler.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use rustc_hash::FxHashSet;
 use super::observer::Observer;
 use super::{EngineError, JobRecord, Outcome, PolicyProblem, ReplayOptions, Segment};
 use crate::SimTime;
+use crate::estimate::Predictor;
 use crate::machine::{AllocStats, Allocator};
 use crate::resource::{Placement, Request};
 use crate::sched::{RunningJob, Scheduler, System};
@@ -19,6 +21,8 @@ use crate::workload::{Job, JobId, Workload};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
     Departure,
+    /// A running job reaches the end of its predicted run time (predictors only).
+    Overrun,
     Arrival,
     Timer,
 }
@@ -100,6 +104,8 @@ struct Progress {
     epoch: u32,
     /// While running: when the current segment ends if the job needs exactly its estimate.
     est_end: SimTime,
+    /// Times a predictor extended the job's estimate because it outlived it.
+    extensions: u32,
 }
 
 /// A running job in the order [`System::running_jobs`] lists them: by estimated end (an
@@ -154,9 +160,9 @@ impl Counters {
 /// # }
 /// let job = |i: u32, submit: f64, runtime: f64, n: u32| Job {
 ///     id: JobId(i), source_id: i as u64 + 1, submit, runtime, estimate: runtime, requested: None,
-///     request: Request::Nodes(n), asked_procs: n,
+///     request: Request::Nodes(n), asked_procs: n, user: None,
 /// };
-/// let w = Workload { jobs: vec![job(0, 0.0, 10.0, 3), job(1, 1.0, 5.0, 2)], procs_per_node: 1 };
+/// let w = Workload { jobs: vec![job(0, 0.0, 10.0, 3), job(1, 1.0, 5.0, 2)], procs_per_node: 1, predictor: None };
 /// let engine = Engine::new(&w, SchedKind::Fcfs.build(), Box::new(Flat { n: 4, free: 4 }));
 /// let out = engine.run(&mut NoObserver).unwrap();
 /// assert_eq!(out.records[1].start, 10.0); // job 1 waits for job 0's nodes
@@ -168,7 +174,16 @@ pub struct Engine<'w> {
 
 /// Everything but the scheduler: what [`System`] exposes to it.
 struct State<'w> {
-    jobs: &'w [Job],
+    /// The jobs as given: their estimates are the limits of `kill_at_estimate`.
+    source: &'w [Job],
+    /// The jobs as the scheduler sees them: `source`, with each estimate the predictor's when
+    /// there is one (copied then, borrowed otherwise).
+    jobs: Cow<'w, [Job]>,
+    /// Learns run times while the replay runs and predicts estimates
+    /// ([`Workload::predictor`](crate::workload::Workload::predictor)).
+    predictor: Option<Box<dyn Predictor>>,
+    /// The first estimate each job was given (with a predictor; empty otherwise).
+    predictions: Vec<SimTime>,
     alloc: Box<dyn Allocator>,
     /// A copy of the allocator on the empty machine, for [`System::empty_allocator`].
     empty: Box<dyn Allocator>,
@@ -211,10 +226,22 @@ impl<'w> Engine<'w> {
         alloc: Box<dyn Allocator>,
     ) -> Self {
         let n = workload.jobs.len();
+        let predictor = workload.predictor.map(|k| k.build());
+        let jobs = match predictor {
+            Some(_) => Cow::Owned(workload.jobs.clone()),
+            None => Cow::Borrowed(workload.jobs.as_slice()),
+        };
         Engine {
             sched,
             state: State {
-                jobs: &workload.jobs,
+                source: &workload.jobs,
+                predictions: if predictor.is_some() {
+                    workload.jobs.iter().map(|j| j.estimate).collect()
+                } else {
+                    Vec::new()
+                },
+                predictor,
+                jobs,
                 empty: alloc.snapshot(),
                 alloc,
                 options: ReplayOptions::default(),
@@ -283,6 +310,19 @@ impl<'w> Engine<'w> {
                 };
                 self.sched.on_departure(&mut sys);
                 self.state.departed.clear();
+            }
+            Kind::Overrun => {
+                let mut extended = false;
+                while let Some(payload) = self.state.pop_event(t, Kind::Overrun) {
+                    extended |= self.state.extend(payload);
+                }
+                if extended {
+                    let mut sys = Sys {
+                        st: &mut self.state,
+                        obs,
+                    };
+                    self.sched.on_overrun(&mut sys);
+                }
             }
             Kind::Arrival => {
                 while let Some(id) = self.state.arrive(t) {
@@ -380,9 +420,41 @@ impl State<'_> {
         if job.submit.total_cmp(&t) != Ordering::Equal {
             return None;
         }
+        let id = job.id;
         self.next_arrival += 1;
-        self.status[job.id.index()] = Status::Waiting;
-        Some(job.id)
+        self.status[id.index()] = Status::Waiting;
+        if let Some(p) = self.predictor.as_mut() {
+            let estimate = p.predict(&self.source[id.index()]);
+            self.jobs.to_mut()[id.index()].estimate = estimate;
+            self.predictions[id.index()] = estimate;
+        }
+        Some(id)
+    }
+
+    /// Handles an overrun event: a job still running at the end of its predicted run time gets
+    /// a longer estimate (and a further overrun event if it outlives that one too). Whether the
+    /// estimate changed.
+    fn extend(&mut self, payload: u64) -> bool {
+        let id = JobId(payload as u32);
+        let i = id.index();
+        let epoch = (payload >> 32) as u32;
+        let Some(predictor) = self.predictor.as_ref() else {
+            return false;
+        };
+        if self.status[i] != Status::Running || self.progress[i].epoch != epoch {
+            return false;
+        }
+        let current = self.jobs[i].estimate;
+        let next = predictor.extend(&self.source[i], current, self.progress[i].extensions);
+        if next <= current {
+            return false;
+        }
+        self.progress[i].extensions += 1;
+        self.unlist_running(id);
+        self.jobs.to_mut()[i].estimate = next;
+        let (service, _) = self.service(i);
+        self.list_running(id, service);
+        true
     }
 
     /// Handles a departure event: a stale one (scheduled before a suspension) is ignored; otherwise
@@ -406,6 +478,12 @@ impl State<'_> {
         }
         self.stop_running(id, &placement);
         self.status[i] = Status::Done;
+        if self.predictor.is_some() {
+            let (service, _) = self.service(i);
+            if let Some(p) = self.predictor.as_mut() {
+                p.completed(&self.source[i], service);
+            }
+        }
         self.departed.push(id);
         obs.on_end(self.now, id);
     }
@@ -416,6 +494,11 @@ impl State<'_> {
         self.failed.clear();
         self.running -= 1;
         self.busy -= placement.nodes();
+        self.unlist_running(id);
+    }
+
+    /// Drops a running job from the running list.
+    fn unlist_running(&mut self, id: JobId) {
         let key = ByEnd(order_key(self.progress[id.index()].est_end), id);
         match self.running_ids.binary_search(&key) {
             Ok(at) => {
@@ -425,9 +508,26 @@ impl State<'_> {
         }
     }
 
-    /// Service the job needs: its run time, or its estimate when it is shorter and jobs are killed
-    /// at their estimates.
-    fn service(&self, job: &Job) -> (SimTime, bool) {
+    /// Puts a job running since `progress.since` in the running list by its estimated end; with
+    /// a predictor, schedules the overrun event of a job that will outlive its estimate.
+    fn list_running(&mut self, id: JobId, service: SimTime) {
+        let i = id.index();
+        let p = &mut self.progress[i];
+        p.est_end = p.since + (self.jobs[i].estimate - p.served).max(0.0);
+        let (est_end, end) = (p.est_end, p.since + (service - p.served).max(0.0));
+        let payload = departure_payload(id, p.epoch);
+        let key = ByEnd(order_key(est_end), id);
+        let at = self.running_ids.partition_point(|r| *r < key);
+        self.running_ids.insert(at, key);
+        if self.predictor.is_some() && est_end < end {
+            self.push_event(est_end, Kind::Overrun, payload);
+        }
+    }
+
+    /// Service job `i` needs: its run time, or its (user) estimate when it is shorter and jobs are
+    /// killed at their estimates.
+    fn service(&self, i: usize) -> (SimTime, bool) {
+        let job = &self.source[i];
         if self.options.kill_at_estimate && job.runtime > job.estimate {
             (job.estimate, true)
         } else {
@@ -440,12 +540,9 @@ impl State<'_> {
         let i = id.index();
         let p = &mut self.progress[i];
         p.since = self.now;
-        p.est_end = self.now + (self.jobs[i].estimate - p.served).max(0.0);
         let end = self.now + (service - p.served).max(0.0);
         let epoch = p.epoch;
-        let key = ByEnd(order_key(p.est_end), id);
-        let at = self.running_ids.partition_point(|r| *r < key);
-        self.running_ids.insert(at, key);
+        self.list_running(id, service);
         self.status[i] = Status::Running;
         self.running += 1;
         self.busy += placement.nodes();
@@ -454,7 +551,7 @@ impl State<'_> {
 
     /// A first start on a placement already occupied.
     fn begin(&mut self, id: JobId, placement: Placement, obs: &mut dyn Observer) {
-        let (service, killed) = self.service(&self.jobs[id.index()]);
+        let (service, killed) = self.service(id.index());
         self.records[id.index()] = JobRecord {
             start: self.now,
             end: self.now + service,
@@ -583,7 +680,7 @@ impl State<'_> {
             return false;
         }
         self.alloc.occupy(&placement);
-        let (service, _) = self.service(&self.jobs[id.index()]);
+        let (service, _) = self.service(id.index());
         self.run_on(id, placement, service);
         obs.on_resume(self.now, id, &placement);
         true
@@ -609,6 +706,7 @@ impl State<'_> {
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
         Ok(Outcome {
+            predictions: self.predictions,
             records,
             tori,
             segments,

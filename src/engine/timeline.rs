@@ -19,7 +19,7 @@
 //!
 //! let job = |i: u32, submit: f64, n: u32| Job {
 //!     id: JobId(i), source_id: u64::from(i) + 1, submit, runtime: 10.0, estimate: 10.0,
-//!     requested: None, request: Request::Nodes(n), asked_procs: n,
+//!     requested: None, request: Request::Nodes(n), asked_procs: n, user: None,
 //! };
 //! let w = Workload::from_jobs(vec![job(0, 0.0, 3), job(1, 1.0, 2)], 1);
 //! let machine = "flat:4".parse().unwrap();
@@ -248,6 +248,7 @@ mod tests {
             requested: None,
             request,
             asked_procs: request.nodes(),
+            user: None,
         }
     }
 
@@ -263,6 +264,7 @@ mod tests {
 
     fn outcome(records: Vec<JobRecord>, segments: Vec<Segment>) -> Outcome {
         Outcome {
+            predictions: Vec::new(),
             records,
             tori: Vec::new(),
             segments,

@@ -13,6 +13,10 @@
 //!    shadow time; or, on the shadow state with its own placement occupied, the head still finds a
 //!    placement. A job started by the second rule stays in the shadow state for the rest of the pass.
 //!
+//! `easy:sjbf` (shortest job backfilled first; Tsafrir, Etsion & Feitelson, IEEE TPDS 18(6), 2007,
+//! EASY++) visits the jobs behind the head in order of increasing estimate instead (ties in arrival
+//! order); everything else is the same.
+//!
 //! On a flat machine the second rule is exactly the textbook "extra nodes" rule: the head finds a
 //! place in the shadow state with the candidate's nodes taken iff the candidate needs no more than
 //! `free at shadow − head's size` nodes, and each such job uses up that many extra nodes. On a
@@ -38,6 +42,18 @@ pub(crate) struct Easy {
     /// Waiting jobs in arrival order.
     queue: VecDeque<Waiting>,
     pass: DeferredPass,
+    /// The order in which the jobs behind the head are tried.
+    order: Order,
+}
+
+/// The order of the backfilling candidates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Arrival order (`easy`).
+    #[default]
+    Arrival,
+    /// Shortest estimate first, ties in arrival order (`easy:sjbf`).
+    ShortestFirst,
 }
 
 /// A waiting job with what the backfill pass reads of it, copied once at arrival (a pass visits
@@ -91,6 +107,23 @@ impl Shadow {
 }
 
 impl Easy {
+    /// EASY with backfilling candidates tried in `order`.
+    pub(crate) fn new(order: Order) -> Self {
+        Easy {
+            order,
+            ..Easy::default()
+        }
+    }
+
+    /// The queue positions behind the head, in the order they are tried.
+    fn candidates(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (1..self.queue.len()).collect();
+        if self.order == Order::ShortestFirst {
+            order.sort_by(|&a, &b| self.queue[a].estimate.total_cmp(&self.queue[b].estimate));
+        }
+        order
+    }
+
     /// Starts jobs from the head while they fit; the head that is left, if any.
     fn start_head(&mut self, sys: &mut dyn System) -> Option<Request> {
         while let Some(head) = self.queue.front() {
@@ -122,9 +155,9 @@ impl Easy {
         self.backfill(&mut shadow, sys);
     }
 
-    /// Step 3: the jobs behind the head, in arrival order. The machine now is mirrored in a snapshot
-    /// (kept up to date), taken only once a candidate gets past the node counts. Started jobs leave
-    /// the queue where they stand.
+    /// Step 3: the jobs behind the head, in the policy's order. The machine now is mirrored in a
+    /// snapshot (kept up to date), taken only once a candidate gets past the node counts. Started
+    /// jobs leave the queue at the end of the pass.
     fn backfill(&mut self, shadow: &mut Shadow, sys: &mut dyn System) {
         // Requests that do not fit now: the free set only shrinks during the pass.
         let mut no_fit = FxHashSet::default();
@@ -134,8 +167,11 @@ impl Easy {
         let now = sys.now();
         let mut now_state: Option<Box<dyn Allocator>> = None;
         let mut free = sys.free_nodes();
-        let mut i = 1;
-        while i < self.queue.len() && free > 0 {
+        let mut started_at = vec![false; self.queue.len()];
+        for i in self.candidates() {
+            if free == 0 {
+                break;
+            }
             let w = self.queue[i];
             let end = now + w.estimate;
             let outlasts = end > shadow.time;
@@ -164,12 +200,10 @@ impl Easy {
                         }
                     }
                 };
-            if started {
-                self.queue.remove(i);
-            } else {
-                i += 1;
-            }
+            started_at[i] = started;
         }
+        let mut at = started_at.iter();
+        self.queue.retain(|_| !at.next().is_some_and(|&s| s));
     }
 }
 
@@ -195,6 +229,12 @@ impl Scheduler for Easy {
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
+        self.pass.arm(sys);
+    }
+
+    /// A running job's estimate grew: the head's reservation may move later, letting more jobs
+    /// backfill now.
+    fn on_overrun(&mut self, sys: &mut dyn System) {
         self.pass.arm(sys);
     }
 

@@ -8,7 +8,7 @@
 //!
 //! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`,
 //! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down`, `static`,
-//! `largest-first:16`, `gang:slice=600`, `easy`, `conservative`) are parsed by
+//! `largest-first:16`, `gang:slice=600`, `easy`, `easy:sjbf`, `conservative`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
@@ -129,6 +129,9 @@ pub trait Scheduler: Send {
     fn on_departure(&mut self, sys: &mut dyn System);
     /// A timer set with [`System::set_timer`] fired.
     fn on_timer(&mut self, _token: u64, _sys: &mut dyn System) {}
+    /// Running jobs outlived their predicted run times and were given longer estimates
+    /// ([`crate::estimate::Predictor::extend`]); the default ignores it.
+    fn on_overrun(&mut self, _sys: &mut dyn System) {}
     /// Number of jobs waiting.
     fn waiting(&self) -> usize;
 }
@@ -177,6 +180,9 @@ pub enum SchedKind {
     LargestFirst(u32),
     /// `easy`: EASY backfilling, a reservation for the queue head only (Mu'alem & Feitelson 2001).
     Easy,
+    /// `easy:sjbf`: EASY with the shortest (estimated) jobs backfilled first (Tsafrir, Etsion &
+    /// Feitelson 2007; with `--estimate predict`, their EASY++).
+    EasySjbf,
     /// `conservative`: conservative backfilling, a reservation for every waiting job.
     Conservative,
 }
@@ -214,6 +220,7 @@ pub const SCHEDULERS: &[SchedInfo] = &[
     SchedInfo { syntax: "gang[:slice=S,nmax=N,retry=R,switch=C]", example: "gang:slice=600", meaning: "gang scheduling by time-slice classes" },
     SchedInfo { syntax: "largest-first[:R]", example: "largest-first:16", meaning: "space sharing, largest first, R retries" },
     SchedInfo { syntax: "easy", example: "easy", meaning: "EASY backfilling: a reservation for the head" },
+    SchedInfo { syntax: "easy:sjbf", example: "easy:sjbf", meaning: "EASY, the shortest estimated jobs backfilled first" },
     SchedInfo { syntax: "conservative", example: "conservative", meaning: "conservative backfilling: a reservation for every job" },
 ];
 
@@ -252,6 +259,7 @@ impl fmt::Display for SchedKind {
             SchedKind::Gang(p) => write!(f, "{p}"),
             SchedKind::LargestFirst(r) => write!(f, "largest-first:{r}"),
             SchedKind::Easy => f.write_str("easy"),
+            SchedKind::EasySjbf => f.write_str("easy:sjbf"),
             SchedKind::Conservative => f.write_str("conservative"),
         }
     }
@@ -281,6 +289,7 @@ impl FromStr for SchedKind {
             Some(("oocb-incl", k)) => Ok(SchedKind::OocbIncl(count(k)?)),
             Some(("oocb-head", k)) => k.parse::<u32>().map(SchedKind::OocbHead).map_err(|_| bad()),
             Some(("delay", "count")) => Ok(SchedKind::DelayCount),
+            Some(("easy", "sjbf")) => Ok(SchedKind::EasySjbf),
             Some(("window", k)) => Ok(SchedKind::Window(count(k)?)),
             Some(("bq", "inf")) => Ok(SchedKind::BypassQueue(SimTime::INFINITY)),
             Some(("bq", t)) => t
@@ -328,7 +337,8 @@ impl SchedKind {
             SchedKind::Gang(_) => 14,
             SchedKind::LargestFirst(_) => 15,
             SchedKind::Easy => 16,
-            SchedKind::Conservative => 17,
+            SchedKind::EasySjbf => 17,
+            SchedKind::Conservative => 18,
         };
         &SCHEDULERS[i]
     }
@@ -354,7 +364,8 @@ impl SchedKind {
             SchedKind::Static => Box::new(static_partition::StaticPartition::default()),
             SchedKind::Gang(p) => Box::new(gang::Gang::new(p)),
             SchedKind::LargestFirst(r) => Box::new(largest_first::LargestFirst::new(r)),
-            SchedKind::Easy => Box::<easy::Easy>::default(),
+            SchedKind::Easy => Box::new(easy::Easy::new(easy::Order::Arrival)),
+            SchedKind::EasySjbf => Box::new(easy::Easy::new(easy::Order::ShortestFirst)),
             SchedKind::Conservative => Box::<conservative::Conservative>::default(),
         }
     }

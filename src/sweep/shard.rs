@@ -105,7 +105,7 @@ pub fn cell_cost(cell: &Cell) -> f64 {
         0.0
     };
     let weight = match cell.scheduler {
-        SchedKind::Easy | SchedKind::Conservative => BACKFILL_WEIGHT,
+        SchedKind::Easy | SchedKind::EasySjbf | SchedKind::Conservative => BACKFILL_WEIGHT,
         _ => 1.0,
     };
     weight * (1.0 + lf * lf)

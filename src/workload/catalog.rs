@@ -293,12 +293,46 @@ mod tests {
             assert!(e.conversion.shape.suits(e.conversion.machine), "{}", e.name);
             assert!(e.file.ends_with(".swf.gz"), "{}", e.name);
             assert!(e.folder.starts_with("l_"), "{}", e.name);
+        }
+        // The logs in ../shared/traces have their hash on record; the others are verified by gzip
+        // integrity and a strict parse when downloaded.
+        for n in [
+            "sdsc-96",
+            "sdsc-blue",
+            "nasa-ipsc",
+            "lanl-cm5",
+            "ctc-sp2",
+            "kth-sp2",
+            "llnl-atlas",
+        ] {
             assert!(
-                e.sha256.is_some() || e.name == "sdsc-95",
-                "{} lacks a sha256",
-                e.name
+                c.get(n).is_some_and(|e| e.sha256.is_some()),
+                "{n} lacks a sha256"
             );
         }
+        assert!(names.len() >= 20, "{} entries", names.len());
+    }
+
+    #[test]
+    fn llnl_atlas_is_its_batch_partition_in_nodes_of_8() {
+        let c = Catalog::builtin();
+        let atlas = c.get("llnl-atlas").expect("catalogued");
+        assert_eq!(atlas.file, "LLNL-Atlas-2006-2.1-cln.swf.gz");
+        let conv = &atlas.conversion;
+        assert_eq!(conv.machine, MachineSpec::Flat { nodes: 1152 });
+        assert_eq!(conv.procs_per_node, 8);
+        assert_eq!(conv.partitions.as_deref(), Some(&[1][..]));
+        let s: Vec<String> = atlas
+            .grid
+            .schedulers
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(s, ["fcfs", "easy", "conservative"]);
+        assert_eq!(
+            atlas.grid.estimates,
+            [EstimateModel::Exact, EstimateModel::User]
+        );
     }
 
     #[test]

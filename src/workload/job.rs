@@ -1,6 +1,7 @@
 //! Jobs as the simulator sees them: an arrival time, a run time and a topology-specific request.
 
 use crate::SimTime;
+use crate::estimate::{Correction, PredictorKind, tsafrir};
 pub use crate::resource::Request;
 
 /// Dense index of a job in its [`Workload`] (0-based, in arrival order).
@@ -35,6 +36,9 @@ pub struct Job {
     /// Processors the job asked for in the source's units (before conversion), for internal
     /// fragmentation: `granted − asked`, both in processors.
     pub asked_procs: u32,
+    /// The submitting user (SWF field 12), when the source names one: what per-user run-time
+    /// predictors ([`crate::estimate`]) key their history by.
+    pub user: Option<u32>,
 }
 
 /// A job stream ready to simulate: sorted by submit time (ties keep source order), ids dense.
@@ -44,6 +48,10 @@ pub struct Workload {
     pub jobs: Vec<Job>,
     /// Processors per machine node (8 for Blue Horizon, else 1); `granted_procs = nodes × this`.
     pub procs_per_node: u32,
+    /// The predictor the engine asks for each job's estimate while it replays (`--estimate
+    /// predict`); `None`: the jobs' own [`Job::estimate`]s. [`Job::estimate`] is then the user
+    /// estimate, the cap of the predictions and the limit of `--kill-at-estimate`.
+    pub predictor: Option<PredictorKind>,
 }
 
 /// Where a job's [`Job::estimate`] comes from (`--estimate`).
@@ -55,11 +63,21 @@ pub enum EstimateModel {
     User,
     /// `xF`: the run time × F (F > 0).
     Factor(f64),
+    /// `predict`: EASY++'s predictions (Tsafrir, Etsion & Feitelson 2007): the mean run time of the
+    /// user's two last completed jobs, capped by the user estimate (`user`), corrected when a job
+    /// outlives it step by step (`predict`) or to the user estimate at once (`predict:estimate`)
+    /// ([`crate::estimate::predict`]).
+    Predict(Correction),
+    /// `tsafrir`: modeled user estimates (Tsafrir, Etsion & Feitelson, JSSPP 2005): modal values
+    /// drawn for the whole workload, none below its job's run time ([`crate::estimate::tsafrir`]).
+    Tsafrir,
 }
 
 /// An estimate label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("estimate `{0}` is not one of exact, user, xF (F a positive number, e.g. x2)")]
+#[error(
+    "estimate `{0}` is not one of exact, user, xF (F a positive number, e.g. x2), predict, predict:estimate, tsafrir"
+)]
 pub struct EstimateParseError(pub String);
 
 impl std::str::FromStr for EstimateModel {
@@ -68,6 +86,9 @@ impl std::str::FromStr for EstimateModel {
         match s.trim() {
             "exact" => Ok(EstimateModel::Exact),
             "user" => Ok(EstimateModel::User),
+            "predict" | "predict:steps" => Ok(EstimateModel::Predict(Correction::Steps)),
+            "predict:estimate" => Ok(EstimateModel::Predict(Correction::Estimate)),
+            "tsafrir" => Ok(EstimateModel::Tsafrir),
             t => t
                 .strip_prefix('x')
                 .and_then(|f| f.parse::<f64>().ok())
@@ -84,6 +105,9 @@ impl std::fmt::Display for EstimateModel {
             EstimateModel::Exact => f.write_str("exact"),
             EstimateModel::User => f.write_str("user"),
             EstimateModel::Factor(x) => write!(f, "x{x}"),
+            EstimateModel::Predict(Correction::Steps) => f.write_str("predict"),
+            EstimateModel::Predict(Correction::Estimate) => f.write_str("predict:estimate"),
+            EstimateModel::Tsafrir => f.write_str("tsafrir"),
         }
     }
 }
@@ -98,23 +122,36 @@ pub struct EstimateReport {
 }
 
 impl EstimateModel {
-    /// The estimate of `job` under this model.
-    pub fn estimate(self, job: &Job) -> SimTime {
+    /// The estimate of `job` under this model (under `predict`, the user estimate: the cap of the
+    /// predictions); `None` under `tsafrir`, whose estimates are drawn for a whole workload
+    /// ([`Workload::set_estimates`]).
+    pub fn estimate(self, job: &Job) -> Option<SimTime> {
         match self {
-            EstimateModel::Exact => job.runtime,
-            EstimateModel::User => job.requested.unwrap_or(job.runtime),
-            EstimateModel::Factor(f) => job.runtime * f,
+            EstimateModel::Exact => Some(job.runtime),
+            EstimateModel::User | EstimateModel::Predict(_) => {
+                Some(job.requested.unwrap_or(job.runtime))
+            }
+            EstimateModel::Factor(f) => Some(job.runtime * f),
+            EstimateModel::Tsafrir => None,
         }
     }
 }
 
 impl Workload {
-    /// Sets every job's estimate by `model`; reports jobs with no requested time and jobs that
-    /// overrun their estimate.
+    /// Sets every job's estimate by `model` (and the predictor, for `predict`); reports jobs with no
+    /// requested time and jobs that overrun their estimate.
     pub fn set_estimates(&mut self, model: EstimateModel) -> EstimateReport {
+        self.predictor = match model {
+            EstimateModel::Predict(c) => Some(PredictorKind::RecentUserMean(c)),
+            _ => None,
+        };
         let mut report = EstimateReport::default();
-        for job in &mut self.jobs {
-            job.estimate = model.estimate(job);
+        let drawn = (model == EstimateModel::Tsafrir).then(|| tsafrir::estimates(&self.jobs));
+        for (i, job) in self.jobs.iter_mut().enumerate() {
+            job.estimate = match &drawn {
+                Some(d) => d[i],
+                None => model.estimate(job).unwrap_or(job.runtime),
+            };
             report.missing += u64::from(job.requested.is_none());
             report.overrun += u64::from(job.runtime > job.estimate);
         }

@@ -1,8 +1,9 @@
 //! Workloads: jobs, the trace catalog, filters, shape conversions, load scaling, input shaking,
-//! synthetic models.
+//! synthetic models (the mesh papers', the hypercube paper's, Lublin & Feitelson's).
 
 pub mod catalog;
 mod job;
+pub mod lublin;
 pub mod shake;
 pub mod stats;
 pub mod synth;

@@ -22,7 +22,7 @@
 //!
 //! let job = |i: u32, submit: f64| Job {
 //!     id: JobId(i), source_id: u64::from(i), submit, runtime: 100.0, estimate: 100.0,
-//!     requested: None, request: Request::Nodes(1), asked_procs: 1,
+//!     requested: None, request: Request::Nodes(1), asked_procs: 1, user: None,
 //! };
 //! let w = Workload::from_jobs((0..50).map(|i| job(i, 100.0 * f64::from(i))).collect(), 1);
 //! let model = ShakeModel::default();
@@ -109,7 +109,10 @@ pub fn shake(w: &Workload, seed: u64, model: &ShakeModel) -> Result<Workload, Sh
             shake_job(j, model, u_submit, u_run)
         })
         .collect();
-    Ok(Workload::from_jobs(jobs, w.procs_per_node))
+    Ok(Workload {
+        predictor: w.predictor,
+        ..Workload::from_jobs(jobs, w.procs_per_node)
+    })
 }
 
 /// One job moved by the uniform draws `u_submit`, `u_run` in `[0, 1)`.
@@ -145,6 +148,7 @@ mod tests {
             requested: Some(2.0 * runtime),
             request: Request::Nodes(1 + i % 4),
             asked_procs: 1 + i % 4,
+            user: None,
         }
     }
 

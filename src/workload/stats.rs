@@ -249,6 +249,7 @@ mod tests {
             requested: None,
             request: req,
             asked_procs: asked,
+            user: None,
         }
     }
 
@@ -265,6 +266,7 @@ mod tests {
                 job(2, 140.0, 30.0, 120, Request::Submesh(Shape::new(3, 5))),
             ],
             procs_per_node: 8,
+            predictor: None,
         };
         let mut dropped = BTreeMap::new();
         dropped.insert(DropReason::NegativeRuntime, 4);
@@ -311,6 +313,7 @@ mod tests {
         let w = Workload {
             jobs: vec![job(0, 5.0, 1.0, 2, Request::Nodes(2))],
             procs_per_node: 1,
+            predictor: None,
         };
         let s = WorkloadStats::of(&w, m, &BTreeMap::new());
         assert_eq!((s.jobs, s.mean_interarrival_s, s.mean_size), (1, 0.0, 2.0));

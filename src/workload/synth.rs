@@ -427,12 +427,14 @@ impl SynthSpec {
                     requested: None,
                     request: Request::Submesh(Shape::new(w, h)),
                     asked_procs: w * h,
+                    user: None,
                 }
             })
             .collect();
         Ok(Workload {
             jobs,
             procs_per_node: 1,
+            predictor: None,
         })
     }
 

@@ -276,11 +276,13 @@ impl HypercubeSpec {
                 requested: None,
                 request: Request::Subcube(k),
                 asked_procs: nodes,
+                user: None,
             });
         }
         Ok(Workload {
             jobs,
             procs_per_node: 1,
+            predictor: None,
         })
     }
 

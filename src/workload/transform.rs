@@ -595,6 +595,7 @@ impl Converter {
             requested: rec.requested_time.filter(|&t| t > 0).map(|t| t as SimTime),
             request,
             asked_procs: u32::try_from(v.procs).unwrap_or(u32::MAX),
+            user: rec.user.and_then(|u| u32::try_from(u).ok()),
         })
     }
 
@@ -638,6 +639,7 @@ impl Workload {
         Workload {
             jobs,
             procs_per_node: procs_per_node.max(1),
+            predictor: None,
         }
     }
 
@@ -680,6 +682,7 @@ impl Workload {
         Ok(Workload {
             jobs,
             procs_per_node: self.procs_per_node,
+            predictor: self.predictor,
         })
     }
 }

@@ -22,6 +22,7 @@ pub(crate) fn job(i: usize, submit: f64, runtime: f64, request: Request) -> Job 
         requested: None,
         request,
         asked_procs: request.nodes(),
+        user: None,
     }
 }
 
@@ -34,6 +35,7 @@ pub(crate) fn workload(jobs: &[(f64, f64, Request)]) -> Workload {
             .map(|(i, &(s, r, q))| job(i, s, r, q))
             .collect(),
         procs_per_node: 1,
+        predictor: None,
     }
 }
 

@@ -324,6 +324,7 @@ fn job_at(start: f64, end: f64, placement: Placement) -> JobRecord {
 
 fn outcome(records: Vec<JobRecord>) -> Outcome {
     Outcome {
+        predictions: Vec::new(),
         records,
         segments: Vec::new(),
         tori: Vec::new(),

@@ -130,11 +130,13 @@ fn workload(rng: &mut ChaCha8Rng, m: MachineSpec) -> Workload {
             requested: rng.random_bool(0.5).then_some(estimate),
             request,
             asked_procs: request.nodes(),
+            user: None,
         });
     }
     Workload {
         jobs,
         procs_per_node: 1,
+        predictor: None,
     }
 }
 

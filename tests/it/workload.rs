@@ -232,6 +232,8 @@ fn shared_logs_convert_as_catalogued() {
         ("lanl-cm5", 122_057, 3),
         ("ctc-sp2", 77_222, 0),
         ("kth-sp2", 28_475, 1),
+        // pbatch (partition 1) only: 18,051 jobs of other partitions, 3,330 without a size.
+        ("llnl-atlas", 22_397, 21_381),
     ];
     let cat = Catalog::builtin();
     let mut checked = 0;

@@ -135,7 +135,10 @@ fn table(l: &Listing) -> String {
         .map(|r| {
             let log = match (&r.path, r.bytes) {
                 (Some(p), Some(b)) => format!("{}  {p}", human::bytes(b)),
-                _ => format!("not found: `pwa-replay fetch {}` downloads it", r.name),
+                _ => format!(
+                    "not found: `pwa-replay fetch {}` downloads {}/{}",
+                    r.name, r.folder, r.file
+                ),
             };
             [
                 r.name.clone(),
@@ -167,8 +170,11 @@ fn table(l: &Listing) -> String {
     for r in &rows {
         out += &line([&r[0], &r[1], &r[2], &r[3], &r[4]]);
     }
+    let present = l.traces.iter().filter(|r| r.path.is_some()).count();
     out += &format!(
-        "\nsearch path: {}\n`make replay TRACE=NAME` sweeps the default grid; SCHED=… ALLOC=… override it.\n",
+        "\n{present} of {} logs present, {} to fetch (from the archive; a log with no sha256 on record is verified by gzip integrity and a strict parse)\nsearch path: {}\n`make replay TRACE=NAME` sweeps the default grid; SCHED=… ALLOC=… override it.\n",
+        l.traces.len(),
+        l.traces.len() - present,
         l.search_path.join(":")
     );
     out

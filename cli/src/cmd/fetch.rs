@@ -59,6 +59,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let path =
         fetch_entry(entry, &base, &args.dir).map_err(|e| with_help(e, entry, &sp, &args.dir))?;
     println!("{}: {} (verified)", entry.name, path.display());
+    if entry.sha256.is_none() {
+        let recorded = std::fs::read_to_string(tracepath::recorded_hash_path(&path))
+            .with_context(|| format!("reading the recorded sha256 of {}", path.display()))?;
+        println!(
+            "{}: sha256 {} (no hash on record: verified by gzip integrity and a strict parse; \
+             record it as `sha256 = \"{}\"` in the catalog)",
+            entry.name,
+            recorded.trim(),
+            recorded.trim()
+        );
+    }
     Ok(())
 }
 

@@ -45,8 +45,14 @@ pub struct Replay {
     #[arg(long, default_value_t = 1.0)]
     pub load_factor: f64,
     /// Run-time estimates the schedulers plan with: exact (the run time), user (SWF field 9, the
-    /// run time where the log has none), or xF (the run time × F).
-    #[arg(long, default_value = "exact", value_name = "exact|user|xF")]
+    /// run time where the log has none), xF (the run time × F), predict (EASY++: the mean run
+    /// time of the user's two last completed jobs, capped by the user estimate, which stays the
+    /// kill limit), or tsafrir (modeled modal user estimates, none below the run time).
+    #[arg(
+        long,
+        default_value = "exact",
+        value_name = "exact|user|xF|predict|tsafrir"
+    )]
     pub estimate: EstimateModel,
     /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).
     #[arg(long)]

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use pwa_replay::machine::MachineSpec;
 use pwa_replay::swf::{Header, SkipReport};
 use pwa_replay::workload::stats::Bucket;
@@ -77,6 +77,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // The error of `Workload::scaled`, before reading anything.
         Workload::default().scaled(lf)?;
     }
+    if args.estimate == EstimateModel::Tsafrir {
+        bail!(
+            "stats --estimate tsafrir: the model draws estimates for a whole workload, which stats \
+             reads one job at a time; its estimates are never below the run time (no overruns)"
+        );
+    }
     let mut acc = Accumulator::new(args.load_factor, args.estimate);
     let t = args
         .input
@@ -135,7 +141,7 @@ impl Accumulator {
             let first = *self.first_submit.get_or_insert(job.submit);
             job.submit = (job.submit - first) / lf;
         }
-        job.estimate = self.estimate.estimate(&job);
+        job.estimate = self.estimate.estimate(&job).unwrap_or(job.runtime);
         self.report.missing += u64::from(job.requested.is_none());
         self.report.overrun += u64::from(job.runtime > job.estimate);
         self.stats

@@ -174,6 +174,7 @@ mod tests {
             requested: None,
             request: Request::Submesh(shape),
             asked_procs,
+            user: None,
         };
         let w = Workload {
             jobs: vec![
@@ -181,6 +182,7 @@ mod tests {
                 job(1, 9, 4.0, 5.5, Shape::new(3, 1), 3),
             ],
             procs_per_node: 1,
+            predictor: None,
         };
         let rec = |start: f64, end: f64, at, rotated| JobRecord {
             start,
@@ -190,6 +192,7 @@ mod tests {
             reserved: None,
         };
         let out = Outcome {
+            predictions: Vec::new(),
             records: vec![
                 rec(0.0, 10.0, Submesh::from_paper(1, 1, 2, 3), false),
                 rec(10.0, 15.5, Submesh::from_paper(3, 1, 3, 3), true),

@@ -88,7 +88,7 @@ fn every_entry_is_listed_with_its_grid_and_whereabouts() {
 fn the_builtin_catalog_names_a_default_grid_for_every_log() {
     let v = json_ok(bin().args(["catalog", "--format", "json"]));
     let traces = v["traces"].as_array().expect("traces");
-    assert_eq!(traces.len(), 9, "{v}");
+    assert!(traces.len() >= 20, "{v}");
     for t in traces {
         let (machine, alloc) = (t["machine"].as_str().unwrap(), &t["alloc"]);
         if machine.starts_with("torus:") {

@@ -193,10 +193,13 @@ fn refused_connection_leaves_nothing() {
 fn trace_without_hash_is_parsed_then_recorded() {
     let f = fixture(2);
     let dir = f.root.join("traces");
-    fetch(&f, "nohash", &f.base, &dir).success();
+    let sha = sha256_bytes(small_swf().as_bytes());
+    fetch(&f, "nohash", &f.base, &dir)
+        .success()
+        .stdout(predicate::str::contains(format!("sha256 {sha}")));
     assert_eq!(names_in(&dir), ["NOHASH.swf.gz", "NOHASH.swf.gz.sha256"]);
     let recorded = std::fs::read_to_string(dir.join("NOHASH.swf.gz.sha256")).expect("side file");
-    assert_eq!(recorded.trim(), sha256_bytes(small_swf().as_bytes()));
+    assert_eq!(recorded.trim(), sha);
     fetch(&f, "nohash-bad", &f.base, &dir).failure();
     assert_eq!(names_in(&dir), ["NOHASH.swf.gz", "NOHASH.swf.gz.sha256"]);
 }

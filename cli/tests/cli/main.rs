@@ -2,6 +2,7 @@
 mod browser;
 mod catalog;
 mod draw;
+mod estimates;
 mod experiment;
 mod faults;
 mod fetch;

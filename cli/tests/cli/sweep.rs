@@ -131,6 +131,8 @@ fn a_small_sweep_writes_every_output() {
         "frag_delayed_share",
         "mean_free_regions",
         "head_fragmentation",
+        "mean_estimate_error",
+        "underestimated_share",
     ] {
         assert!(
             header.iter().any(|h| h == col),

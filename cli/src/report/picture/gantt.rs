@@ -224,6 +224,7 @@ mod tests {
                 requested: None,
                 request: Request::Submesh(Shape { w, h }),
                 asked_procs: w * h,
+                user: None,
             };
             let wl = Workload::from_jobs(vec![job(0), job(1)], 1);
             let machine: MachineSpec = "mesh:4x2".parse().unwrap();
