@@ -1,15 +1,16 @@
 //! Interrupt-safe file writes: write to a temporary name in the same directory, then rename; and
 //! the removal of temporaries a killed process left behind ([`remove_stale_temporaries`]).
 //!
-//! Temporary names contain `.tmp-<pid>` (`summary.csv.tmp-812`, `turnaround.tmp-812.png`).
+//! Temporary names contain `.tmp-<pid>` (`summary.csv.tmp-812-0`, `turnaround.tmp-812.png`).
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context;
 
-/// Writes `path` through `write` into `path.tmp-<pid>`, flushes, then renames it over `path`, so a
+/// Writes `path` through `write` into `path.tmp-<pid>-<n>`, flushes, then renames it over `path`, so a
 /// reader (or a `--resume` after Ctrl-C) sees either the old file or the complete new one. No
 /// `fsync`: the guarantee is against an interrupted process, not a power cut (an `fsync` per cell
 /// cache file cost seconds per sweep).
@@ -82,15 +83,41 @@ fn alive(pid: u32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+/// `path.tmp-<pid>-<n>`: `n` counts this process's writes, so two threads writing one path (two
+/// series meeting the same cell) never share a temporary.
 fn temp_name(path: &Path) -> PathBuf {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
+    name.push(format!(".tmp-{}-{n}", std::process::id()));
     path.with_file_name(name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn threads_writing_one_path_at_once_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("cell.json");
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let p = &p;
+                s.spawn(move || {
+                    for _ in 0..50 {
+                        write_bytes(p, format!("thread {t}").as_bytes()).unwrap();
+                    }
+                });
+            }
+        });
+        assert!(fs::read_to_string(&p).unwrap().starts_with("thread "));
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
+    }
 
     #[test]
     fn a_failed_write_leaves_the_old_file_and_no_temporary() {
