@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::paper::{data, plot};
 use crate::report::atomic::{remove_stale_temporaries, write_bytes};
 use crate::report::cache::{CellCache, Lookup};
+use crate::report::html;
 use crate::report::lock::OutLock;
 use crate::report::manifest::Manifest;
 use crate::report::metrics;
@@ -521,7 +522,41 @@ pub fn write_report(plan: &Plan, results: &Results, out: &Path) -> anyhow::Resul
     write_bytes(
         &out.join("README.md"),
         readme(plan, &figs, &verdicts, &unmet).as_bytes(),
-    )
+    )?;
+    let page = html::figure::study(
+        &plan.title,
+        plan.description.as_deref().unwrap_or_default().trim(),
+        page_config(plan),
+        &figs,
+        &verdicts,
+    );
+    html::write_index(out, &page)
+}
+
+/// The configuration rows of `index.html`: the file, the budget and one row per panel.
+fn page_config(plan: &Plan) -> Vec<(String, String)> {
+    let mut rows = vec![
+        ("file".to_string(), plan.file.clone()),
+        (
+            "budget".to_string(),
+            if plan.quick { "--quick" } else { "full" }.to_string(),
+        ),
+    ];
+    for p in &plan.panels {
+        let series: Vec<&str> = p.series.iter().map(|s| s.label.as_str()).collect();
+        rows.push((
+            format!("panel {}", p.name),
+            format!(
+                "{} on {}; {}; x: {}",
+                p.workload,
+                p.machine
+                    .map_or("its own machine".to_string(), |m| m.to_string()),
+                series.join(", "),
+                p.x.label
+            ),
+        ));
+    }
+    rows
 }
 
 /// The report: the same bytes for the same results (times are in `manifest.json`).

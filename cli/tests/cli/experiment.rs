@@ -106,8 +106,18 @@ fn a_study_writes_figures_verdicts_results_and_a_manifest() {
         "results.json",
         "experiment.toml",
         "manifest.json",
+        "index.html",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for want in [
+        "A small mesh study",
+        "turnaround.png",
+        "k-wait",
+        "FCFS saturates first.",
+    ] {
+        assert!(page.contains(want), "index.html lacks {want}");
     }
     let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(readme.contains("## Claims: "), "{readme}");

@@ -11,10 +11,6 @@ use crate::report::tables::Table;
 /// The page of a study: `config` rows, the claims and their verdicts (when there are any), then
 /// every figure, each linked to its PNG `<key>.png` beside the page (`kth-slowdown.png`,
 /// `window-k/fig2.png`).
-#[allow(
-    dead_code,
-    reason = "called by `cmd/experiment.rs` (the experiment's index.html)"
-)]
 pub fn study(
     title: &str,
     intro: &str,
@@ -38,7 +34,6 @@ pub fn study(
 }
 
 /// The claims table: figure, statement, what was measured, verdict.
-#[allow(dead_code, reason = "used by `study`")]
 fn claims(verdicts: &[Verdict]) -> Table {
     let held = verdicts.iter().filter(|v| v.holds == Some(true)).count();
     Table {
@@ -67,10 +62,6 @@ fn claims(verdicts: &[Verdict]) -> Table {
     }
 }
 
-#[allow(
-    dead_code,
-    reason = "called by `cmd/experiment.rs` (the experiment's index.html)"
-)]
 impl Chart {
     /// The chart of `d`; `png` is its PNG relative to the page (`kth-slowdown.png`), if drawn.
     /// Colours follow the scheduler part of each series label (`easy+flat+user` → `easy`) when
@@ -128,7 +119,6 @@ impl Chart {
 }
 
 /// Replications per point of `series` (`3` or `3–8`).
-#[allow(dead_code, reason = "used by `Chart::from_figure`")]
 fn replicas(d: &FigureData, series: &str) -> String {
     let ns = d
         .points
