@@ -24,12 +24,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use pwa_replay::catalog::Catalog;
 use pwa_replay::engine::{NoObserver, replay};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::swf::{ReadOptions, SwfReader};
 use pwa_replay::workload::tracepath::SearchPath;
-use pwa_replay::workload::{Catalog, EstimateModel, ShapeRule, Workload};
+use pwa_replay::workload::{EstimateModel, ShapeRule, Workload};
 
 const SCHEDULERS: [&str; 11] = [
     "fcfs",

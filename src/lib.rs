@@ -8,8 +8,11 @@
 //!
 //! * [`resource`] — the shared vocabulary: requests, placements, machine labels and node ids.
 //! * [`swf`] — SWF records and header, a streaming nom parser with errors that name file, line, field.
-//! * [`workload`] — jobs as the simulator sees them ([`workload::Job`], [`workload::Request`]), the
-//!   trace catalog, filters, shape conversions, load-factor scaling and synthetic models.
+//! * [`workload`] — jobs as the simulator sees them ([`workload::Job`], [`workload::Request`]),
+//!   filters, shape conversions, load-factor scaling and synthetic models.
+//! * [`catalog`] — the catalogued logs: file, sha256, how each is converted for its machine, and the
+//!   default grid a study of it replays (it names scheduler and allocator kinds, so it sits above
+//!   `workload`).
 //! * [`machine`] — topologies and the [`machine::Allocator`] trait; every allocator is one line of
 //!   the `allocators!` registry ([`machine::AllocKind::ALL`]: mesh, hypercube, torus and flat).
 //! * [`sched`] — the [`sched::Scheduler`] trait and the policies; every scheduler is one line of
@@ -27,6 +30,7 @@
 //! `pwa-replay` binary.
 #![deny(missing_docs)]
 
+pub mod catalog;
 pub mod coschedule;
 pub mod engine;
 pub mod estimate;

@@ -25,15 +25,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use pwa_replay::catalog::{Catalog, DefaultGrid, TraceEntry};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
 use pwa_replay::workload::lublin::LublinSpec;
 use pwa_replay::workload::synth::{ServiceModel, SynthSpec};
 use pwa_replay::workload::synth_hypercube::HypercubeSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
-use pwa_replay::workload::{
-    Catalog, Conversion, DefaultGrid, DropReason, Job, ShapeRule, TraceEntry, Workload,
-};
+use pwa_replay::workload::{Conversion, DropReason, Job, ShapeRule, Workload};
 
 /// The options naming the workload, shared by `stats`, `run` and `sweep` (`#[command(flatten)]`).
 #[derive(Debug, Clone, clap::Args)]

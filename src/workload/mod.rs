@@ -1,7 +1,6 @@
-//! Workloads: jobs, the trace catalog, filters, shape conversions, load scaling, input shaking,
+//! Workloads: jobs, filters, shape conversions, load scaling, input shaking,
 //! synthetic models (the mesh papers', the hypercube paper's, Lublin & Feitelson's).
 
-pub mod catalog;
 mod job;
 pub mod lublin;
 pub mod shake;
@@ -11,7 +10,6 @@ pub mod synth_hypercube;
 pub mod tracepath;
 pub mod transform;
 
-pub use catalog::{Catalog, DefaultGrid, TraceEntry};
 pub use job::{EstimateModel, EstimateParseError, EstimateReport, Job, JobId, Request, Workload};
 pub use stats::{StatsBuilder, WorkloadStats};
 pub use transform::{Conversion, Converted, DropReason, ShapeRule, SizeField, box_shape};

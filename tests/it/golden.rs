@@ -11,12 +11,13 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use pwa_replay::catalog::Catalog;
 use pwa_replay::engine::{NoObserver, Outcome, replay, validate};
 use pwa_replay::machine::{AllocKind, MachineSpec, Placement};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::swf::{ReadOptions, read_all};
 use pwa_replay::workload::tracepath::{SearchPath, sha256_bytes};
-use pwa_replay::workload::{Catalog, Conversion, Workload};
+use pwa_replay::workload::{Conversion, Workload};
 
 /// Every scheduler label the golden tables cover, edge parameters included.
 const SCHEDULERS: &[&str] = &[

@@ -218,9 +218,10 @@ fn ties_keep_source_order() {
 /// machine; job and drop counts as an independent `awk` pass over the files gives them.
 #[test]
 fn shared_logs_convert_as_catalogued() {
+    use pwa_replay::catalog::Catalog;
     use pwa_replay::swf::{ReadOptions, SwfReader};
+    use pwa_replay::workload::DropReason;
     use pwa_replay::workload::tracepath::{SearchPath, verify};
-    use pwa_replay::workload::{Catalog, DropReason};
 
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let sp = SearchPath::new(None, &[root]);

@@ -4,7 +4,8 @@
 use std::io::Write;
 
 use anyhow::Context;
-use pwa_replay::workload::{Conversion, SizeField, TraceEntry};
+use pwa_replay::catalog::TraceEntry;
+use pwa_replay::workload::{Conversion, SizeField};
 use serde::Serialize;
 
 use crate::report::human;

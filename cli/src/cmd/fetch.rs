@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use pwa_replay::workload::TraceEntry;
+use pwa_replay::catalog::TraceEntry;
 use pwa_replay::workload::tracepath::{self, SearchPath};
 
 /// The archive's base address (`<base>/<folder>/<file>`).

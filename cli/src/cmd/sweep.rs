@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::Context;
+use pwa_replay::catalog::DefaultGrid;
 use pwa_replay::engine::ReplayOptions;
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::machine::AllocKind;
@@ -28,9 +29,9 @@ use pwa_replay::replicate::seed_for;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Shard};
 use pwa_replay::swf::Header;
+use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 use pwa_replay::workload::tracepath::sha256_bytes;
-use pwa_replay::workload::{DefaultGrid, EstimateModel};
 use rayon::prelude::*;
 
 use crate::report::atomic::remove_stale_temporaries;

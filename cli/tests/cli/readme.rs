@@ -311,7 +311,7 @@ fn words(v: &serde_json::Value) -> Vec<String> {
 /// docs/OUTPUTS.md show each machine family's grid as the library defines it.
 #[test]
 fn the_readme_says_what_each_log_and_machine_family_sweeps_by_default() {
-    use pwa_replay::workload::DefaultGrid;
+    use pwa_replay::catalog::DefaultGrid;
     let outputs = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/OUTPUTS.md"));
     let v = crate::support::json_ok(bin().args(["catalog", "--format", "json"]));
     let traces = v["traces"].as_array().expect("traces");

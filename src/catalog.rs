@@ -19,7 +19,7 @@ use crate::workload::EstimateModel;
 use crate::workload::transform::{Conversion, ShapeRule, SizeField};
 
 /// The text of `traces/catalog.toml`.
-pub const BUILTIN_TOML: &str = include_str!("../../traces/catalog.toml");
+pub const BUILTIN_TOML: &str = include_str!("../traces/catalog.toml");
 
 /// A catalog that could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
