@@ -8,22 +8,49 @@
 
 pub use crate::engine::columns::{COLUMNS as MEASURES, Column as Measure};
 
-/// The measure called `name`, or an error listing every name.
+/// The measure called `name`, or an error with the likeliest names meant and every name.
 pub fn lookup(name: &str) -> Result<Measure, String> {
-    MEASURES
+    if let Some(m) = MEASURES.iter().find(|m| m.name == name) {
+        return Ok(*m);
+    }
+    let meant = did_you_mean(name);
+    let hint = if meant.is_empty() {
+        ";".to_string()
+    } else {
+        format!("; did you mean {}?", meant.join(", "))
+    };
+    Err(format!(
+        "unknown measure `{name}`{hint} measures: {}",
+        MEASURES
+            .iter()
+            .map(|m| m.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// The measures whose name contains what was written (spaces as `_`) or is within two edits of
+/// it, the closest first.
+fn did_you_mean(name: &str) -> Vec<String> {
+    let q = name.trim().to_lowercase().replace([' ', '-'], "_");
+    let distance =
+        |n: &str| strsim::levenshtein(&q, n).min(strsim::levenshtein(&q, n.trim_end_matches("_s")));
+    let mut close: Vec<(bool, usize, &str)> = MEASURES
         .iter()
-        .find(|m| m.name == name)
-        .copied()
-        .ok_or_else(|| {
-            format!(
-                "unknown measure `{name}`; measures: {}",
-                MEASURES
-                    .iter()
-                    .map(|m| m.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+        .map(|m| {
+            (
+                !(q.len() >= 3 && m.name.contains(&q)),
+                distance(m.name),
+                m.name,
             )
         })
+        .filter(|&(far, d, _)| !far || d <= 2)
+        .collect();
+    close.sort_unstable();
+    close
+        .into_iter()
+        .map(|(_, _, n)| format!("`{n}`"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -48,9 +75,23 @@ mod tests {
         );
         let e = lookup("turnaround").unwrap_err();
         assert!(
-            e.contains("mean_turnaround_s") && e.contains("utilization"),
+            e.contains("did you mean `var_turnaround`, `mean_turnaround_s`?")
+                && e.contains("utilization"),
             "{e}"
         );
+        for (guess, meant) in [
+            ("max_wait", "`max_wait_s`"),
+            ("utilisation", "`utilization`"),
+            ("slowdown", "`mean_bounded_slowdown`"),
+            ("mean turnaround", "`mean_turnaround_s`"),
+        ] {
+            let e = lookup(guess).unwrap_err();
+            let hint = e.split('?').next().unwrap_or_default();
+            assert!(
+                hint.contains("did you mean") && hint.contains(meant),
+                "{guess}: {e}"
+            );
+        }
         let mut names: Vec<&str> = MEASURES.iter().map(|m| m.name).collect();
         names.sort_unstable();
         names.dedup();

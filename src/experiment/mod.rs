@@ -130,6 +130,55 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
         .collect()
 }
 
+/// A cell whose replications stopped at the rule's `max` with the 95% interval of its measure
+/// still wider than the rule asks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unmet {
+    /// The panel's name.
+    pub panel: String,
+    /// The series' label.
+    pub series: String,
+    /// The x value.
+    pub x: f64,
+    /// Replications run (the rule's `max`).
+    pub replicas: usize,
+    /// The interval's half-width reached, as a fraction of the mean.
+    pub reached: f64,
+    /// The fraction the rule asks for.
+    pub target: f64,
+}
+
+/// Every cell of `results` that ran out of replications before its CI target (none under a
+/// fixed count).
+pub fn unmet(plan: &Plan, results: &Results) -> Vec<Unmet> {
+    let mut out = Vec::new();
+    for (&(p, s), line) in &results.lines {
+        let panel = &plan.panels[p];
+        let target = panel.rule.rel_half_width;
+        if !target.is_finite() {
+            continue;
+        }
+        for (x, id) in line {
+            let Some(runs) = results.cells.get(id) else {
+                continue;
+            };
+            let est = Estimate::of(runs, |m| panel.watch.of(m));
+            let reached = (est.ci_high - est.mean) / est.mean.abs();
+            if runs.len() >= panel.rule.max && reached > target {
+                out.push(Unmet {
+                    panel: panel.name.clone(),
+                    series: panel.series[s].label.clone(),
+                    x: *x,
+                    replicas: runs.len(),
+                    reached,
+                    target,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// One checked claim.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {

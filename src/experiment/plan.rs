@@ -235,6 +235,7 @@ impl Plan {
         }
         unique(&at, f.panels.iter().map(|p| &p.name), "panel")?;
         unique(&at, f.figures.iter().map(|p| &p.name), "figure")?;
+        check_skip(&at, &f)?;
         let figures = f
             .figures
             .iter()
@@ -388,8 +389,12 @@ fn panel(
                 .map_err(|e| at.err(&m.span(), "machine", e.to_string()))
         })
         .transpose()?;
+    // `--quick` never makes a panel bigger than its own budget.
     let quick_jobs = if quick { f.quick.jobs } else { None };
-    let jobs = quick_jobs.or(p.jobs).or(d.jobs);
+    let jobs = match (quick_jobs, p.jobs.or(d.jobs)) {
+        (Some(q), Some(own)) => Some(q.min(own)),
+        (q, own) => q.or(own),
+    };
     let replicate = (if quick {
         f.quick.replicate.as_ref()
     } else {
@@ -440,12 +445,36 @@ fn panel(
         jobs,
         rule,
         watch,
-        shake: p.shake.or(d.shake).map(shake_model),
+        // A model's replicas already differ by their seeds: shaking is for logs.
+        shake: p
+            .shake
+            .or(d.shake)
+            .filter(|_| !is_synthetic(p.workload.get_ref()))
+            .map(shake_model),
         stop,
         kill_at_estimate: p.kill_at_estimate.or(d.kill_at_estimate).unwrap_or(false),
     };
+    if let Some(r) = replicate
+        && panel.rule.max > 1
+        && panel.shake.is_none()
+        && !is_synthetic(&panel.workload)
+    {
+        return Err(at.err(
+            &r.span(),
+            "replicate",
+            format!(
+                "panel `{}`: replicas of a log are identical unless shaken: add `shake = {{ submit_s = 10 }}` to the panel (or [defaults]), or replicate once",
+                panel.name
+            ),
+        ));
+    }
     check_cells(at, p, &panel)?;
     Ok(panel)
+}
+
+/// Whether a workload label is a `synth:` model (generated anew for every replica).
+fn is_synthetic(workload: &str) -> bool {
+    workload.trim_start().starts_with("synth:")
 }
 
 /// Every cell of the panel builds (labels parse at every x), x is used, series are distinct.
@@ -481,9 +510,10 @@ fn check_cells(at: &At<'_>, p: &spec::PanelSpec, panel: &Panel) -> Result<(), Ex
     }
     for (i, s) in panel.series.iter().enumerate() {
         for &x in &panel.xs() {
-            panel
-                .cell(i, x)
-                .map_err(|m| at.err(&p.name.span(), "series", format!("{}: {m}", s.label)))?;
+            panel.cell(i, x).map_err(|m| {
+                let (key, span) = label_at(p, s, &m).unwrap_or(("series", p.name.span()));
+                at.err(&span, key, format!("{}: {m}", s.label))
+            })?;
         }
         if panel.series[..i].iter().any(|o| o.label == s.label) {
             return Err(at.err(
@@ -494,6 +524,35 @@ fn check_cells(at: &At<'_>, p: &spec::PanelSpec, panel: &Panel) -> Result<(), Ex
         }
     }
     Ok(())
+}
+
+/// Where the label a cell error `m` complains of was written: the `sched`, `alloc` or `estimate`
+/// entry (of the panel or of its `[[panel.series]]`) holding series `s`'s template.
+fn label_at(p: &spec::PanelSpec, s: &Series, m: &str) -> Option<(&'static str, Range<usize>)> {
+    let (key, template) = if m.starts_with("scheduler") {
+        ("sched", &s.sched)
+    } else if m.starts_with("allocator") {
+        ("alloc", &s.alloc)
+    } else if m.starts_with("estimate") {
+        ("estimate", &s.estimate)
+    } else {
+        return None;
+    };
+    let listed = match key {
+        "sched" => &p.sched,
+        "alloc" => &p.alloc,
+        _ => &p.estimate,
+    };
+    let own = p.series.iter().filter_map(|e| match key {
+        "sched" => Some(&e.sched),
+        "alloc" => Some(&e.alloc),
+        _ => e.estimate.as_ref(),
+    });
+    listed
+        .iter()
+        .chain(own)
+        .find(|t| t.get_ref() == template)
+        .map(|t| (key, t.span()))
 }
 
 fn fixed(n: usize) -> StopRule {
@@ -693,7 +752,14 @@ fn figure(
             .title
             .clone()
             .unwrap_or_else(|| format!("{} vs {}, {}", measure.meaning, p.x.label, p.name)),
-        y_label: g.y_label.clone().unwrap_or_else(|| measure.axis_label()),
+        y_label: g.y_label.clone().unwrap_or_else(|| {
+            // A model's times are in its own time units, not seconds.
+            match (is_synthetic(&p.workload), measure.unit) {
+                (true, "s") => format!("{} (time units)", measure.meaning),
+                (true, "s²") => format!("{} (time units²)", measure.meaning),
+                _ => measure.axis_label(),
+            }
+        }),
         log_y: g.log_y,
         measure,
     })
@@ -730,6 +796,7 @@ fn claim(
     predicate
         .check(&c.params, &labels)
         .map_err(|m| at.err(&c.predicate.span(), "predicate", m))?;
+    check_at(&panels[f.panel], f, &c.params).map_err(|m| at.err(&c.predicate.span(), "at", m))?;
     Ok(Claim {
         figure,
         statement: c.statement.clone(),
@@ -737,6 +804,59 @@ fn claim(
         params: c.params.clone(),
         line: spec::line_of(at.text, &c.predicate.span()),
     })
+}
+
+/// A claim's `at = X` must be an x value its figure shows (where the values are listed).
+fn check_at(panel: &Panel, f: &Figure, params: &toml::Table) -> Result<(), String> {
+    let Some(x) = params
+        .get("at")
+        .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)))
+    else {
+        return Ok(());
+    };
+    let Xs::List(xs) = &panel.x.values else {
+        return Ok(());
+    };
+    let shown: Vec<f64> = xs
+        .iter()
+        .copied()
+        .filter(|v| f.xs.as_ref().is_none_or(|only| only.contains(v)))
+        .collect();
+    if shown.contains(&x) {
+        return Ok(());
+    }
+    Err(format!(
+        "`at = {x}` is not an x value of figure `{}`; its x values: {}",
+        f.name,
+        shown
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// Every label of the quick budget's `skip` names a series of some panel.
+fn check_skip(at: &At<'_>, f: &spec::ExperimentFile) -> Result<(), ExperimentError> {
+    let mut labels = Vec::new();
+    for p in &f.panels {
+        labels.extend(series(at, p)?.into_iter().map(|s| s.label));
+    }
+    match f.quick.skip.iter().find(|s| !labels.contains(s)) {
+        None => Ok(()),
+        Some(s) => Err(ExperimentError::new(
+            at.file,
+            at.text
+                .lines()
+                .position(|l| l.trim_start().starts_with("skip"))
+                .map_or(0, |i| i + 1),
+            "skip".into(),
+            format!(
+                "[quick] skip names `{s}`, which is no panel's series; series: {}",
+                names(labels.iter().map(String::as_str))
+            ),
+        )),
+    }
 }
 
 /// `a, b, c` for messages.
@@ -831,7 +951,11 @@ series = "easy+flat+user"
     #[test]
     fn bad_labels_and_names_are_refused_with_their_line_and_the_valid_ones() {
         let e = refused("\"easy\", \"conservative\"", "\"easy\", \"backfill\"");
-        assert_eq!(e.line, 9, "{e}");
+        assert_eq!(
+            (e.line, e.key.as_str()),
+            (11, "sched"),
+            "the label's own line: {e}"
+        );
         assert!(
             e.to_string().contains("conservative") && e.to_string().contains("fcfs"),
             "{e}"

@@ -174,17 +174,16 @@ fn seeds_are_common_to_the_series_of_a_panel() {
 }
 
 #[test]
-fn a_log_replicated_without_shaking_is_refused() {
+fn a_log_replicated_without_shaking_is_refused_with_its_line() {
     let text = STUDY.replace("shake = { submit_s = 5 }\n", "");
+    let e = Plan::new("s.toml", &text, false).unwrap_err();
+    assert_eq!(e.key, "replicate");
+    assert!(e.line > 0 && e.message.contains("unless shaken"), "{e}");
+    // A model's replicas differ by seed: shaking from [defaults] reaches the log, not the models.
+    let text = format!("[defaults]\nshake = {{ submit_s = 5 }}\n{text}");
     let plan = Plan::new("s.toml", &text, false).unwrap();
-    let units: Vec<Unit> = plan
-        .units()
-        .into_iter()
-        .filter(|u| matches!(u, Unit::Line { panel: 2, .. }))
-        .collect();
-    let e = run::run(&plan, &units, &Models, &|_, c| c(), &|_| {}, 1).unwrap_err();
-    let chain = format!("{e}: {}", std::error::Error::source(&e).unwrap());
-    assert!(chain.contains("unless shaken"), "{chain}");
+    let shaken: Vec<bool> = plan.panels.iter().map(|p| p.shake.is_some()).collect();
+    assert_eq!(shaken, [false, false, true]);
 }
 
 #[test]
@@ -232,4 +231,41 @@ fn the_docs_name_every_predicate_and_measure() {
     for m in super::measure::MEASURES {
         assert!(docs.contains(&format!("`{}`", m.name)), "{}", m.name);
     }
+}
+
+#[test]
+fn cells_that_run_out_of_replications_before_their_interval_are_reported() {
+    let text = STUDY.replacen(
+        "replicate = { half_width = 0.05, min = 2, max = 6 }",
+        "replicate = { half_width = 0.0001, min = 2, max = 3 }",
+        1,
+    );
+    let plan = Plan::new("s.toml", &text, false).unwrap();
+    let units: Vec<Unit> = plan
+        .units()
+        .into_iter()
+        .filter(|u| matches!(u, Unit::Line { panel: 0, .. }))
+        .collect();
+    let r = run::run(&plan, &units, &Models, &|_, c| c(), &|_| {}, 1).unwrap();
+    let unmet = super::unmet(&plan, &r);
+    let cells: usize = r.lines.values().map(Vec::len).sum();
+    assert_eq!(
+        unmet.len(),
+        cells,
+        "a 0.01% interval is out of reach in 3 replicas"
+    );
+    assert!(
+        unmet
+            .iter()
+            .all(|u| u.replicas == 3 && u.reached > u.target)
+    );
+    // A fixed count asks for no interval.
+    let text = STUDY.replacen(
+        "replicate = { half_width = 0.05, min = 2, max = 6 }",
+        "replicate = { count = 2 }",
+        1,
+    );
+    let plan = Plan::new("s.toml", &text, false).unwrap();
+    let r = run::run(&plan, &units, &Models, &|_, c| c(), &|_| {}, 1).unwrap();
+    assert!(super::unmet(&plan, &r).is_empty());
 }

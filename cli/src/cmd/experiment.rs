@@ -19,7 +19,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::experiment::run::{self, Prepared, Replica, Source};
-use pwa_replay::experiment::{self, FigureData, Plan, Results, Unit, Verdict};
+use pwa_replay::experiment::{self, FigureData, Plan, Results, Unit, Unmet, Verdict};
 use pwa_replay::resource::MachineSpec;
 use pwa_replay::sweep::{CellError, Shard};
 use pwa_replay::workload::tracepath::sha256_bytes;
@@ -499,19 +499,33 @@ impl ResultsFile {
 /// Writes the figures (CSV, PNG), `README.md` with the verdicts.
 pub fn write_report(plan: &Plan, results: &Results, out: &Path) -> anyhow::Result<()> {
     let figs = experiment::figures(plan, results);
-    for f in &figs {
+    for (f, spec) in figs.iter().zip(&plan.figures) {
         data::write_csv(f, out)?;
-        plot::draw(out, f)?;
+        let family: Vec<String> = plan.panels[spec.panel]
+            .series
+            .iter()
+            .map(|s| s.label.clone())
+            .collect();
+        plot::draw_among(out, f, &family)?;
     }
     let verdicts = experiment::verdicts(plan, &figs);
+    let unmet = experiment::unmet(plan, results);
+    if !unmet.is_empty() {
+        eprintln!(
+            "warning: {} cell(s) stopped at their replication maximum with a wider interval than \
+             asked (listed in {})",
+            unmet.len(),
+            out.join("README.md").display()
+        );
+    }
     write_bytes(
         &out.join("README.md"),
-        readme(plan, &figs, &verdicts).as_bytes(),
+        readme(plan, &figs, &verdicts, &unmet).as_bytes(),
     )
 }
 
 /// The report: the same bytes for the same results (times are in `manifest.json`).
-fn readme(plan: &Plan, figs: &[FigureData], verdicts: &[Verdict]) -> String {
+fn readme(plan: &Plan, figs: &[FigureData], verdicts: &[Verdict], unmet: &[Unmet]) -> String {
     let mut s = format!("# {}\n\n", plan.title);
     if let Some(d) = &plan.description {
         let _ = writeln!(s, "{}\n", d.trim());
@@ -546,6 +560,28 @@ fn readme(plan: &Plan, figs: &[FigureData], verdicts: &[Verdict]) -> String {
                 v.figure,
                 v.statement.replace('|', "\\|"),
                 v.measured.replace('|', "\\|")
+            );
+        }
+        s.push('\n');
+    }
+    if !unmet.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Intervals wider than asked: {} cell(s)\n\nThese cells ran their panel's maximum \
+             number of replications without the 95% interval reaching the target; raise `max` in \
+             `replicate` for tighter points.\n\n| panel | series | x | replicas | half-width reached | target |\n|---|---|---|---|---|---|",
+            unmet.len()
+        );
+        for u in unmet {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {:.1}% | {:.1}% |",
+                u.panel,
+                u.series,
+                u.x,
+                u.replicas,
+                u.reached * 100.0,
+                u.target * 100.0
             );
         }
         s.push('\n');

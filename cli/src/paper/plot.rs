@@ -26,11 +26,17 @@ struct Curve {
     points: Vec<(f64, f64, f64, f64)>,
 }
 
-/// Draws `<dir>/<id>.png`.
+/// Draws `<dir>/<id>.png`, colours chosen among the figure's own series.
 pub fn draw(dir: &Path, d: &FigureData) -> anyhow::Result<()> {
+    draw_among(dir, d, &d.series())
+}
+
+/// Draws `<dir>/<id>.png` with the colours the series have among `family` (every series of the
+/// figure's panel, in order), so a series looks the same in every figure drawn from that family.
+pub fn draw_among(dir: &Path, d: &FigureData, family: &[String]) -> anyhow::Result<()> {
     register_font()?;
     let path = dir.join(format!("{}.png", d.id));
-    let curves = curves(d);
+    let curves = curves(d, family);
     let paint = |plot: &Area<'_>, legend: &Area<'_>| -> anyhow::Result<()> {
         let title = if d.group.is_empty() {
             d.title.clone()
@@ -73,10 +79,10 @@ fn split(series: &str) -> (&str, &str) {
     series.rsplit_once('+').unwrap_or((series, ""))
 }
 
-fn curves(d: &FigureData) -> Vec<Curve> {
+fn curves(d: &FigureData, family: &[String]) -> Vec<Curve> {
     let labels = d.series();
-    let scheds: Vec<&str> = labels.iter().map(|l| split(l).0).collect();
-    let allocs: Vec<&str> = labels.iter().map(|l| split(l).1).collect();
+    let scheds: Vec<&str> = family.iter().map(|l| split(l).0).collect();
+    let allocs: Vec<&str> = family.iter().map(|l| split(l).1).collect();
     let distinct = |v: &[&str]| v.iter().enumerate().all(|(i, a)| !v[..i].contains(a));
     let distinct_colours = |f: fn(&str) -> RGBColor, v: &[&str]| {
         let c: Vec<RGBColor> = v.iter().map(|s| f(s)).collect();
@@ -84,8 +90,11 @@ fn curves(d: &FigureData) -> Vec<Curve> {
     };
     labels
         .iter()
-        .enumerate()
-        .map(|(i, label)| {
+        .map(|label| {
+            let i = family
+                .iter()
+                .position(|l| l == label)
+                .unwrap_or(family.len());
             let (s, a) = split(label);
             let colour =
                 if distinct(&scheds) && distinct_colours(palette::scheduler_colour, &scheds) {

@@ -266,12 +266,17 @@ fn a_file_with_an_unknown_key_label_or_measure_is_refused_with_its_line() {
     let f = bad("sched.toml", "\"window:10\"", "\"window:ten\"");
     fails_with(
         &mut experiment(&f, &out, &[]),
-        &["sched.toml:8:", "window:ten", "fcfs", "conservative"],
+        &[
+            "sched.toml:10: `sched`",
+            "window:ten",
+            "fcfs",
+            "conservative",
+        ],
     );
     let f = bad("alloc.toml", "alloc = [\"ff\"]", "alloc = [\"first-fit\"]");
     fails_with(
         &mut experiment(&f, &out, &[]),
-        &["alloc.toml:8:", "first-fit"],
+        &["alloc.toml:11: `alloc`", "first-fit"],
     );
     let f = bad("y.toml", "y = \"max_wait_s\"", "y = \"max_wait\"");
     fails_with(
@@ -288,9 +293,18 @@ fn a_file_with_an_unknown_key_label_or_measure_is_refused_with_its_line() {
         &["pred.toml:", "saturates_first"],
     );
     let f = bad(
+        "unshaken.toml",
+        "synth:uniform,mesh=16x16,jobs=1500,rate=1.5\"",
+        "kth-sp2\"",
+    );
+    fails_with(
+        &mut experiment(&f, &out, &[]),
+        &["unshaken.toml:5: `replicate`", "unless shaken"],
+    );
+    let f = bad(
         "trace.toml",
-        "synth:uniform,mesh=16x16,jobs=1500,rate=1.5",
-        "no-such-log",
+        "synth:uniform,mesh=16x16,jobs=1500,rate=1.5\"",
+        "no-such-log\"\nshake = { submit_s = 10 }",
     );
     fails_with(
         &mut experiment(&f, &out, &[]),
