@@ -57,7 +57,7 @@ fn run(url: &str, scratch: &Path, extra: &[String]) -> std::process::Output {
         .output()
         .unwrap_or_else(|e| {
             panic!(
-                "running {} on {url} failed ({e}; killed after {TIMEOUT:?}); if it is not \
+                "running {} on {url} failed ({e}; runs are killed after {TIMEOUT:?}); if it is not \
                  installed, run `make setup` (Debian package `chromium`)",
                 browser.display()
             )
