@@ -82,6 +82,9 @@ fn index_page_shows_every_policy_in_every_chart_offline() {
         "sortable tables"
     );
     assert!(d.contains("Knee per policy") && d.contains("Confidence"));
+    for f in ["report.md", "summary.csv", "manifest.json"] {
+        assert!(d.contains(&format!("<a href=\"{f}\">{f}</a>")), "a link to {f}");
+    }
 
     // The fragment switches every axis to log and hides FCFS, as the controls do.
     let d = dom(&url(&page, "#log=all&hide=fcfs%20%2B%20ff"), tmp.path());
