@@ -83,7 +83,10 @@ fn index_page_shows_every_policy_in_every_chart_offline() {
     );
     assert!(d.contains("Knee per policy") && d.contains("Confidence"));
     for f in ["report.md", "summary.csv", "manifest.json"] {
-        assert!(d.contains(&format!("<a href=\"{f}\">{f}</a>")), "a link to {f}");
+        assert!(
+            d.contains(&format!("<a href=\"{f}\">{f}</a>")),
+            "a link to {f}"
+        );
     }
 
     // The fragment switches every axis to log and hides FCFS, as the controls do.
@@ -220,12 +223,13 @@ fn viewer_slider_moves_the_cursor_and_changes_the_machine() {
 }
 
 #[test]
-fn viewer_draws_a_flat_machine_as_a_bar() {
+fn viewer_draws_a_flat_machine_as_a_bar_and_a_hypercube_as_a_grid() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("draw");
     draw(&out, "flat:64");
     let d = dom(&url(&out.join("viewer.html"), "#t=60"), tmp.path());
     assert_eq!(fills(&d).len(), 64);
+    assert!(d.contains("data-machine=\"flat:64\""));
     assert!(
         !d.contains("data-chart=\"regions\""),
         "free regions are a 2D mesh measure"
@@ -233,6 +237,28 @@ fn viewer_draws_a_flat_machine_as_a_bar() {
     assert!(
         fills(&d).iter().any(|f| *f != "#ffffff"),
         "busy slots are coloured"
+    );
+
+    let cube = tmp.path().join("cube");
+    ok(bin().args([
+        "draw",
+        "--trace",
+        "synth:hypercube,dim=5,size=normal,demand=hyperexp,load=0.5,window=2000",
+        "--sched",
+        "lazy",
+        "--alloc",
+        "buddy",
+        "--window",
+        "100:1500",
+        "--out",
+        cube.to_str().unwrap(),
+    ]));
+    let d = dom(&url(&cube.join("viewer.html"), "#t=800"), tmp.path());
+    assert_eq!(fills(&d).len(), 32, "a cell per node of the 5-cube");
+    assert!(d.contains("data-machine=\"hypercube:5\""));
+    assert!(
+        fills(&d).iter().any(|f| *f != "#ffffff"),
+        "busy nodes are coloured"
     );
 }
 
