@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::browser::{dom, drive, rgb, screenshot, url};
-use crate::support::{bin, ok};
+use crate::support::{bin, ok, swf_line, write};
 
 const SCHEDS: [&str; 3] = ["fcfs", "oo", "window:4"];
 const CHARTS: [&str; 5] = [
@@ -223,7 +223,7 @@ fn viewer_slider_moves_the_cursor_and_changes_the_machine() {
 }
 
 #[test]
-fn viewer_draws_a_flat_machine_as_a_bar_and_a_hypercube_as_a_grid() {
+fn viewer_draws_a_flat_bar_a_hypercube_grid_and_torus_slices() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("draw");
     draw(&out, "flat:64");
@@ -259,6 +259,33 @@ fn viewer_draws_a_flat_machine_as_a_bar_and_a_hypercube_as_a_grid() {
     assert!(
         fills(&d).iter().any(|f| *f != "#ffffff"),
         "busy nodes are coloured"
+    );
+
+    // A 3-D torus as its two 4×2 slices: 4, then 8 nodes busy at t = 15.
+    let swf = String::from("; Version: 2.2\n")
+        + &swf_line(1, 0, 100, 4, 1)
+        + &swf_line(2, 10, 40, 8, 1)
+        + &swf_line(3, 20, 10, 16, 1);
+    let trace = write(tmp.path(), "three.swf", &swf);
+    let torus = tmp.path().join("torus");
+    ok(bin()
+        .args(["draw", "--trace", trace.to_str().unwrap()])
+        .args([
+            "--machine",
+            "torus:4x2x2",
+            "--sched",
+            "fcfs",
+            "--alloc",
+            "ff",
+            "--out",
+            torus.to_str().unwrap(),
+        ]));
+    let d = dom(&url(&torus.join("viewer.html"), "#t=15"), tmp.path());
+    assert_eq!(fills(&d).len(), 16);
+    assert_eq!(
+        attr(&d, "nodes", "data-busy"),
+        "12",
+        "jobs 1 and 2 run at t = 15"
     );
 }
 
