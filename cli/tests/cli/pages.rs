@@ -374,6 +374,8 @@ fn viewer_answers_hover_and_play() {
         busy.dispatchEvent(new MouseEvent('mousemove', at(busy)));
         const card = d.querySelector('.card');
         out.push('card ' + (card.hidden ? 'hidden' : 'shown') + ': ' + [...card.children].map((e) => e.textContent).join(' / '));
+        const own = [...d.querySelectorAll('rect.node')].filter((r) => r.dataset.job === busy.dataset.job);
+        out.push('outlined ' + d.querySelectorAll('rect.node.hl').length + ' of its ' + own.length + ' cells');
         const t0 = Number(d.querySelector('svg.nodes').dataset.t);
         d.querySelector('button.play').click();
         await sleep(1000);
@@ -397,7 +399,13 @@ fn viewer_answers_hover_and_play() {
     ] {
         assert!(card.contains(part), "{part}: {card}");
     }
-    let words: Vec<&str> = lines[1]
+    let outlined: Vec<&str> = lines[1].split(' ').collect();
+    assert_eq!(
+        outlined[1], outlined[4],
+        "every cell of the hovered job is outlined: {lines:?}"
+    );
+    assert_ne!(outlined[1], "0", "{lines:?}");
+    let words: Vec<&str> = lines[2]
         .split([' ', ','])
         .filter(|w| !w.is_empty())
         .collect();
@@ -408,7 +416,7 @@ fn viewer_answers_hover_and_play() {
         words[5].parse().unwrap(),
     );
     assert!(k > 10 && t1 > t0, "play moved nothing: {lines:?}");
-    let x: f64 = lines[2]
+    let x: f64 = lines[3]
         .trim_start_matches("all hidden: cursor at ")
         .parse()
         .unwrap();
