@@ -500,14 +500,17 @@ impl ResultsFile {
 /// Writes the figures (CSV, PNG), `README.md` with the verdicts.
 pub fn write_report(plan: &Plan, results: &Results, out: &Path) -> anyhow::Result<()> {
     let figs = experiment::figures(plan, results);
+    let mut charts = Vec::new();
     for (f, spec) in figs.iter().zip(&plan.figures) {
         data::write_csv(f, out)?;
+        // A series looks the same in every figure of its panel.
         let family: Vec<String> = plan.panels[spec.panel]
             .series
             .iter()
             .map(|s| s.label.clone())
             .collect();
         plot::draw_among(out, f, &family)?;
+        charts.push(html::Chart::from_figure(f, &family));
     }
     let verdicts = experiment::verdicts(plan, &figs);
     let unmet = experiment::unmet(plan, results);
@@ -527,7 +530,7 @@ pub fn write_report(plan: &Plan, results: &Results, out: &Path) -> anyhow::Resul
         &plan.title,
         plan.description.as_deref().unwrap_or_default().trim(),
         page_config(plan),
-        &figs,
+        charts,
         &verdicts,
     );
     html::write_index(out, &page)

@@ -14,18 +14,9 @@ const TOL: f64 = 0.02;
 /// Saturation: mean turnaround above this multiple of the lightest-load value.
 const SAT: f64 = 5.0;
 
-/// One checked statement.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    /// Figure key (`window-k/fig2`).
-    pub figure: String,
-    /// The paper's statement in words.
-    pub statement: &'static str,
-    /// What we measured.
-    pub measured: String,
-    /// `Some(true)` holds, `Some(false)` differs, `None` not checkable (figure not run).
-    pub holds: Option<bool>,
-}
+/// One checked statement: the library's verdict (figure key, the paper's words, what we measured,
+/// holds / differs / not run), so the paper's claims and an experiment's print alike.
+pub use pwa_replay::experiment::Verdict;
 
 type Check = fn(&FigureData) -> (String, bool);
 
@@ -181,7 +172,7 @@ pub fn evaluate(figs: &[FigureData]) -> Vec<Verdict> {
             };
             Verdict {
                 figure: key.to_string(),
-                statement,
+                statement: statement.to_string(),
                 measured,
                 holds,
             }

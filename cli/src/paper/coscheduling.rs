@@ -446,7 +446,7 @@ pub fn evaluate(figs: &[FigureData]) -> Vec<Verdict> {
             };
             Verdict {
                 figure: key,
-                statement,
+                statement: statement.to_string(),
                 measured,
                 holds,
             }

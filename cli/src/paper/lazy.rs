@@ -960,7 +960,7 @@ pub fn evaluate(figs: &[FigureData], table: &[TableRow]) -> Vec<Verdict> {
             let result = check(figs, table).filter(|(m, _)| !m.contains("NaN"));
             Verdict {
                 figure: key.to_string(),
-                statement,
+                statement: statement.to_string(),
                 measured: result
                     .as_ref()
                     .map_or_else(|| "not run".into(), |r| r.0.clone()),

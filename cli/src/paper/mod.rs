@@ -28,6 +28,8 @@ use pwa_replay::experiment::{self, Plan, Unit, run as exp};
 
 use data::FigureData;
 use figures::Paper;
+
+use crate::report::html;
 use readme::Budget;
 
 /// A paper's experiment file, built into the binary.
@@ -189,6 +191,41 @@ fn budget(plan: &Plan) -> Budget {
     }
 }
 
+/// `index.html`: the verdicts as a sortable table and every figure as an interactive chart linked
+/// to its PNG (report::html).
+fn write_index(
+    out: &std::path::Path,
+    data: &[FigureData],
+    verdicts: &[claims::Verdict],
+    run: &readme::RunInfo,
+) -> anyhow::Result<()> {
+    let charts = data
+        .iter()
+        .map(|d| html::Chart::from_figure(d, &d.series()))
+        .collect();
+    let mut config = vec![
+        (
+            "budget".to_string(),
+            if run.quick { "--quick" } else { "full" }.to_string(),
+        ),
+        ("threads".to_string(), run.threads.to_string()),
+    ];
+    config.extend(
+        run.skipped
+            .iter()
+            .map(|s| ("skipped".to_string(), s.clone())),
+    );
+    let page = html::figure::study(
+        "The five papers, reproduced",
+        "Every figure of `make paper` with the papers' statements and our verdicts; README.md has the \
+         same verdicts with the readings chosen.",
+        config,
+        charts,
+        verdicts,
+    );
+    html::write_index(out, &page)
+}
+
 /// `semitorus/README.md` from the semitorus file's run (nothing when no system ran).
 fn write_semitorus(run: &PaperRun, opts: &Options) -> anyhow::Result<()> {
     let catalog = crate::trace::catalog()?;
@@ -331,6 +368,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     };
     readme::write(&opts.out, &data, &verdicts, &run)?;
     lazy::append_readme(&opts.out, &lazy_budget, lazy_s)?;
+    write_index(&opts.out, &data, &verdicts, &run)?;
     say(&format!(
         "wrote {} figures and README.md under {}",
         data.len(),

@@ -75,45 +75,21 @@ pub fn draw_among(dir: &Path, d: &FigureData, family: &[String]) -> anyhow::Resu
     write_figure(&path, paint).with_context(|| format!("drawing {}", path.display()))
 }
 
-fn split(series: &str) -> (&str, &str) {
-    series.rsplit_once('+').unwrap_or((series, ""))
-}
-
 fn curves(d: &FigureData, family: &[String]) -> Vec<Curve> {
-    let labels = d.series();
-    let scheds: Vec<&str> = family.iter().map(|l| split(l).0).collect();
-    let allocs: Vec<&str> = family.iter().map(|l| split(l).1).collect();
-    let distinct = |v: &[&str]| v.iter().enumerate().all(|(i, a)| !v[..i].contains(a));
-    let distinct_colours = |f: fn(&str) -> RGBColor, v: &[&str]| {
-        let c: Vec<RGBColor> = v.iter().map(|s| f(s)).collect();
-        c.iter().enumerate().all(|(i, a)| !c[..i].contains(a))
-    };
-    labels
-        .iter()
+    d.series()
+        .into_iter()
         .map(|label| {
-            let i = family
-                .iter()
-                .position(|l| l == label)
-                .unwrap_or(family.len());
-            let (s, a) = split(label);
-            let colour =
-                if distinct(&scheds) && distinct_colours(palette::scheduler_colour, &scheds) {
-                    palette::scheduler_colour(s)
-                } else if distinct(&allocs) {
-                    palette::allocator_colour(a)
-                } else {
-                    palette::scheduler_colour(&format!("#{i}"))
-                };
+            let (colour, marker) = palette::series_style(&label, family);
             let points = d
                 .points
                 .iter()
-                .filter(|p| &p.series == label && p.est.mean.is_finite())
+                .filter(|p| p.series == label && p.est.mean.is_finite())
                 .map(|p| (p.x, p.est.mean, p.est.ci_low, p.est.ci_high))
                 .collect();
             Curve {
-                label: label.clone(),
+                label,
                 colour,
-                marker: palette::allocator_marker(a),
+                marker,
                 points,
             }
         })

@@ -106,6 +106,38 @@ fn allocator_slot(label: &str) -> usize {
     }
 }
 
+/// Colour and marker of the series `label` (`sched+alloc`, or `a+b+c` split at its last `+`) of
+/// a study's figure, among `family` (every series of its panel, in order) so that a series looks
+/// the same in every figure of the panel: colour by the part before the last `+` when those
+/// parts have distinct colours, else by the part after it when those are distinct, else by
+/// position; marker by the part after it.
+pub fn series_style(label: &str, family: &[String]) -> (RGBColor, Marker) {
+    let split = |l: &str| -> (String, String) {
+        let (s, a) = l.rsplit_once('+').unwrap_or((l, ""));
+        (s.to_string(), a.to_string())
+    };
+    let (heads, tails): (Vec<String>, Vec<String>) = family.iter().map(|l| split(l)).unzip();
+    let distinct = |v: &[String]| v.iter().enumerate().all(|(i, a)| !v[..i].contains(a));
+    let colours: Vec<RGBColor> = heads.iter().map(|h| scheduler_colour(h)).collect();
+    let distinct_colours = colours
+        .iter()
+        .enumerate()
+        .all(|(i, c)| !colours[..i].contains(c));
+    let (head, tail) = split(label);
+    let colour = if distinct(&heads) && distinct_colours {
+        scheduler_colour(&head)
+    } else if distinct(&tails) {
+        allocator_colour(&tail)
+    } else {
+        let i = family
+            .iter()
+            .position(|l| l == label)
+            .unwrap_or(family.len());
+        scheduler_colour(&format!("#{i}"))
+    };
+    (colour, allocator_marker(&tail))
+}
+
 /// The colour of job number `id` (SWF job number): hue from a hash, saturation 0.45…0.85 and
 /// lightness 0.38…0.63 from other bits of it, so neighbouring numbers look unlike.
 pub fn job_colour(id: u64) -> RGBColor {
@@ -164,6 +196,23 @@ mod tests {
             let sum = u32::from(c.0) + u32::from(c.1) + u32::from(c.2);
             assert!(sum < 3 * 230, "{c:?} is too light to tell from a free node");
         }
+    }
+
+    #[test]
+    fn a_series_keeps_its_style_across_its_family() {
+        let family: Vec<String> = ["fcfs+mpl", "oo+mpl"].map(String::from).to_vec();
+        assert_eq!(
+            series_style("oo+mpl", &family),
+            (scheduler_colour("oo"), allocator_marker("mpl"))
+        );
+        // Repeated heads: colour by the tail.
+        let family: Vec<String> = ["easy+flat+user", "easy+flat+exact"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            series_style("easy+flat+user", &family).0,
+            allocator_colour("user")
+        );
     }
 
     #[test]

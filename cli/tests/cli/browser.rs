@@ -3,7 +3,9 @@
 //! missing browser fails the test with the command that installs it; it never passes silently.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::time::Duration;
+
+use assert_cmd::Command;
 
 use crate::support::{Image, read_png};
 
@@ -31,6 +33,9 @@ pub fn url(page: &Path, fragment: &str) -> String {
     format!("file://{}{fragment}", abs.display())
 }
 
+/// Longest a browser run may take before it is killed and the test fails.
+const TIMEOUT: Duration = Duration::from_secs(90);
+
 /// Runs the browser on `url` with `extra` flags, in a fresh profile under `scratch`.
 fn run(url: &str, scratch: &Path, extra: &[String]) -> std::process::Output {
     let profile = tempfile::tempdir_in(scratch).expect("profile dir");
@@ -40,6 +45,7 @@ fn run(url: &str, scratch: &Path, extra: &[String]) -> std::process::Output {
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-dev-shm-usage",
             "--no-first-run",
             "--hide-scrollbars",
             "--host-resolver-rules=MAP * ~NOTFOUND",
@@ -47,10 +53,12 @@ fn run(url: &str, scratch: &Path, extra: &[String]) -> std::process::Output {
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(extra)
         .arg(url)
+        .timeout(TIMEOUT)
         .output()
         .unwrap_or_else(|e| {
             panic!(
-                "cannot run {} ({e}): run `make setup` (Debian package `chromium`)",
+                "running {} on {url} failed ({e}; runs are killed after {TIMEOUT:?}); if it is not \
+                 installed, run `make setup` (Debian package `chromium`)",
                 browser.display()
             )
         });

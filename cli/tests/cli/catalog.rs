@@ -241,6 +241,10 @@ fn make_replay_works_for_every_catalogued_log_on_the_search_path() {
         for f in ["report.md", "turnaround.png", "summary.parquet"] {
             assert!(dir.join(f).is_file(), "{name}: {f}");
         }
+        let page = std::fs::metadata(dir.join("index.html"))
+            .expect("index.html")
+            .len();
+        assert!(page < 2_000_000, "{name}: index.html is {page} bytes");
         eprintln!(
             "make replay TRACE={name} {TEST_LOADS}: {:.1} s",
             started.elapsed().as_secs_f64()

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::browser::{dom, drive, rgb, screenshot, url};
-use crate::support::{bin, ok};
+use crate::support::{bin, ok, swf_line, write};
 
 const SCHEDS: [&str; 3] = ["fcfs", "oo", "window:4"];
 const CHARTS: [&str; 5] = [
@@ -82,6 +82,12 @@ fn index_page_shows_every_policy_in_every_chart_offline() {
         "sortable tables"
     );
     assert!(d.contains("Knee per policy") && d.contains("Confidence"));
+    for f in ["report.md", "summary.csv", "manifest.json"] {
+        assert!(
+            d.contains(&format!("<a href=\"{f}\">{f}</a>")),
+            "a link to {f}"
+        );
+    }
 
     // The fragment switches every axis to log and hides FCFS, as the controls do.
     let d = dom(&url(&page, "#log=all&hide=fcfs%20%2B%20ff"), tmp.path());
@@ -217,12 +223,13 @@ fn viewer_slider_moves_the_cursor_and_changes_the_machine() {
 }
 
 #[test]
-fn viewer_draws_a_flat_machine_as_a_bar() {
+fn viewer_draws_a_flat_bar_a_hypercube_grid_and_torus_slices() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("draw");
     draw(&out, "flat:64");
     let d = dom(&url(&out.join("viewer.html"), "#t=60"), tmp.path());
     assert_eq!(fills(&d).len(), 64);
+    assert!(d.contains("data-machine=\"flat:64\""));
     assert!(
         !d.contains("data-chart=\"regions\""),
         "free regions are a 2D mesh measure"
@@ -230,6 +237,55 @@ fn viewer_draws_a_flat_machine_as_a_bar() {
     assert!(
         fills(&d).iter().any(|f| *f != "#ffffff"),
         "busy slots are coloured"
+    );
+
+    let cube = tmp.path().join("cube");
+    ok(bin().args([
+        "draw",
+        "--trace",
+        "synth:hypercube,dim=5,size=normal,demand=hyperexp,load=0.5,window=2000",
+        "--sched",
+        "lazy",
+        "--alloc",
+        "buddy",
+        "--window",
+        "100:1500",
+        "--out",
+        cube.to_str().unwrap(),
+    ]));
+    let d = dom(&url(&cube.join("viewer.html"), "#t=800"), tmp.path());
+    assert_eq!(fills(&d).len(), 32, "a cell per node of the 5-cube");
+    assert!(d.contains("data-machine=\"hypercube:5\""));
+    assert!(
+        fills(&d).iter().any(|f| *f != "#ffffff"),
+        "busy nodes are coloured"
+    );
+
+    // A 3-D torus as its two 4×2 slices: 4, then 8 nodes busy at t = 15.
+    let swf = String::from("; Version: 2.2\n")
+        + &swf_line(1, 0, 100, 4, 1)
+        + &swf_line(2, 10, 40, 8, 1)
+        + &swf_line(3, 20, 10, 16, 1);
+    let trace = write(tmp.path(), "three.swf", &swf);
+    let torus = tmp.path().join("torus");
+    ok(bin()
+        .args(["draw", "--trace", trace.to_str().unwrap()])
+        .args([
+            "--machine",
+            "torus:4x2x2",
+            "--sched",
+            "fcfs",
+            "--alloc",
+            "ff",
+            "--out",
+            torus.to_str().unwrap(),
+        ]));
+    let d = dom(&url(&torus.join("viewer.html"), "#t=15"), tmp.path());
+    assert_eq!(fills(&d).len(), 16);
+    assert_eq!(
+        attr(&d, "nodes", "data-busy"),
+        "12",
+        "jobs 1 and 2 run at t = 15"
     );
 }
 
@@ -318,6 +374,8 @@ fn viewer_answers_hover_and_play() {
         busy.dispatchEvent(new MouseEvent('mousemove', at(busy)));
         const card = d.querySelector('.card');
         out.push('card ' + (card.hidden ? 'hidden' : 'shown') + ': ' + [...card.children].map((e) => e.textContent).join(' / '));
+        const own = [...d.querySelectorAll('rect.node')].filter((r) => r.dataset.job === busy.dataset.job);
+        out.push('outlined ' + d.querySelectorAll('rect.node.hl').length + ' of its ' + own.length + ' cells');
         const t0 = Number(d.querySelector('svg.nodes').dataset.t);
         d.querySelector('button.play').click();
         await sleep(1000);
@@ -341,7 +399,13 @@ fn viewer_answers_hover_and_play() {
     ] {
         assert!(card.contains(part), "{part}: {card}");
     }
-    let words: Vec<&str> = lines[1]
+    let outlined: Vec<&str> = lines[1].split(' ').collect();
+    assert_eq!(
+        outlined[1], outlined[4],
+        "every cell of the hovered job is outlined: {lines:?}"
+    );
+    assert_ne!(outlined[1], "0", "{lines:?}");
+    let words: Vec<&str> = lines[2]
         .split([' ', ','])
         .filter(|w| !w.is_empty())
         .collect();
@@ -352,7 +416,7 @@ fn viewer_answers_hover_and_play() {
         words[5].parse().unwrap(),
     );
     assert!(k > 10 && t1 > t0, "play moved nothing: {lines:?}");
-    let x: f64 = lines[2]
+    let x: f64 = lines[3]
         .trim_start_matches("all hidden: cursor at ")
         .parse()
         .unwrap();

@@ -24,11 +24,13 @@ function htmlEl(tag, attrs, text, parent) {
   return e;
 }
 
-/** Markdown-ish inline text: `code`, **strong**, *em*; everything else as text. */
+/** Markdown-ish inline text: `code`, **strong**, *em*, [text](relative link); the rest as text. */
 function inline(text, parent) {
-  for (const part of String(text).split(/(`[^`]*`|\*\*[^*]+\*\*|\*[^*]+\*)/)) {
+  for (const part of String(text).split(/(`[^`]*`|\*\*[^*]+\*\*|\*[^*]+\*|\[[^\]]+\]\([^)\s:]+\))/)) {
     if (!part) continue;
-    if (part.startsWith('`')) htmlEl('code', {}, part.slice(1, -1), parent);
+    const link = part.match(/^\[([^\]]+)\]\(([^)\s:]+)\)$/);
+    if (link) htmlEl('a', { href: link[2] }, link[1], parent);
+    else if (part.startsWith('`')) htmlEl('code', {}, part.slice(1, -1), parent);
     else if (part.startsWith('**')) htmlEl('strong', {}, part.slice(2, -2), parent);
     else if (part.startsWith('*') && part.length > 2) htmlEl('em', {}, part.slice(1, -1), parent);
     else parent.appendChild(document.createTextNode(part));

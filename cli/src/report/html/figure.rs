@@ -1,6 +1,6 @@
 //! An experiment's or a paper's figure ([`FigureData`]: long-format points with 95% intervals) as
-//! an interactive chart of `index.html` ([`Chart::from_figure`]), and the page of such a study:
-//! its claims with their verdicts and its figures ([`study`]).
+//! an interactive chart of `index.html` ([`Chart::from_figure`], styled as its PNG), and the page
+//! of such a study: its claims with their verdicts and its figures ([`study`]).
 
 use pwa_replay::experiment::{FigureData, Verdict};
 
@@ -9,13 +9,12 @@ use crate::report::palette;
 use crate::report::tables::Table;
 
 /// The page of a study: `config` rows, the claims and their verdicts (when there are any), then
-/// every figure, each linked to its PNG `<key>.png` beside the page (`kth-slowdown.png`,
-/// `window-k/fig2.png`).
+/// `charts` (each from [`Chart::from_figure`]).
 pub fn study(
     title: &str,
     intro: &str,
     config: Vec<(String, String)>,
-    figures: &[FigureData],
+    charts: Vec<Chart>,
     verdicts: &[Verdict],
 ) -> Page {
     Page {
@@ -26,10 +25,7 @@ pub fn study(
             .then(|| claims(verdicts))
             .into_iter()
             .collect(),
-        charts: figures
-            .iter()
-            .map(|d| Chart::from_figure(d, Some(format!("{}.png", d.key()))))
-            .collect(),
+        charts,
     }
 }
 
@@ -63,30 +59,19 @@ fn claims(verdicts: &[Verdict]) -> Table {
 }
 
 impl Chart {
-    /// The chart of `d`; `png` is its PNG relative to the page (`kth-slowdown.png`), if drawn.
-    /// Colours follow the scheduler part of each series label (`easy+flat+user` → `easy`) when
-    /// those are distinct, else the series' position; markers follow the allocator part.
-    pub fn from_figure(d: &FigureData, png: Option<String>) -> Chart {
-        let labels = d.series();
-        let part = |l: &str, i: usize| l.split('+').nth(i).unwrap_or("").to_string();
-        let scheds: Vec<String> = labels.iter().map(|l| part(l, 0)).collect();
-        let distinct = scheds
-            .iter()
-            .enumerate()
-            .all(|(i, s)| !scheds[..i].contains(s));
-        let series = labels
-            .iter()
-            .enumerate()
-            .map(|(i, label)| {
-                let colour = if distinct {
-                    palette::scheduler_colour(&scheds[i])
-                } else {
-                    palette::scheduler_colour(&format!("#{i}"))
-                };
+    /// The chart of `d`, its PNG `<key>.png` beside the page (`kth-slowdown.png`,
+    /// `window-k/fig2.png`), each series styled as among `family`, the series of its panel
+    /// ([`palette::series_style`], as the PNG is).
+    pub fn from_figure(d: &FigureData, family: &[String]) -> Chart {
+        let series = d
+            .series()
+            .into_iter()
+            .map(|label| {
+                let (colour, marker) = palette::series_style(&label, family);
                 let points = d
                     .points
                     .iter()
-                    .filter(|p| &p.series == label)
+                    .filter(|p| p.series == label)
                     .map(|p| {
                         let band = p.est.n > 1;
                         let (lo, hi) = (p.est.ci_low, p.est.ci_high);
@@ -94,13 +79,13 @@ impl Chart {
                     })
                     .collect();
                 Series {
-                    label: label.clone(),
-                    colour: hex(colour),
-                    marker: palette::allocator_marker(&part(label, 1)).name().into(),
                     labels: vec![
                         ("series".into(), label.clone()),
-                        ("replicas".into(), replicas(d, label)),
+                        ("replicas".into(), replicas(d, &label)),
                     ],
+                    label,
+                    colour: hex(colour),
+                    marker: marker.name().into(),
                     points,
                 }
             })
@@ -112,7 +97,7 @@ impl Chart {
             y_label: d.y_label.clone(),
             log_x: d.log_x,
             log_y: d.log_y,
-            png,
+            png: Some(format!("{}.png", d.key())),
             series,
         }
     }
@@ -159,14 +144,16 @@ mod tests {
                 p("conservative+flat+user", 0.5, &[2.0]),
             ],
         };
-        let c = Chart::from_figure(&d, Some("kth-slowdown.png".into()));
+        let c = Chart::from_figure(&d, &d.series());
         assert_eq!(c.series.len(), 2);
         let (x, y, lo, hi) = c.series[0].points[0];
         assert_eq!((x, y), (0.5, 2.0));
         assert!(lo.unwrap() < 2.0 && hi.unwrap() > 2.0);
         assert_eq!(c.series[1].points[0].2, None, "one replica, no band");
-        assert_eq!(c.series[0].colour, hex(palette::scheduler_colour("easy")));
-        assert_eq!(c.series[0].marker, palette::allocator_marker("flat").name());
+        let (colour, marker) = palette::series_style("easy+flat+user", &d.series());
+        assert_eq!(c.series[0].colour, hex(colour));
+        assert_eq!(c.series[0].marker, marker.name());
+        assert_eq!(c.png.as_deref(), Some("kth-slowdown.png"));
         assert_eq!(c.series[0].labels[1].1, "2");
 
         let v = Verdict {
@@ -175,10 +162,10 @@ mod tests {
             measured: "m".into(),
             holds: Some(false),
         };
-        let page = study("t", "", vec![], &[d], &[v]);
+        let page = study("t", "", vec![], vec![c], &[v]);
         assert_eq!(page.tables[0].title, "Claims: 0 of 1 hold");
         assert_eq!(page.tables[0].rows[0][3], "**differs**");
-        assert_eq!(page.charts[0].png.as_deref(), Some("kth-slowdown.png"));
-        assert!(study("t", "", vec![], &[], &[]).tables.is_empty());
+        assert_eq!(page.charts.len(), 1);
+        assert!(study("t", "", vec![], vec![], &[]).tables.is_empty());
     }
 }

@@ -10,12 +10,12 @@
 //! `#hide=…`, `#t=…`) so that tests in a headless browser can drive it.
 //!
 //! A study other than a sweep (an experiment) gets its [`Page`] from [`figure::study`] (its
-//! configuration rows, claims and figures) or builds one from its own tables and
-//! [`Chart::from_figure`], and writes it with [`write_index`]:
+//! configuration rows, claims and charts, each chart from [`Chart::from_figure`] with the series
+//! of its panel) and writes it with [`write_index`]:
 //!
 //! ```text
-//! let page = html::figure::study(&plan.title, intro, config_rows, &figs, &verdicts);
-//! html::write_index(out, &page)?;
+//! let charts = figs.iter().zip(&families).map(|(f, family)| Chart::from_figure(f, family)).collect();
+//! html::write_index(out, &html::figure::study(&plan.title, intro, config_rows, charts, &verdicts))?;
 //! ```
 
 pub mod figure;

@@ -29,7 +29,8 @@ pub fn page(
         title: format!("pwa-replay sweep: {trace} on {machine}"),
         intro: "Hover a point for its value and cell, click a legend entry to hide its line, \
                 switch an axis between log and linear; click a column header to sort a table. \
-                The same results: `report.md`, `summary.csv`, the PNG figures."
+                The same results: [report.md](report.md), [summary.csv](summary.csv), the PNG \
+                figures; provenance: [manifest.json](manifest.json)."
             .into(),
         config,
         tables: tables::all(rows, rule),

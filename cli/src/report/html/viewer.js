@@ -147,14 +147,20 @@
     card.style.top = ev.clientY - box.top + 14 + 'px';
   }
 
+  /** Outlines the cells of job i (−1: none). */
+  function highlight(i) {
+    machine.rects.forEach((r) => r.classList.toggle('hl', i >= 0 && Number(r.dataset.job) === i));
+  }
+
   function hover(ev) {
     const e = ev.target.closest('[data-job]');
     const i = e ? Number(e.dataset.job) : -1;
     if (i >= 0) showCard(ev, i); else card.hidden = true;
+    highlight(i);
   }
   for (const e of [machine.svg, queue]) {
     e.addEventListener('mousemove', hover);
-    e.addEventListener('mouseleave', () => { card.hidden = true; });
+    e.addEventListener('mouseleave', () => { card.hidden = true; highlight(-1); });
   }
 
   let timer = null;
