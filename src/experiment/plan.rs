@@ -60,6 +60,8 @@ pub struct Panel {
     pub seed_key: Option<String>,
     /// Jobs (`{jobs}`; logs truncated to their first N).
     pub jobs: Option<usize>,
+    /// The load factor of every cell when x is not the load factor (`None`: the workload as is).
+    pub load_factor: Option<f64>,
     /// Replications of each cell.
     pub rule: StopRule,
     /// The measure the replication rule watches.
@@ -268,7 +270,10 @@ impl Panel {
         let seed_key = match &self.seed_key {
             Some(t) => fill(t)?,
             None if on_lf => format!("{workload}|lf={x}"),
-            None => workload.clone(),
+            None => match self.load_factor {
+                Some(lf) => format!("{workload}|lf={lf}"),
+                None => workload.clone(),
+            },
         };
         Ok(Cell {
             sched: fill(&series.sched)?
@@ -283,7 +288,7 @@ impl Panel {
             workload,
             machine: self.machine,
             jobs: self.jobs,
-            load_factor: on_lf.then_some(x),
+            load_factor: if on_lf { Some(x) } else { self.load_factor },
             seed_key,
             rule: self.rule,
             watch: self.watch,
@@ -424,6 +429,18 @@ fn panel(
         })
         .transpose()?;
     let x = axis(at, &p.x, quick)?;
+    let load_factor = match &p.load_factor {
+        None => None,
+        Some(lf) if x.name == LOAD_FACTOR => {
+            return Err(at.err(
+                &lf.span(),
+                "load_factor",
+                "x is the load factor already: leave `load_factor` out, or give x another name",
+            ));
+        }
+        Some(lf) if *lf.get_ref() > 0.0 && lf.get_ref().is_finite() => Some(*lf.get_ref()),
+        Some(lf) => return Err(at.err(&lf.span(), "load_factor", "must be a positive number")),
+    };
     if stop.is_some() && matches!(x.values, Xs::Auto(_)) {
         return Err(at.err(
             &p.x.values.span(),
@@ -443,6 +460,7 @@ fn panel(
         x,
         seed_key: p.seed_key.as_ref().map(|s| s.get_ref().clone()),
         jobs,
+        load_factor,
         rule,
         watch,
         // A model's replicas already differ by their seeds: shaking is for logs.
@@ -940,6 +958,20 @@ series = "easy+flat+user"
         assert_eq!(p.claims[0].line, 38);
         let q = Plan::new("e.toml", FILE, true).unwrap();
         assert_eq!(q.panels[0].xs(), vec![1.0]);
+    }
+
+    #[test]
+    fn a_fixed_load_factor_applies_to_every_cell_of_another_axis() {
+        let text = FILE.replace("seed_key = \"uniform/rate=2.5\"\n", "load_factor = 0.8\n");
+        let p = Plan::new("e.toml", &text, false).unwrap();
+        let c = p.panels[1].cell(0, 10.0).unwrap();
+        assert_eq!(c.load_factor, Some(0.8));
+        assert!(c.seed_key.ends_with("|lf=0.8"), "{}", c.seed_key);
+        let e = refused(
+            "x = { values = \"0.5:1.5:0.5\"",
+            "load_factor = 2\nx = { values = \"0.5:1.5:0.5\"",
+        );
+        assert_eq!(e.key, "load_factor", "{e}");
     }
 
     fn refused(from: &str, to: &str) -> ExperimentError {

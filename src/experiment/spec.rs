@@ -97,6 +97,8 @@ pub struct PanelSpec {
     pub seed_key: Option<Spanned<String>>,
     /// Jobs (`{jobs}`; logs truncated).
     pub jobs: Option<usize>,
+    /// A fixed load factor for every cell, when x is something else (a window size on a log).
+    pub load_factor: Option<Spanned<f64>>,
     /// Replication rule.
     pub replicate: Option<Spanned<ReplicateSpec>>,
     /// Shaking of logs.
