@@ -5,7 +5,7 @@
 //! increasing order and stops `margin` points past its [`Stop`](super::plan::Stop) threshold), or a
 //! whole `auto` panel (its series climb load factors together until each is past its knee, through
 //! [`crate::sweep::run_auto_with`], so an experiment's `auto` panel is exactly a sweep's `--loads
-//! auto`). A shard runs some of the units ([`Plan::units`], [`Unit::shard`]); [`Results::merge`] puts
+//! auto`). A shard runs some of the units ([`Plan::units`], [`Plan::shard`]: balanced by expected cost); [`Results::merge`] puts
 //! shards together.
 //!
 //! A cell's replicas are computed through the caller's [`Hook`] (the binary's `--resume` cache and
@@ -45,14 +45,47 @@ pub enum Unit {
     },
 }
 
-impl Unit {
-    /// Whether shard `index` of `count` runs this unit (the `i`-th unit goes to shard `i % count`).
-    pub fn shard(position: usize, index: usize, count: usize) -> bool {
-        position % count.max(1) == index
-    }
-}
-
 impl Plan {
+    /// The positions in [`Plan::units`] that shard `index` of `count` runs: the units, costliest
+    /// first, each go to the shard with the least work so far (ties to the lower shard), so the
+    /// shards are balanced by expected cost and every unit is in exactly one. A unit's cost is its
+    /// cells (x values × series) × the replication maximum × the jobs per workload (10,000 where
+    /// the panel does not say); an `auto` panel is one unit, costed at all the loads it may climb.
+    pub fn shard(&self, index: usize, count: usize) -> Vec<usize> {
+        let count = count.max(1);
+        let units = self.units();
+        let mut order: Vec<usize> = (0..units.len()).collect();
+        order.sort_by(|&a, &b| {
+            self.unit_cost(units[b])
+                .total_cmp(&self.unit_cost(units[a]))
+                .then(a.cmp(&b))
+        });
+        let mut load = vec![0.0_f64; count];
+        let mut mine = Vec::new();
+        for u in order {
+            let least = (0..count)
+                .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
+                .unwrap_or(0);
+            load[least] += self.unit_cost(units[u]);
+            if least == index {
+                mine.push(u);
+            }
+        }
+        mine.sort_unstable();
+        mine
+    }
+
+    /// The expected cost of a unit, in job replays.
+    pub fn unit_cost(&self, u: Unit) -> f64 {
+        let (Unit::Line { panel, .. } | Unit::Auto { panel }) = u;
+        let p = &self.panels[panel];
+        let series = match u {
+            Unit::Line { .. } => 1,
+            Unit::Auto { .. } => p.series.len(),
+        };
+        (p.xs().len() * series * p.rule.max) as f64 * p.jobs.unwrap_or(10_000) as f64
+    }
+
     /// Every unit of work, panels in file order, series in legend order.
     pub fn units(&self) -> Vec<Unit> {
         let mut out = Vec::new();

@@ -113,12 +113,7 @@ fn parallel_runs_equal_serial_ones_and_shards_merge_to_the_whole() {
     assert_eq!(serial, parallel);
     let mut merged = run::Results::default();
     for i in 0..3 {
-        let part: Vec<Unit> = units
-            .iter()
-            .enumerate()
-            .filter(|(n, _)| Unit::shard(*n, i, 3))
-            .map(|(_, u)| *u)
-            .collect();
+        let part: Vec<Unit> = plan.shard(i, 3).into_iter().map(|n| units[n]).collect();
         merged.merge(run_all(&plan, &part, 2)).unwrap();
     }
     assert_eq!(merged, serial);
@@ -268,4 +263,25 @@ fn cells_that_run_out_of_replications_before_their_interval_are_reported() {
     let plan = Plan::new("s.toml", &text, false).unwrap();
     let r = run::run(&plan, &units, &Models, &|_, c| c(), &|_| {}, 1).unwrap();
     assert!(super::unmet(&plan, &r).is_empty());
+}
+
+#[test]
+fn shards_partition_the_units_and_balance_their_cost() {
+    let plan = Plan::new("s.toml", STUDY, false).unwrap();
+    let units = plan.units();
+    for count in 1..=4 {
+        let parts: Vec<Vec<usize>> = (0..count).map(|i| plan.shard(i, count)).collect();
+        let mut all: Vec<usize> = parts.iter().flatten().copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..units.len()).collect::<Vec<_>>(), "{count} shards");
+        let cost = |part: &[usize]| -> f64 { part.iter().map(|&u| plan.unit_cost(units[u])).sum() };
+        let loads: Vec<f64> = parts.iter().map(|p| cost(p)).collect();
+        let biggest = units.iter().map(|&u| plan.unit_cost(u)).fold(0.0, f64::max);
+        let spread = loads.iter().copied().fold(0.0, f64::max)
+            - loads.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!(
+            spread <= biggest,
+            "{count} shards: loads {loads:?}, largest unit {biggest}"
+        );
+    }
 }

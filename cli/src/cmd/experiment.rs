@@ -176,11 +176,10 @@ fn run_one(
     let manifest = Manifest::begin(threads);
     let all = plan.units();
     let units: Vec<Unit> = match args.shard {
-        Some(s) => all
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| Unit::shard(*i, s.index, s.count))
-            .map(|(_, u)| *u)
+        Some(s) => plan
+            .shard(s.index, s.count)
+            .into_iter()
+            .map(|n| all[n])
             .collect(),
         None => all.clone(),
     };
