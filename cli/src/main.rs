@@ -3,6 +3,7 @@
 //! chain and exit 1.
 
 mod cmd;
+mod download;
 mod paper;
 mod report;
 mod slurm;

@@ -4,7 +4,7 @@
 //! * A **catalog name** (`sdsc-96`) is looked up in the catalog (`$PWA_CATALOG`, a TOML file of the
 //!   form of `traces/catalog.toml`, else the built-in one), found through the search path, and
 //!   verified by the sha256 of its uncompressed bytes before it is parsed. When it is not found and
-//!   `$PWA_OFFLINE` is not `1`, it is downloaded once (see `cmd::fetch`) into the first directory of
+//!   `$PWA_OFFLINE` is not `1`, it is downloaded once (see `download`) into the first directory of
 //!   the search path.
 //! * A **raw path** needs a machine: `--machine`, or (where the caller allows it, [`NoMachine`]) a
 //!   flat machine sized from the file's header (`MaxProcs`, else `MaxNodes`), said on stderr; its
@@ -449,7 +449,7 @@ pub fn locate(entry: &TraceEntry) -> anyhow::Result<PathBuf> {
         bail!(
             "{} is not on the search path and PWA_OFFLINE=1 forbids downloading it\n{}",
             entry.file,
-            crate::cmd::fetch::offline_help(entry, &sp, &dir)
+            crate::download::offline_help(entry, &sp, &dir)
         );
     }
     eprintln!(
@@ -458,8 +458,8 @@ pub fn locate(entry: &TraceEntry) -> anyhow::Result<PathBuf> {
         entry.file,
         dir.display()
     );
-    crate::cmd::fetch::fetch_entry(entry, &crate::cmd::fetch::base_url(None), &dir)
-        .map_err(|e| crate::cmd::fetch::with_help(e, entry, &sp, &dir))
+    crate::download::fetch_entry(entry, &crate::download::base_url(None), &dir)
+        .map_err(|e| crate::download::with_help(e, entry, &sp, &dir))
 }
 
 /// Verifies a found file: against the catalog's sha256, else against a hash recorded next to the
@@ -538,15 +538,6 @@ fn read_options(lenient: bool) -> ReadOptions {
     } else {
         ReadOptions::strict()
     }
-}
-
-/// Reads every line of a (possibly gzip) SWF file strictly; returns the number of job records.
-pub fn check_parses(path: &Path) -> anyhow::Result<u64> {
-    let mut reader = SwfReader::open(path, ReadOptions::strict())?;
-    for record in reader.by_ref() {
-        record?;
-    }
-    Ok(reader.records())
 }
 
 #[cfg(test)]
