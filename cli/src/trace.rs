@@ -23,10 +23,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, bail};
 use pwa_replay::catalog::{Catalog, DefaultGrid, TraceEntry};
+use pwa_replay::experiment::run::{Prepared, Source};
 use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::sweep::CellError;
 use pwa_replay::swf::{Header, ReadOptions, SkipReport, SwfReader};
 use pwa_replay::workload::lublin::LublinSpec;
 use pwa_replay::workload::synth::{ServiceModel, SynthSpec};
@@ -537,6 +540,51 @@ fn read_options(lenient: bool) -> ReadOptions {
         ReadOptions::lenient()
     } else {
         ReadOptions::strict()
+    }
+}
+
+/// Loads catalogued logs and SWF files once each (remembering their sha256 for cache keys) and
+/// reads `synth:` labels.
+#[derive(Default)]
+pub struct Loader {
+    sha256: Mutex<BTreeMap<String, String>>,
+}
+
+impl Loader {
+    pub fn sha256(&self, label: &str) -> String {
+        self.sha256
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(label)
+            .cloned()
+            .unwrap_or_else(|| tracepath::sha256_bytes(label.as_bytes()))
+    }
+}
+
+impl Source for Loader {
+    fn prepare(
+        &self,
+        label: &str,
+        machine: Option<MachineSpec>,
+        jobs: Option<usize>,
+    ) -> Result<Prepared, CellError> {
+        if label.trim_start().starts_with("synth:") {
+            return Prepared::synthetic(label, machine);
+        }
+        let loaded = load(label, machine, false, NoMachine::FlatFromHeader)
+            .map_err(|e| -> CellError { format!("{e:#}").into() })?;
+        self.sha256
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(label.to_string(), loaded.sha256.clone());
+        let mut workload = loaded.workload;
+        if let Some(n) = jobs {
+            workload.jobs.truncate(n);
+        }
+        Ok(Prepared::Log {
+            workload: Arc::new(workload),
+            machine: loaded.machine,
+        })
     }
 }
 

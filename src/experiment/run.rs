@@ -23,6 +23,7 @@ use crate::engine::{self, NoObserver, ReplayOptions, RunMetrics};
 use crate::replicate::{Estimate, replicate};
 use crate::resource::MachineSpec;
 use crate::sweep::{self, CellError};
+use crate::workload::lublin::LublinSpec;
 use crate::workload::shake;
 use crate::workload::synth::SynthSpec;
 use crate::workload::synth_hypercube::HypercubeSpec;
@@ -161,6 +162,13 @@ pub enum Prepared {
         /// The machine.
         machine: MachineSpec,
     },
+    /// A `synth:lublin` model (Lublin & Feitelson 2003) on its flat machine.
+    Lublin {
+        /// The model.
+        spec: LublinSpec,
+        /// The machine.
+        machine: MachineSpec,
+    },
 }
 
 impl Prepared {
@@ -172,6 +180,11 @@ impl Prepared {
             let machine = machine.unwrap_or(spec.machine());
             return Ok(Prepared::Hypercube { spec, machine });
         }
+        if label.trim().starts_with("synth:lublin") {
+            let (spec, _) = LublinSpec::from_label(label)?;
+            let machine = machine.unwrap_or(spec.machine());
+            return Ok(Prepared::Lublin { spec, machine });
+        }
         let (spec, _) = SynthSpec::from_label(label)?;
         let machine = machine.unwrap_or(MachineSpec::Mesh { size: spec.mesh });
         Ok(Prepared::Synth { spec, machine })
@@ -182,7 +195,8 @@ impl Prepared {
         match self {
             Prepared::Log { machine, .. }
             | Prepared::Synth { machine, .. }
-            | Prepared::Hypercube { machine, .. } => *machine,
+            | Prepared::Hypercube { machine, .. }
+            | Prepared::Lublin { machine, .. } => *machine,
         }
     }
 
@@ -192,6 +206,7 @@ impl Prepared {
         let mut w = match self {
             Prepared::Synth { spec, .. } => spec.generate(seed)?,
             Prepared::Hypercube { spec, .. } => spec.generate(seed)?,
+            Prepared::Lublin { spec, .. } => spec.generate(seed)?,
             Prepared::Log { workload, .. } => {
                 if cell.shake.is_none() && cell.rule.max > 1 {
                     return Err(format!(

@@ -285,3 +285,22 @@ fn shards_partition_the_units_and_balance_their_cost() {
         );
     }
 }
+
+#[test]
+fn a_lublin_label_is_a_model_on_its_flat_machine() {
+    let p = Prepared::synthetic("synth:lublin,nodes=64,jobs=100", None).unwrap();
+    assert_eq!(p.machine().to_string(), "flat:64");
+    let plan = Plan::new(
+        "l.toml",
+        "[[panel]]\nname = \"l\"\nworkload = \"synth:lublin,nodes=64,jobs=100\"\nsched = [\"easy\"]\nalloc = [\"flat\"]\nx = { values = [1.0] }\n",
+        false,
+    )
+    .unwrap();
+    let cell = plan.panels[0].cell(0, 1.0).unwrap();
+    let a = p.instance(&cell, 1).unwrap();
+    assert_eq!(a.jobs.len(), 100);
+    let b = p.instance(&cell, 2).unwrap();
+    let submits =
+        |w: &crate::workload::Workload| w.jobs.iter().map(|j| j.submit).collect::<Vec<_>>();
+    assert_ne!(submits(&a), submits(&b), "replicas differ by seed");
+}

@@ -12,15 +12,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use pwa_replay::engine::RunMetrics;
-use pwa_replay::experiment::run::{self, Prepared, Replica, Source};
+use pwa_replay::experiment::run::{self, Replica};
 use pwa_replay::experiment::{self, FigureData, Plan, Results, Unit, Unmet, Verdict};
-use pwa_replay::resource::MachineSpec;
 use pwa_replay::sweep::{CellError, Shard};
 use pwa_replay::workload::tracepath::sha256_bytes;
 use serde::{Deserialize, Serialize};
@@ -33,7 +32,7 @@ use crate::report::lock::OutLock;
 use crate::report::manifest::Manifest;
 use crate::report::metrics;
 use crate::report::progress::Interrupted;
-use crate::trace::NoMachine;
+use crate::trace::Loader;
 
 /// The file holding a run's (or a shard's) results.
 pub const RESULTS_FILE: &str = "results.json";
@@ -235,51 +234,6 @@ fn run_one(
         );
     }
     Ok(())
-}
-
-/// Loads catalogued logs and SWF files once each (remembering their sha256 for cache keys) and
-/// reads `synth:` labels.
-#[derive(Default)]
-pub struct Loader {
-    sha256: Mutex<BTreeMap<String, String>>,
-}
-
-impl Loader {
-    fn sha256(&self, label: &str) -> String {
-        self.sha256
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(label)
-            .cloned()
-            .unwrap_or_else(|| sha256_bytes(label.as_bytes()))
-    }
-}
-
-impl Source for Loader {
-    fn prepare(
-        &self,
-        label: &str,
-        machine: Option<MachineSpec>,
-        jobs: Option<usize>,
-    ) -> Result<Prepared, CellError> {
-        if label.trim_start().starts_with("synth:") {
-            return Prepared::synthetic(label, machine);
-        }
-        let loaded = crate::trace::load(label, machine, false, NoMachine::FlatFromHeader)
-            .map_err(|e| -> CellError { format!("{e:#}").into() })?;
-        self.sha256
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(label.to_string(), loaded.sha256.clone());
-        let mut workload = loaded.workload;
-        if let Some(n) = jobs {
-            workload.jobs.truncate(n);
-        }
-        Ok(Prepared::Log {
-            workload: Arc::new(workload),
-            machine: loaded.machine,
-        })
-    }
 }
 
 /// The replica cache and the stop checks around every replica.

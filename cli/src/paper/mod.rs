@@ -159,7 +159,7 @@ fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::R
             panels.contains(&panel)
         })
         .collect();
-    let source = crate::cmd::experiment::Loader::default();
+    let source = crate::trace::Loader::default();
     let results = exp::run(&plan, &units, &source, &|_, run| run(), &|_| {}, threads)?;
     let figs = experiment::figures(&plan, &results)
         .into_iter()
