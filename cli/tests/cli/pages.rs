@@ -425,3 +425,74 @@ fn viewer_answers_hover_and_play() {
         "the time axis survives hiding every series: {lines:?}"
     );
 }
+
+/// An experiment's `index.html`: every figure a chart with both series and their 95% bands, the
+/// claims table, PNG links, nothing fetched, not blank.
+#[test]
+fn experiment_page_shows_every_figure_series_and_claim() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = write(
+        tmp.path(),
+        "study.toml",
+        r#"
+title = "A page study"
+[defaults]
+replicate = { count = 3 }
+[[panel]]
+name = "rate"
+workload = "synth:uniform,mesh=16x16,jobs=600,rate={x}"
+sched = ["fcfs", "oo"]
+alloc = ["ff"]
+x = { name = "rate", values = [0.5, 1, 1.5] }
+[[figure]]
+name = "turnaround"
+panel = "rate"
+y = "mean_turnaround_s"
+[[figure]]
+name = "wait"
+panel = "rate"
+y = "max_wait_s"
+[[claim]]
+figure = "turnaround"
+statement = "OO is never worse than FCFS."
+predicate = "below"
+a = "oo+ff"
+b = "fcfs+ff"
+"#,
+    );
+    let out = tmp.path().join("out");
+    ok(bin()
+        .arg("experiment")
+        .arg(&file)
+        .args(["--quiet", "--out"])
+        .arg(&out));
+    let page = out.join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("https://") && !html.contains(" src="),
+        "nothing to fetch"
+    );
+    let d = dom(&url(&page, ""), tmp.path());
+    for id in ["turnaround", "wait"] {
+        assert!(d.contains(&format!("data-chart=\"{id}\"")), "{id}");
+        assert!(d.contains(&format!("href=\"{id}.png\"")), "{id}: PNG link");
+    }
+    for s in ["fcfs+ff", "oo+ff"] {
+        let line = format!("class=\"line\" data-series=\"{s}\"");
+        assert_eq!(count(&d, &line), 2, "{s}: a line per chart");
+        let band = format!("class=\"band\" data-series=\"{s}\"");
+        assert_eq!(count(&d, &band), 2, "{s}: a 95% band per chart");
+    }
+    assert!(d.contains("OO is never worse than FCFS.") && d.contains("Claims: 1 of 1 hold"));
+    let shot = screenshot(
+        &url(&page, ""),
+        &tmp.path().join("index.png"),
+        (1280, 1600),
+        tmp.path(),
+    );
+    assert!(
+        shot.inked() > 20_000,
+        "blank page: {} inked pixels",
+        shot.inked()
+    );
+}
