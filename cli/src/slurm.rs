@@ -17,6 +17,24 @@ use crate::report::atomic::write_bytes;
 const OWN_VALUED: [&str; 5] = ["--slurm", "--slurm-opt", "--out", "--threads", "--shard"];
 const OWN_FLAGS: [&str; 2] = ["--resume", "--quiet"];
 
+/// `--slurm N [--slurm-opt OPTS]…`, shared by `sweep` and `experiment` (`#[command(flatten)]`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct SlurmArgs {
+    /// Write (do not submit) Slurm batch scripts under OUT/slurm/ that run the work as a job array
+    /// of N shards and merge it, and print the two `sbatch` commands (a sweep needs a fixed load
+    /// list).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub slurm: Option<u32>,
+    /// An `#SBATCH` option for both scripts (`--partition=short --time=2:00:00`); repeatable.
+    #[arg(
+        long,
+        value_name = "OPTS",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub slurm_opt: Vec<String>,
+}
+
 /// What the scripts need to know.
 pub struct Plan<'a> {
     /// The subcommand sharded: `sweep` or `experiment`.

@@ -32,6 +32,7 @@ use crate::report::lock::OutLock;
 use crate::report::manifest::Manifest;
 use crate::report::metrics;
 use crate::report::progress::Interrupted;
+use crate::slurm::SlurmArgs;
 use crate::trace::Loader;
 
 /// The file holding a run's (or a shard's) results.
@@ -56,21 +57,11 @@ pub struct Args {
     #[arg(long)]
     pub resume: bool,
     /// Run only part I of N of the units (I from 0) into a directory for `pwa-replay merge`.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", conflicts_with = "slurm")]
     pub shard: Option<Shard>,
-    /// Write (do not submit) Slurm batch scripts under OUT/slurm/ that run the experiment (one
-    /// file) as a job array of N shards and merge it, and print the two `sbatch` commands.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
-          conflicts_with = "shard")]
-    pub slurm: Option<u32>,
-    /// An `#SBATCH` option for both scripts (`--partition=short --time=2:00:00`); repeatable.
-    #[arg(
-        long,
-        value_name = "OPTS",
-        requires = "slurm",
-        allow_hyphen_values = true
-    )]
-    pub slurm_opt: Vec<String>,
+    /// Slurm job-array scripts (one experiment file).
+    #[command(flatten)]
+    pub batch: SlurmArgs,
     /// Worker threads (default: the number of cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -99,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .iter()
         .map(|f| read_plan(f, args.quick))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    if let Some(tasks) = args.slurm {
+    if let Some(tasks) = args.batch.slurm {
         return slurm_scripts(&args, tasks as usize);
     }
     for ((plan, text), file) in plans.iter().zip(&args.files) {
@@ -127,7 +118,7 @@ fn slurm_scripts(args: &Args, tasks: usize) -> anyhow::Result<()> {
         command: "experiment",
         sweep_args: &argv,
         tasks,
-        options: &args.slurm_opt,
+        options: &args.batch.slurm_opt,
         out: &out,
         name: &name,
         log_y: false,

@@ -42,6 +42,7 @@ use crate::report::progress::{Interrupted, Progress};
 use crate::report::spread::{self, Spread};
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
+use crate::slurm::SlurmArgs;
 use crate::trace::{LoadedTrace, NoMachine, TraceArgs};
 
 /// Options of `pwa-replay sweep`.
@@ -102,7 +103,7 @@ pub struct Args {
     /// Replay every cell N times on shaken input (Tsafrir et al. 2007) and report the mean with a
     /// 95% interval (N ≥ 2; replica seeds derive from the cell).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..),
-          conflicts_with_all = ["per_job", "swf_out"])]
+          conflicts_with_all = ["per_job", "swf_out", "slurm"])]
     pub shake: Option<u32>,
     /// `--shake`: submit times move by an offset uniform in ±SECONDS [default: 10].
     #[arg(long, value_name = "SECONDS", requires = "shake")]
@@ -115,19 +116,9 @@ pub struct Args {
     /// directory for `pwa-replay merge`; needs a fixed load list (not with `--shake` yet).
     #[arg(long, value_name = "I/N", conflicts_with = "shake")]
     pub shard: Option<Shard>,
-    /// Write (do not submit) Slurm batch scripts under OUT/slurm/ that run the sweep as a job array
-    /// of N shards and merge it, and print the two `sbatch` commands; needs a fixed load list.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
-          conflicts_with = "shake")]
-    pub slurm: Option<u32>,
-    /// An `#SBATCH` option for both scripts (`--partition=short --time=2:00:00`); repeatable.
-    #[arg(
-        long,
-        value_name = "OPTS",
-        requires = "slurm",
-        allow_hyphen_values = true
-    )]
-    pub slurm_opt: Vec<String>,
+    /// Slurm job-array scripts (needs a fixed load list; not with `--shake` yet).
+    #[command(flatten)]
+    pub batch: SlurmArgs,
 }
 
 impl Args {
@@ -160,7 +151,9 @@ impl std::error::Error for Stopped {}
 /// Runs the subcommand.
 pub fn run(mut args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    if (args.shard.is_some() || args.slurm.is_some()) && matches!(args.loads, LoadSpec::Auto(_)) {
+    if (args.shard.is_some() || args.batch.slurm.is_some())
+        && matches!(args.loads, LoadSpec::Auto(_))
+    {
         anyhow::bail!(
             "--shard and --slurm need a fixed load list (--loads 0.1:3:0.1 or 0.5,1,1.5): `auto` \
              picks load factors from results that one shard cannot see"
@@ -196,7 +189,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&loaded.name));
-    if let Some(tasks) = args.slurm {
+    if let Some(tasks) = args.batch.slurm {
         return slurm_scripts(&args, &loaded, &out, tasks as usize);
     }
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
@@ -326,7 +319,7 @@ fn check_parts(args: &Args) -> anyhow::Result<()> {
     let parts = args
         .shard
         .map(|s| s.count)
-        .or(args.slurm.map(|n| n as usize));
+        .or(args.batch.slurm.map(|n| n as usize));
     match parts {
         Some(n) if n > cells => anyhow::bail!(
             "{n} shards for a grid of {cells} cells: use at most {cells} (one cell per shard)"
@@ -684,7 +677,7 @@ fn slurm_scripts(
         command: "sweep",
         sweep_args: &argv,
         tasks,
-        options: &args.slurm_opt,
+        options: &args.batch.slurm_opt,
         out,
         name: &name,
         log_y: args.log_y,
