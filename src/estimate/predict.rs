@@ -31,7 +31,7 @@ const STEPS_MIN: [f64; 11] = [
 ];
 
 /// How a prediction a job outlives is extended.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Correction {
     /// `predict`: the first prediction plus 1 min, 5 min, 15 min, … 100 h, then the user estimate.
     #[default]
