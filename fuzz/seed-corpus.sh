@@ -48,10 +48,11 @@ for f in /tmp/seed-entry-*; do put catalog <"$f"; rm -f "$f"; done
 # Every documented label form.
 for label in fcfs oo oocb:8 oocb-head:0 oocb-incl:3 window:240 delay delay:count bq:600 bq:inf \
   lazy lazy:30 scan-up scan-down static gang gang:slice=2,nmax=4,retry=8,switch=0.1 \
-  largest-first largest-first:16 easy conservative \
+  largest-first largest-first:16 easy easy:sjbf conservative \
   ff bf fo as mpl mpl-fixed flat buddy freelist graycode buddy2d ep nep ep:pair nep:pair \
   flat:128 mesh:22x16 mesh:1x64 mesh:64x1 mesh:4x4x4 torus:8x8 torus:4x4x8 hypercube:7 \
-  square-tall square-wide paragon subcube nodes box exact user x2 x0.5 \
+  square-tall square-wide paragon subcube nodes box exact user x2 x0.5 predict predict:estimate tsafrir \
+  synth:lublin synth:lublin,nodes=64,jobs=300,class=batch,seed=2 \
   synth:uniform synth:uniform-decreasing,mesh=16x16,jobs=200,rate=0.5 \
   synth:normal,mesh=32x32,jobs=500,traffic=2,seed=9,dist=hyperexp synth:squares,mesh=8x8,dist=normal \
   synth:hypercube synth:hypercube,dim=6,size=normal,demand=hyperexp,dist=independent,load=0.8,residence=2,jobs=100,seed=3 \

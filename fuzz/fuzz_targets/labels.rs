@@ -1,5 +1,5 @@
 //! Arbitrary text through every label parser of the command line: schedulers, allocators,
-//! machines, shape rules, estimates, `synth:` workloads and load grids. Labels that parse must
+//! machines, shape rules, estimates, `synth:` workloads (Lublin's too) and load grids. Labels that parse must
 //! print back to a label that parses to the same value; small machines build every allocator
 //! that accepts them; small synthetic workloads generate.
 #![no_main]
@@ -8,6 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::LoadSpec;
+use pwa_replay::workload::lublin::LublinSpec;
 use pwa_replay::workload::synth::SynthSpec;
 use pwa_replay::workload::synth_hypercube::{Horizon, HypercubeSpec};
 use pwa_replay::workload::{EstimateModel, ShapeRule};
@@ -40,6 +41,12 @@ fn synth(s: &str) {
         && (spec.jobs as u64) <= SMALL
     {
         let _ = spec.generate(seed);
+    }
+    if let Ok((spec, seed)) = LublinSpec::from_label(s)
+        && (spec.jobs as u64) <= SMALL
+    {
+        let w = spec.generate(seed).expect("a label that parses generates");
+        assert!(w.jobs.iter().all(|j| j.request.nodes() <= spec.nodes));
     }
     if let Ok((spec, seed)) = HypercubeSpec::from_label(s) {
         let again =

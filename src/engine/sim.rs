@@ -445,7 +445,11 @@ impl State<'_> {
             return false;
         }
         let current = self.jobs[i].estimate;
-        let next = predictor.extend(&self.source[i], current, self.progress[i].extensions);
+        let next = predictor.extend(
+            &self.source[i],
+            self.predictions[i],
+            self.progress[i].extensions,
+        );
         if next <= current {
             return false;
         }

@@ -24,11 +24,11 @@ pub trait Predictor: Send {
     fn predict(&mut self, job: &Job) -> SimTime;
     /// `job` ended after `ran` seconds of service.
     fn completed(&mut self, job: &Job, ran: SimTime);
-    /// `job` is still running at the end of its estimate `current`, which has been extended
-    /// `extensions` times before: its next estimate (never below `current`; equal to it when there
-    /// is nothing left to extend, the job is then taken to end at any moment, as any job past its
-    /// estimate).
-    fn extend(&self, job: &Job, current: SimTime, extensions: u32) -> SimTime;
+    /// `job`, first predicted to run `first` seconds, is still running at the end of its estimate,
+    /// which has been extended `extensions` times before: its next estimate. One no longer than the
+    /// current estimate changes nothing: the job is then taken to end at any moment, as any job
+    /// past its estimate.
+    fn extend(&self, job: &Job, first: SimTime, extensions: u32) -> SimTime;
 }
 
 /// A predictor label: which [`Predictor`] a replay builds.

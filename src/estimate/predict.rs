@@ -3,17 +3,21 @@
 //! run as long as the mean of its user's two last completed jobs, never longer than its user
 //! estimate; a job that outlives its prediction gets a longer one, step by step.
 //!
-//! Choices (docs/ALGORITHMS.md, "Run-time predictions"):
+//! The paper itself was not at hand; predictor and correction follow the public implementation in
+//! the `predictsim` fork of pyss (`predictor_tsafrir.py`, the `tsafrir` corrector of
+//! `common_correctors.py`, which cites the paper), read through the code search
+//! (docs/ALGORITHMS.md, "Run-time predictions and EASY++"):
 //!
 //! * **History.** The two jobs of the same user (SWF field 12) that *completed* last before the
-//!   submission, in order of completion; one completed job predicts its own run time; none, or a
-//!   job without a user, is predicted by its user estimate.
+//!   submission, in order of completion. With fewer than two, or no user, the prediction is the
+//!   user estimate.
 //! * **Cap.** A prediction is never above the user estimate (the job's limit).
 //! * **Correction** ([`Correction`]). A job still running at the end of its prediction gets, at
-//!   that instant, a longer one: by default (`predict`, [`Correction::Steps`]) its prediction plus
-//!   the next step of 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h, 10 h, 20 h, 50 h, 100 h (the k-th
-//!   extension adds the k-th step), capped by the user estimate, past the last step the user
-//!   estimate; with `predict:estimate` ([`Correction::Estimate`]) the user estimate at once.
+//!   that instant, a longer one: by default (`predict`, [`Correction::Steps`]) its *first*
+//!   prediction plus the k-th of 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h, 10 h, 20 h, 50 h,
+//!   100 h at the k-th correction, capped by the user estimate, past the last step the user
+//!   estimate; with `predict:estimate` ([`Correction::Estimate`], that code's `reqtime`) the user
+//!   estimate at once.
 
 use rustc_hash::FxHashMap;
 
@@ -21,15 +25,15 @@ use super::Predictor;
 use crate::SimTime;
 use crate::workload::Job;
 
-/// Minutes added by the successive extensions of a prediction a job outlives.
+/// Minutes added to the first prediction by the successive corrections of a job that outlives it.
 const STEPS_MIN: [f64; 11] = [
     1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 3000.0, 6000.0,
 ];
 
 /// How a prediction a job outlives is extended.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Correction {
-    /// `predict`: by the steps 1 min, 5 min, 15 min, … 100 h, then to the user estimate.
+    /// `predict`: the first prediction plus 1 min, 5 min, 15 min, … 100 h, then the user estimate.
     #[default]
     Steps,
     /// `predict:estimate`: to the user estimate at once.
@@ -62,10 +66,11 @@ enum Recent {
 }
 
 impl Recent {
-    fn mean(self) -> SimTime {
+    /// The mean of the two, once there are two.
+    fn mean(self) -> Option<SimTime> {
         match self {
-            Recent::One(a) => a,
-            Recent::Two(a, b) => (a + b) / 2.0,
+            Recent::One(_) => None,
+            Recent::Two(a, b) => Some((a + b) / 2.0),
         }
     }
 
@@ -81,7 +86,8 @@ impl Predictor for RecentUserMean {
         let cap = job.estimate;
         job.user
             .and_then(|u| self.history.get(&u))
-            .map_or(cap, |r| r.mean().min(cap))
+            .and_then(|r| r.mean())
+            .map_or(cap, |m| m.min(cap))
     }
 
     fn completed(&mut self, job: &Job, ran: SimTime) {
@@ -93,13 +99,13 @@ impl Predictor for RecentUserMean {
         }
     }
 
-    fn extend(&self, job: &Job, current: SimTime, extensions: u32) -> SimTime {
+    fn extend(&self, job: &Job, first: SimTime, extensions: u32) -> SimTime {
         let cap = job.estimate;
         let step = match self.correction {
             Correction::Steps => STEPS_MIN.get(extensions as usize).map_or(cap, |m| m * 60.0),
             Correction::Estimate => cap,
         };
-        (current + step).min(cap).max(current)
+        (first + step).min(cap)
     }
 }
 
@@ -131,8 +137,8 @@ mod tests {
         p.completed(&first, 100.0);
         assert_eq!(
             p.predict(&job(Some(7), 0.0, 3600.0)),
-            100.0,
-            "one job: its run time"
+            3600.0,
+            "one job: still the user estimate"
         );
         p.completed(&job(Some(7), 300.0, 3600.0), 300.0);
         assert_eq!(p.predict(&job(Some(7), 0.0, 3600.0)), 200.0);
@@ -153,13 +159,13 @@ mod tests {
 
     #[test]
     fn an_outlived_prediction_grows_by_the_steps_up_to_the_estimate() {
+        // First prediction 200 s: corrections to 200 + 1 min, 200 + 5 min, 200 + 15 min, …
         let p = RecentUserMean::default();
         let j = job(Some(1), 10_000.0, 7200.0);
         assert_eq!(p.extend(&j, 200.0, 0), 260.0);
-        assert_eq!(p.extend(&j, 260.0, 1), 560.0);
-        assert_eq!(p.extend(&j, 560.0, 2), 1460.0);
-        assert_eq!(p.extend(&j, 5000.0, 5), 7200.0, "capped by the estimate");
-        assert_eq!(p.extend(&j, 7200.0, 6), 7200.0, "nothing left to extend");
+        assert_eq!(p.extend(&j, 200.0, 1), 500.0);
+        assert_eq!(p.extend(&j, 200.0, 2), 1100.0);
+        assert_eq!(p.extend(&j, 200.0, 5), 7200.0, "capped by the estimate");
         assert_eq!(
             p.extend(&j, 100.0, 11),
             7200.0,
@@ -167,6 +173,5 @@ mod tests {
         );
         let at_once = RecentUserMean::new(Correction::Estimate);
         assert_eq!(at_once.extend(&j, 200.0, 0), 7200.0);
-        assert_eq!(at_once.extend(&j, 7200.0, 1), 7200.0);
     }
 }

@@ -1,7 +1,8 @@
 //! User run-time estimates as Tsafrir, Etsion & Feitelson model them ("Modeling user runtime
 //! estimates", JSSPP 2005): estimates are *modal* — about twenty round values (the site's maximum
 //! first, then 5 min, 15 min, 1 h, …) hold 89% of the jobs, a long tail of other values the rest —
-//! and every job gets one of them no shorter than its run time, at random among those, so that
+//! and every job gets one of them no shorter than its run time (up to the maximum), at random among
+//! those, so that
 //! longer jobs get longer estimates and short jobs often very long ones.
 //!
 //! The model follows the authors' reference code (`est_model.cc` / `est_model.hh`, read through the
@@ -27,10 +28,12 @@
 //!    the remaining ones from their position up to the last one still no shorter than their run
 //!    time (the reference's `shuffle`).
 //!
-//! The maximum is the largest requested time of the log (SWF field 9), or its largest run time if
-//! larger, rounded up to a minute and at least one hour (the reference requires an hour). Where the
-//! reference gives up (more long jobs than long estimates), the fewest shortest estimates are
-//! raised to the maximum so that every job has one.
+//! The maximum (the site's limit, the model's one input besides the job count) is the largest
+//! requested time (SWF field 9) that at least one job in a thousand asks for — a limit is a popular
+//! value, a typo is not — else the largest run time; rounded up to a minute, at least one hour (the
+//! reference requires an hour). A job longer than the maximum gets the maximum, and overruns it.
+//! Where the reference gives up (more long jobs than long estimates), the fewest shortest estimates
+//! are raised to the maximum so that every job has one.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -356,13 +359,19 @@ fn raise_shortest(ests: &mut [SimTime], run: impl Fn(usize) -> SimTime, max: Sim
     ests[..lo].fill(max);
 }
 
-/// The model's maximum for `jobs`: the largest requested time or run time, rounded up to a
-/// minute, at least an hour.
+/// The model's maximum for `jobs` (the site's limit): the largest requested time that at least one
+/// job in a thousand of those with one asks for (a limit is a popular value, a typo is not), else
+/// the largest run time; rounded up to a minute, at least an hour.
 pub fn max_estimate(jobs: &[Job]) -> u32 {
-    let top = jobs
-        .iter()
-        .map(|j| j.requested.unwrap_or(0.0).max(j.runtime))
-        .fold(0.0, f64::max);
+    let mut asked: Vec<f64> = jobs.iter().filter_map(|j| j.requested).collect();
+    asked.sort_by(f64::total_cmp);
+    let enough = asked.len().div_ceil(1000).max(1);
+    let limit = asked
+        .chunk_by(|a, b| a == b)
+        .rev()
+        .find(|same| same.len() >= enough)
+        .map(|same| same[0]);
+    let top = limit.unwrap_or_else(|| jobs.iter().map(|j| j.runtime).fold(0.0, f64::max));
     let minutes = (top / 60.0).ceil().min(f64::from(u32::MAX / 60));
     (minutes as u32 * 60).max(HOUR)
 }
@@ -374,8 +383,10 @@ pub fn estimates(jobs: &[Job]) -> Vec<SimTime> {
         mix(h ^ mix(j.source_id ^ j.runtime.to_bits().rotate_left(17)))
     });
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let bins = distribution(jobs.len(), max_estimate(jobs), &mut rng);
-    let runtimes: Vec<SimTime> = jobs.iter().map(|j| j.runtime).collect();
+    let max = max_estimate(jobs);
+    let bins = distribution(jobs.len(), max, &mut rng);
+    // A job longer than the maximum gets the maximum (the reference truncates its run time).
+    let runtimes: Vec<SimTime> = jobs.iter().map(|j| j.runtime.min(f64::from(max))).collect();
     assign(&bins, &runtimes, &mut rng)
 }
 

@@ -115,13 +115,18 @@ impl Easy {
         }
     }
 
-    /// The queue positions behind the head, in the order they are tried.
-    fn candidates(&self) -> Vec<usize> {
-        let mut order: Vec<usize> = (1..self.queue.len()).collect();
-        if self.order == Order::ShortestFirst {
-            order.sort_by(|&a, &b| self.queue[a].estimate.total_cmp(&self.queue[b].estimate));
+    /// The queue positions behind the head, in the order they are tried (arrival order without
+    /// building a list: a pass often stops after a few candidates).
+    fn candidates(&self) -> Box<dyn Iterator<Item = usize>> {
+        let n = self.queue.len();
+        match self.order {
+            Order::Arrival => Box::new(1..n),
+            Order::ShortestFirst => {
+                let mut order: Vec<usize> = (1..n).collect();
+                order.sort_by(|&a, &b| self.queue[a].estimate.total_cmp(&self.queue[b].estimate));
+                Box::new(order.into_iter())
+            }
         }
-        order
     }
 
     /// Starts jobs from the head while they fit; the head that is left, if any.
@@ -167,7 +172,7 @@ impl Easy {
         let now = sys.now();
         let mut now_state: Option<Box<dyn Allocator>> = None;
         let mut free = sys.free_nodes();
-        let mut started_at = vec![false; self.queue.len()];
+        let mut started_at = Vec::new();
         for i in self.candidates() {
             if free == 0 {
                 break;
@@ -200,10 +205,14 @@ impl Easy {
                         }
                     }
                 };
-            started_at[i] = started;
+            if started {
+                started_at.push(i);
+            }
         }
-        let mut at = started_at.iter();
-        self.queue.retain(|_| !at.next().is_some_and(|&s| s));
+        started_at.sort_unstable();
+        for &i in started_at.iter().rev() {
+            self.queue.remove(i);
+        }
     }
 }
 

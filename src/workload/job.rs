@@ -69,7 +69,8 @@ pub enum EstimateModel {
     /// ([`crate::estimate::predict`]).
     Predict(Correction),
     /// `tsafrir`: modeled user estimates (Tsafrir, Etsion & Feitelson, JSSPP 2005): modal values
-    /// drawn for the whole workload, none below its job's run time ([`crate::estimate::tsafrir`]).
+    /// drawn for the whole workload, none below its job's run time but for jobs longer than the
+    /// site's limit ([`crate::estimate::tsafrir`]).
     Tsafrir,
 }
 

@@ -14,6 +14,8 @@ use crate::engine::{flat, mesh, rect, run_valid, starts, workload};
 
 const EASY: SchedKind = SchedKind::Easy;
 const CONS: SchedKind = SchedKind::Conservative;
+/// EASY with the shortest job backfilled first: every property of EASY's below holds for it too.
+const SJBF: SchedKind = SchedKind::EasySjbf;
 
 fn nodes(n: u32) -> Request {
     Request::Nodes(n)
@@ -397,7 +399,7 @@ proptest! {
         let opts = ReplayOptions { kill_at_estimate: kill };
         for (as_mesh, m, a) in cases() {
             let w = to_workload(&raw, as_mesh, exact);
-            for s in [EASY, CONS] {
+            for s in [EASY, SJBF, CONS] {
                 let x = replay_with(&w, m, s, a, opts, &mut NoObserver).unwrap();
                 prop_assert_eq!(validate(&w, m, &x), Ok(()), "{} {} {}", s, a, m);
                 let y = replay_with(&w, m, s, a, opts, &mut NoObserver).unwrap();
@@ -413,7 +415,7 @@ proptest! {
     fn with_exact_estimates_no_job_starts_after_its_first_reservation(raw in stream()) {
         for (as_mesh, m, a) in cases() {
             let w = to_workload(&raw, as_mesh, true);
-            for s in [EASY, CONS] {
+            for s in [EASY, SJBF, CONS] {
                 let out = run_valid(&w, m, s, a);
                 for (i, r) in out.records.iter().enumerate() {
                     if let Some(promised) = r.reserved {
@@ -438,7 +440,7 @@ proptest! {
         let w = to_workload(&raw, false, exact);
         let m = flat(raw.len() as u32 * W * H);
         let fcfs = run_valid(&w, m, SchedKind::Fcfs, AllocKind::Flat);
-        for s in [EASY, CONS] {
+        for s in [EASY, SJBF, CONS] {
             prop_assert_eq!(&run_valid(&w, m, s, AllocKind::Flat).records.iter()
                 .map(|r| (r.start, r.end)).collect::<Vec<_>>(),
                 &fcfs.records.iter().map(|r| (r.start, r.end)).collect::<Vec<_>>());
@@ -455,7 +457,7 @@ proptest! {
             j.asked_procs = 1 << d.min(5);
         }
         for a in AllocKind::ALL.iter().copied().filter(|a| a.build(cube).is_ok()) {
-            for s in [EASY, CONS] {
+            for s in [EASY, SJBF, CONS] {
                 let out = replay(&w, cube, s, a, &mut NoObserver).unwrap();
                 prop_assert_eq!(validate(&w, cube, &out), Ok(()), "{} {}", s, a);
                 if exact {

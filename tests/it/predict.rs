@@ -32,9 +32,9 @@ fn stream(jobs: &[(f64, f64, u32, f64, u32)], model: EstimateModel) -> Workload 
 /// job 2 of user 1 (500 s on 1 node) is predicted (100 + 300) / 2 = 200 s. Job 3 (user 2, both
 /// nodes) becomes the head with a reservation at 500 + 200 = 700. Job 4 (user 3, 50 s on 1 node,
 /// submitted at 690) would end at 740, past the shadow time, with no extra node: it waits. At 700
-/// job 2 outlives its prediction, which grows by 1 min to 260 s: the head's reservation moves to
-/// 760 and job 4 now ends before it, so it backfills at 700. At 760 the prediction grows by 5 min
-/// more; job 2 ends at 1000, the head starts then.
+/// job 2 outlives its prediction, corrected to 200 s + 1 min: the head's reservation moves to 760
+/// and job 4 now ends before it, so it backfills at 700. At 760 the prediction becomes 200 s +
+/// 5 min, ending at 1000, when job 2 does end; the head starts then.
 fn hand_worked(model: EstimateModel) -> Workload {
     stream(
         &[
@@ -209,8 +209,9 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
-    /// Modeled user estimates (`tsafrir`) are never below the run time, so nothing is killed, and
-    /// every schedule under them passes the validator.
+    /// Modeled user estimates (`tsafrir`) are never below the run time when the maximum covers every
+    /// job (these streams ask for twice their run times), so nothing is killed; every schedule under
+    /// them passes the validator.
     #[test]
     fn modeled_estimates_give_valid_schedules(
         jobs in prop::collection::vec((0u32..5_000, 0u32..20_000, 1u32..=6), 1..60),

@@ -11,6 +11,7 @@
 use std::time::{Duration, Instant};
 
 use pwa_replay::engine::{EngineError, NoObserver, Outcome, replay, validate};
+use pwa_replay::estimate::{Correction, PredictorKind};
 use pwa_replay::machine::{AllocKind, Dims, MachineSpec, Shape};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{Job, JobId, Request, Workload};
@@ -41,6 +42,7 @@ const SCHEDULERS: &[&str] = &[
     "gang:slice=20,nmax=3,retry=2,switch=1",
     "largest-first:2",
     "easy",
+    "easy:sjbf",
     "conservative",
 ];
 
@@ -102,7 +104,7 @@ fn request(rng: &mut ChaCha8Rng, m: MachineSpec, huge: bool) -> Request {
 }
 
 /// A random workload: bursts of equal submit times, integer times (ties), zero run times,
-/// whole-machine jobs, estimates from exact to badly wrong.
+/// whole-machine jobs, estimates from exact to badly wrong, and a quarter with run-time predictions.
 fn workload(rng: &mut ChaCha8Rng, m: MachineSpec) -> Workload {
     let n = rng.random_range(1..=120);
     let (mut t, mut jobs) = (0.0, Vec::with_capacity(n));
@@ -130,13 +132,20 @@ fn workload(rng: &mut ChaCha8Rng, m: MachineSpec) -> Workload {
             requested: rng.random_bool(0.5).then_some(estimate),
             request,
             asked_procs: request.nodes(),
-            user: None,
+            user: Some(i as u32 % 3),
         });
     }
+    // One workload in four plans with predictions (three users), extended step by step or to the
+    // estimate at once; decided by the job count so that the random draws stay those of the seeds.
+    let predictor = match n % 8 {
+        0 => Some(PredictorKind::RecentUserMean(Correction::Steps)),
+        4 => Some(PredictorKind::RecentUserMean(Correction::Estimate)),
+        _ => None,
+    };
     Workload {
         jobs,
         procs_per_node: 1,
-        predictor: None,
+        predictor,
     }
 }
 

@@ -41,6 +41,9 @@ struct Row {
     /// Estimate models of its default grid (empty: exact only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     estimate: Vec<String>,
+    /// sha256 of the uncompressed log on record (`None`: a download is verified by gzip integrity
+    /// and a strict parse, and `fetch` prints the hash to record).
+    sha256: Option<String>,
     /// Where the log was found on the search path (`None`: not found).
     path: Option<String>,
     /// Its size on disk in bytes (as stored, usually gzip).
@@ -94,6 +97,7 @@ fn row(e: &TraceEntry, path: Option<String>, bytes: Option<u64>) -> Row {
         sched: e.grid.schedulers.iter().map(ToString::to_string).collect(),
         alloc: e.grid.allocators.iter().map(ToString::to_string).collect(),
         estimate: e.grid.estimates.iter().map(ToString::to_string).collect(),
+        sha256: e.sha256.clone(),
         path,
         bytes,
     }

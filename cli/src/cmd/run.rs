@@ -47,11 +47,12 @@ pub struct Replay {
     /// Run-time estimates the schedulers plan with: exact (the run time), user (SWF field 9, the
     /// run time where the log has none), xF (the run time × F), predict (EASY++: the mean run
     /// time of the user's two last completed jobs, capped by the user estimate, which stays the
-    /// kill limit), or tsafrir (modeled modal user estimates, none below the run time).
+    /// kill limit; an outlived prediction grows step by step, or with predict:estimate goes to the
+    /// user estimate at once), or tsafrir (modeled modal user estimates).
     #[arg(
         long,
         default_value = "exact",
-        value_name = "exact|user|xF|predict|tsafrir"
+        value_name = "exact|user|xF|predict[:estimate]|tsafrir"
     )]
     pub estimate: EstimateModel,
     /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).

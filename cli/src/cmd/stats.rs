@@ -80,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.estimate == EstimateModel::Tsafrir {
         bail!(
             "stats --estimate tsafrir: the model draws estimates for a whole workload, which stats \
-             reads one job at a time; its estimates are never below the run time (no overruns)"
+             reads one job at a time; its estimates are below the run time only for jobs longer than the limit"
         );
     }
     let mut acc = Accumulator::new(args.load_factor, args.estimate);

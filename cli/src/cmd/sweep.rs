@@ -62,7 +62,7 @@ pub struct Args {
     ))]
     pub alloc: Vec<AllocKind>,
     /// Run-time estimate models, comma-separated: exact, user (SWF field 9, the run time where the
-    /// log has none), xF (the run time × F), predict (EASY++'s predictions), tsafrir (modeled user
+    /// log has none), xF (the run time × F), predict and predict:estimate (EASY++'s predictions), tsafrir (modeled user
     /// estimates); a grid dimension (default: the trace's default grid,
     /// else exact).
     #[arg(long, value_delimiter = ',', value_name = "E,…")]

@@ -89,6 +89,16 @@ fn the_builtin_catalog_names_a_default_grid_for_every_log() {
     let v = json_ok(bin().args(["catalog", "--format", "json"]));
     let traces = v["traces"].as_array().expect("traces");
     assert!(traces.len() >= 20, "{v}");
+    let atlas = traces
+        .iter()
+        .find(|t| t["name"] == "llnl-atlas")
+        .expect("llnl-atlas");
+    assert_eq!(
+        atlas["sha256"],
+        "8b3aaab739fa0bda8abaccc37c207d0b19d9d147b19e7f47a1641133a56fd07f"
+    );
+    let ricc = traces.iter().find(|t| t["name"] == "ricc").expect("ricc");
+    assert_eq!(ricc["sha256"], Value::Null, "no hash on record");
     for t in traces {
         let (machine, alloc) = (t["machine"].as_str().unwrap(), &t["alloc"]);
         if machine.starts_with("torus:") {

@@ -132,3 +132,31 @@ fn modeled_estimates_cover_every_run_and_keep_the_modes() {
     let want = head_shares(20)[0] / 100.0;
     assert!((at_max - want).abs() < 0.03, "{at_max} vs {want}");
 }
+
+#[test]
+fn the_maximum_is_the_largest_popular_requested_time() {
+    let job = |i: u32, runtime: f64, requested: Option<f64>| crate::workload::Job {
+        id: crate::workload::JobId(i),
+        source_id: u64::from(i),
+        submit: 0.0,
+        runtime,
+        estimate: runtime,
+        requested,
+        request: crate::workload::Request::Nodes(1),
+        asked_procs: 1,
+        user: None,
+    };
+    // 2,000 jobs ask for 18 h, one for 23 years (a typo): the limit is 18 h (two in a thousand
+    // needed). A 20 h job gets 18 h and overruns it.
+    let mut jobs: Vec<_> = (0..2000)
+        .map(|i| job(i, 60.0, Some(18.0 * 3600.0)))
+        .collect();
+    jobs.push(job(2000, 72_000.0, Some(738_738_720.0)));
+    assert_eq!(max_estimate(&jobs), 18 * H);
+    let est = estimates(&jobs);
+    assert_eq!(est[2000], f64::from(18 * H));
+    // No requested times: the longest run, rounded up to a minute, at least an hour.
+    let none = [job(0, 4000.5, None), job(1, 10.0, None)];
+    assert_eq!(max_estimate(&none), 4020);
+    assert_eq!(max_estimate(&[job(0, 10.0, None)]), H);
+}
