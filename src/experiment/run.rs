@@ -266,7 +266,7 @@ pub type Hook<'a> = dyn Fn(&Replica<'_>, &dyn Fn() -> Result<RunMetrics, CellErr
 pub enum Event {
     /// A cell's replicas are in.
     Cell {
-        /// `panel: series @ x`.
+        /// `workload: sched+alloc`, with ` @ load factor x` where there is one.
         label: String,
         /// Replicas.
         replicas: usize,
@@ -489,7 +489,14 @@ impl Executor<'_> {
             |m| cell.watch.of(m),
         )?;
         (self.on_event)(Event::Cell {
-            label: format!("{} {} {}", cell.workload, cell.sched, cell.alloc),
+            label: format!(
+                "{}: {}+{}{}",
+                cell.workload,
+                cell.sched,
+                cell.alloc,
+                cell.load_factor
+                    .map_or(String::new(), |lf| format!(" @ load factor {lf}"))
+            ),
             replicas: runs.len(),
             wall_s: t0.elapsed().as_secs_f64(),
         });

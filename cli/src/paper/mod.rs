@@ -160,7 +160,20 @@ fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::R
         })
         .collect();
     let source = crate::trace::Loader::default();
-    let results = exp::run(&plan, &units, &source, &|_, run| run(), &|_| {}, threads)?;
+    let t0 = Instant::now();
+    let progress = |e: exp::Event| {
+        let exp::Event::Cell {
+            label, replicas, ..
+        } = e;
+        if opts.progress {
+            eprintln!(
+                "paper [{:>6.1}s] {}: {label} ({replicas} replicas)",
+                t0.elapsed().as_secs_f64(),
+                file.path
+            );
+        }
+    };
+    let results = exp::run(&plan, &units, &source, &|_, run| run(), &progress, threads)?;
     let figs = experiment::figures(&plan, &results)
         .into_iter()
         .zip(&keep)
@@ -283,7 +296,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         }
     };
     say(&format!(
-        "synthetic figures of {} experiment files, {threads} threads",
+        "figures of {} experiment files, {threads} threads",
         EXPERIMENTS.len()
     ));
     let pool = rayon::ThreadPoolBuilder::new()
