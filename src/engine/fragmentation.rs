@@ -29,7 +29,7 @@
 //! Internal fragmentation (granted − asked processors) needs no replay; it is in
 //! [`summarize`](super::summarize).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use super::Timeline;
 use crate::SimTime;
@@ -120,77 +120,53 @@ impl Fragmentation {
     }
 }
 
-/// What happens at one instant, in the order it is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Change {
-    /// Run (index) ends: its nodes are freed.
-    Vacate(usize),
-    /// Run (index) starts.
-    Occupy(usize),
-    /// Job (index) is submitted.
-    Arrive(u32),
-    /// Job (index) starts for the first time: it stops waiting.
-    Leave(u32),
-}
-
 /// Measures the fragmentation of the replay in `tl`, made by allocator `alloc`.
+///
+/// The changes are taken instant by instant from four streams each sorted by time (ends, starts,
+/// submits, first starts) and applied in that order within an instant, each stream by index; the
+/// queue's head and its smallest need are kept by a cursor and a count per need, not a sorted set.
+/// Cost: `O((R + J) log(R + J))` for the sorts plus one allocator question and one free-region
+/// count per instant.
 pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentation {
     let machine = tl.machine();
     let jobs = &tl.workload().jobs;
     let runs = tl.runs();
-    let n_jobs = tl.first_starts().len();
-    let mut ev: Vec<(SimTime, Change)> = Vec::with_capacity(2 * runs.len() + 2 * n_jobs);
-    for (k, r) in runs.iter().enumerate() {
-        ev.push((r.start, Change::Occupy(k)));
-        ev.push((r.end, Change::Vacate(k)));
-    }
-    for (i, &start) in tl.first_starts().iter().enumerate() {
-        ev.push((jobs[i].submit, Change::Arrive(i as u32)));
-        ev.push((start, Change::Leave(i as u32)));
-    }
-    ev.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-
+    let starts = tl.first_starts();
+    let n_jobs = starts.len();
     let mut state = State::new(machine, alloc);
     let needed: Vec<u32> = jobs[..n_jobs]
         .iter()
         .map(|j| state.needed(&j.request))
         .collect();
-    let mut waiting: BTreeSet<u32> = BTreeSet::new();
-    let mut by_need: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let mut vacate = Stream::sorted_by(runs.len(), |k| runs[k].end);
+    let mut occupy = Stream::sorted_by(runs.len(), |k| runs[k].start);
+    let mut arrive = Stream::sorted_by(n_jobs, |i| jobs[i].submit);
+    let mut leave = Stream::sorted_by(n_jobs, |i| starts[i]);
+    let mut queue = Queue::new(&needed, machine.nodes());
     let mut delayed = vec![false; n_jobs];
     let mut steps: Vec<FragStep> = Vec::new();
-    let mut k = 0;
-    while k < ev.len() {
-        let t = ev[k].0;
-        while k < ev.len() && ev[k].0 == t {
-            match ev[k].1 {
-                Change::Vacate(r) => state.vacate(&runs[r].placement),
-                Change::Occupy(r) => state.occupy(&runs[r].placement),
-                Change::Arrive(i) => {
-                    waiting.insert(i);
-                    by_need.insert((needed[i as usize], i));
-                }
-                Change::Leave(i) => {
-                    waiting.remove(&i);
-                    by_need.remove(&(needed[i as usize], i));
-                }
-            }
-            k += 1;
-        }
+    while let Some(t) = [&vacate, &occupy, &arrive, &leave]
+        .into_iter()
+        .filter_map(Stream::peek)
+        .min_by(f64::total_cmp)
+    {
+        vacate.take_at(t, |k| state.vacate(&runs[k].placement));
+        occupy.take_at(t, |k| state.occupy(&runs[k].placement));
+        arrive.take_at(t, |i| queue.arrive(i));
+        leave.take_at(t, |i| queue.leave(i));
         let idle = state.idle();
         let mut head_fits = false;
-        if let Some(&head) = waiting.first() {
-            let h = head as usize;
+        if let Some(h) = queue.head() {
             head_fits = needed[h] <= idle;
             if !delayed[h] && head_fits && state.cannot_place(&jobs[h].request) {
                 delayed[h] = true;
             }
         }
-        let fits = by_need.first().is_some_and(|&(need, _)| need <= idle);
+        let fits = queue.any_fits(idle);
         steps.push(FragStep {
             t,
             busy_nodes: machine.nodes() - idle,
-            waiting: waiting.len() as u32,
+            waiting: queue.len,
             lost_nodes: if fits { idle } else { 0 },
             head_lost_nodes: if head_fits { idle } else { 0 },
             free_regions: state.regions(),
@@ -201,6 +177,116 @@ pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentati
         span: tl.span(),
         steps,
         delayed,
+    }
+}
+
+/// Indices in time order (ties by index), consumed instant by instant.
+struct Stream {
+    /// `(time, index)`, sorted.
+    items: Vec<(SimTime, usize)>,
+    next: usize,
+}
+
+impl Stream {
+    /// Indices `0..n` sorted by `time(i)`, then `i` (no sort when the times are in order already:
+    /// starts of runs, submits of a workload).
+    fn sorted_by(n: usize, time: impl Fn(usize) -> SimTime) -> Self {
+        let mut items: Vec<(SimTime, usize)> = (0..n).map(|i| (time(i), i)).collect();
+        if !items.is_sorted_by(|a, b| a.0.total_cmp(&b.0).is_le()) {
+            items.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        }
+        Stream { items, next: 0 }
+    }
+
+    fn peek(&self) -> Option<SimTime> {
+        self.items.get(self.next).map(|&(t, _)| t)
+    }
+
+    /// Calls `f` on every index whose time equals `t`, in order.
+    fn take_at(&mut self, t: SimTime, mut f: impl FnMut(usize)) {
+        while let Some(&(time, i)) = self.items.get(self.next) {
+            if time != t {
+                break;
+            }
+            f(i);
+            self.next += 1;
+        }
+    }
+}
+
+/// The waiting jobs: the head (lowest index) by a cursor, the count of waiting jobs per needed
+/// node count in a Fenwick tree (is some waiting job's need ≤ idle?).
+struct Queue<'a> {
+    needed: &'a [u32],
+    waiting: Vec<bool>,
+    len: u32,
+    /// No waiting job has an index below it.
+    cursor: usize,
+    /// Fenwick tree over needs `0..=nodes` (a larger need never fits: it is not counted).
+    by_need: Vec<u32>,
+}
+
+impl<'a> Queue<'a> {
+    fn new(needed: &'a [u32], nodes: u32) -> Self {
+        Queue {
+            needed,
+            waiting: vec![false; needed.len()],
+            len: 0,
+            cursor: 0,
+            by_need: vec![0; nodes as usize + 2],
+        }
+    }
+
+    fn arrive(&mut self, i: usize) {
+        if !self.waiting[i] {
+            self.waiting[i] = true;
+            self.len += 1;
+            self.cursor = self.cursor.min(i);
+            self.count(i, true);
+        }
+    }
+
+    fn leave(&mut self, i: usize) {
+        if self.waiting[i] {
+            self.waiting[i] = false;
+            self.len -= 1;
+            self.count(i, false);
+        }
+    }
+
+    /// The waiting job submitted first (the lowest index), if any.
+    fn head(&mut self) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        while !self.waiting[self.cursor] {
+            self.cursor += 1;
+        }
+        Some(self.cursor)
+    }
+
+    /// Adds (or removes) job `i` to the Fenwick tree at its need.
+    fn count(&mut self, i: usize, add: bool) {
+        let mut k = self.needed[i] as usize + 1;
+        while k < self.by_need.len() {
+            if add {
+                self.by_need[k] += 1;
+            } else {
+                self.by_need[k] -= 1;
+            }
+            k += k & k.wrapping_neg();
+        }
+    }
+
+    /// Whether some waiting job needs no more than `idle` nodes.
+    fn any_fits(&self, idle: u32) -> bool {
+        let mut k = (idle as usize + 1).min(self.by_need.len() - 1);
+        let mut sum = 0;
+        while k > 0 {
+            sum += self.by_need[k];
+            k &= k - 1;
+        }
+        sum > 0
     }
 }
 
