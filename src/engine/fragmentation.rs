@@ -29,7 +29,7 @@
 //! Internal fragmentation (granted − asked processors) needs no replay; it is in
 //! [`summarize`](super::summarize).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::Timeline;
 use crate::SimTime;
@@ -106,28 +106,125 @@ impl Fragmentation {
 
     /// `∫ f(step) dt / span`, each step lasting until the next (0 for an empty span).
     fn time_average(&self, f: impl Fn(&FragStep) -> f64) -> f64 {
+        let mut avg = TimeAverage::new(self.span);
+        for s in &self.steps {
+            avg.push(s.t, f(s));
+        }
+        avg.finish()
+    }
+}
+
+/// The fragmentation measures of one replay without its steps (see the module doc): what
+/// [`summarize`](super::summarize) reports, accumulated step by step, so a long replay keeps no
+/// step list.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FragSummary {
+    /// [`Fragmentation::external`].
+    pub external: f64,
+    /// [`Fragmentation::external_head`].
+    pub external_head: f64,
+    /// [`Fragmentation::delayed_jobs`].
+    pub delayed_jobs: u64,
+    /// [`Fragmentation::delayed_share`].
+    pub delayed_share: f64,
+    /// [`Fragmentation::mean_free_regions`].
+    pub mean_free_regions: f64,
+}
+
+/// `∫ v(t) dt / span` of a step function given step by step (each value holds until the next step,
+/// the last until the span's end); the same sums in the same order as over a list of steps.
+struct TimeAverage {
+    span: (SimTime, SimTime),
+    /// The step waiting for its end: its time and value.
+    open: Option<(SimTime, f64)>,
+    area: f64,
+}
+
+impl TimeAverage {
+    fn new(span: (SimTime, SimTime)) -> Self {
+        // -0.0: the neutral element `Iterator::sum` starts from, so the sign of a zero is kept.
+        TimeAverage {
+            span,
+            open: None,
+            area: -0.0,
+        }
+    }
+
+    fn push(&mut self, t: SimTime, value: f64) {
+        self.close(t);
+        self.open = Some((t, value));
+    }
+
+    fn close(&mut self, next: SimTime) {
+        let (first, last) = self.span;
+        if let Some((t, v)) = self.open.take() {
+            self.area += v * (next.min(last) - t.max(first)).max(0.0);
+        }
+    }
+
+    fn finish(mut self) -> f64 {
         let (first, last) = self.span;
         if last.total_cmp(&first).is_le() {
             return 0.0;
         }
-        let area: f64 = self
-            .steps
-            .iter()
-            .zip(self.steps.iter().skip(1).map(|s| s.t).chain([last]))
-            .map(|(s, next)| f(s) * (next.min(last) - s.t.max(first)).max(0.0))
-            .sum();
-        area / (last - first)
+        self.close(last);
+        self.area / (last - first)
     }
 }
 
-/// Measures the fragmentation of the replay in `tl`, made by allocator `alloc`.
+/// Measures the fragmentation of the replay in `tl`, made by allocator `alloc`, keeping every step
+/// (pictures and the viewer draw them).
+pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentation {
+    let mut steps: Vec<FragStep> = Vec::new();
+    let delayed = play(tl, alloc, |s| steps.push(s));
+    Fragmentation {
+        nodes: tl.machine().nodes(),
+        span: tl.span(),
+        steps,
+        delayed,
+    }
+}
+
+/// The measures of [`measure_fragmentation`] without keeping the steps: equal, bit for bit, to
+/// its `external()`, `external_head()`, … .
+pub fn summarize_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> FragSummary {
+    let span = tl.span();
+    let n = f64::from(tl.machine().nodes());
+    // Without nodes the shares are not finite; `zero_nodes` reports 0 as `external()` does.
+    let share = |nodes: u32| f64::from(nodes) / n;
+    let mut lost = TimeAverage::new(span);
+    let mut head_lost = TimeAverage::new(span);
+    let mut regions = TimeAverage::new(span);
+    let delayed = play(tl, alloc, |s| {
+        lost.push(s.t, share(s.lost_nodes));
+        head_lost.push(s.t, share(s.head_lost_nodes));
+        regions.push(s.t, f64::from(s.free_regions.unwrap_or(0)));
+    });
+    let frag = Fragmentation {
+        nodes: tl.machine().nodes(),
+        span,
+        steps: Vec::new(),
+        delayed,
+    };
+    let zero_nodes = |avg: TimeAverage| if n == 0.0 { 0.0 } else { avg.finish() };
+    FragSummary {
+        external: zero_nodes(lost),
+        external_head: zero_nodes(head_lost),
+        delayed_jobs: frag.delayed_jobs(),
+        delayed_share: frag.delayed_share(),
+        mean_free_regions: regions.finish(),
+    }
+}
+
+/// Plays the replay in `tl` again (see [`measure_fragmentation`]), handing each step to `on_step`
+/// in time order; returns which jobs were delayed by fragmentation.
 ///
 /// The changes are taken instant by instant from four streams each sorted by time (ends, starts,
 /// submits, first starts) and applied in that order within an instant, each stream by index; the
 /// queue's head and its smallest need are kept by a cursor and a count per need, not a sorted set.
 /// Cost: `O((R + J) log(R + J))` for the sorts plus one allocator question and one free-region
 /// count per instant.
-pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentation {
+fn play(tl: &Timeline<'_>, alloc: AllocKind, mut on_step: impl FnMut(FragStep)) -> Vec<bool> {
     let machine = tl.machine();
     let jobs = &tl.workload().jobs;
     let runs = tl.runs();
@@ -144,7 +241,6 @@ pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentati
     let mut leave = Stream::sorted_by(n_jobs, |i| starts[i]);
     let mut queue = Queue::new(&needed, machine.nodes());
     let mut delayed = vec![false; n_jobs];
-    let mut steps: Vec<FragStep> = Vec::new();
     while let Some(t) = [&vacate, &occupy, &arrive, &leave]
         .into_iter()
         .filter_map(Stream::peek)
@@ -163,7 +259,7 @@ pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentati
             }
         }
         let fits = queue.any_fits(idle);
-        steps.push(FragStep {
+        on_step(FragStep {
             t,
             busy_nodes: machine.nodes() - idle,
             waiting: queue.len,
@@ -172,12 +268,7 @@ pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentati
             free_regions: state.regions(),
         });
     }
-    Fragmentation {
-        nodes: machine.nodes(),
-        span: tl.span(),
-        steps,
-        delayed,
-    }
+    delayed
 }
 
 /// Indices in time order (ties by index), consumed instant by instant.
@@ -299,7 +390,7 @@ struct State {
     alloc: Option<Box<dyn Allocator>>,
     /// The allocator on the empty machine, for needed node counts.
     empty: Option<Box<dyn Allocator>>,
-    needed: HashMap<Request, u32>,
+    needed: FxHashMap<Request, u32>,
     mesh: Option<Mesh>,
     /// Free regions of the current mesh state, computed when asked after a change.
     regions: Option<u32>,
@@ -316,7 +407,7 @@ impl State {
             busy: 0,
             alloc: alloc.build(machine).ok(),
             empty: alloc.build(machine).ok(),
-            needed: HashMap::new(),
+            needed: FxHashMap::default(),
             mesh,
             regions: None,
         }
@@ -468,6 +559,51 @@ mod tests {
         let flat = measure_fragmentation(&tl, AllocKind::Flat);
         assert_eq!(flat.delayed_jobs(), 0);
         assert_eq!(flat.external(), f.external());
+        assert_same_summary(&tl, AllocKind::FirstFit);
+        assert_same_summary(&tl, AllocKind::Flat);
+    }
+
+    /// `summarize_fragmentation` gives `measure_fragmentation`'s measures, bit for bit.
+    fn assert_same_summary(tl: &Timeline<'_>, alloc: AllocKind) {
+        let f = measure_fragmentation(tl, alloc);
+        let s = summarize_fragmentation(tl, alloc);
+        let bits = |x: f64| x.to_bits();
+        assert_eq!(bits(s.external), bits(f.external()));
+        assert_eq!(bits(s.external_head), bits(f.external_head()));
+        assert_eq!(bits(s.mean_free_regions), bits(f.mean_free_regions()));
+        assert_eq!(bits(s.delayed_share), bits(f.delayed_share()));
+        assert_eq!(s.delayed_jobs, f.delayed_jobs());
+    }
+
+    #[test]
+    fn the_summary_without_steps_equals_the_measures_on_real_replays() {
+        // A few hundred jobs of random shapes on a 16×8 mesh, every mesh allocator, light and
+        // saturated: the streamed averages equal the ones over the kept steps.
+        let m = MachineSpec::Mesh {
+            size: Shape::new(16, 8),
+        };
+        let jobs: Vec<Job> = (0..300u32)
+            .map(|i| {
+                let mut j = job(i, f64::from(i * 7 % 13 + i * 3), 1 + i * 5 % 9, 1 + i * 3 % 7);
+                j.runtime = f64::from(1 + i * 11 % 40);
+                j.estimate = j.runtime;
+                j
+            })
+            .collect();
+        let w = Workload::from_jobs(jobs, 1);
+        for alloc in [AllocKind::FirstFit, AllocKind::Mpl, AllocKind::Flat] {
+            for sched in ["fcfs", "window:10"] {
+                let out = crate::engine::replay(
+                    &w,
+                    m,
+                    sched.parse().unwrap(),
+                    alloc,
+                    &mut crate::engine::NoObserver,
+                )
+                .unwrap();
+                assert_same_summary(&Timeline::new(&w, &out, m), alloc);
+            }
+        }
     }
 
     #[test]
