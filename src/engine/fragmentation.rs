@@ -33,7 +33,7 @@ use rustc_hash::FxHashMap;
 
 use super::Timeline;
 use crate::SimTime;
-use crate::machine::{AllocKind, Allocator, MachineSpec, Mesh, Placement, Request};
+use crate::machine::{AllocKind, Allocator, MachineSpec, Mesh, Placement, RegionCounter, Request};
 
 /// The state of the machine and queue from `t` until the next step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -382,7 +382,7 @@ impl<'a> Queue<'a> {
 }
 
 /// The replayed free/busy state: the allocator (for placement questions), a mesh bitmap (for free
-/// regions) and the idle count. A placement that does not fit the state (a hand-made outcome)
+/// regions: the allocator's own when its state is one, [`Allocator::mesh`]) and the idle count. A placement that does not fit the state (a hand-made outcome)
 /// switches the part it does not fit off instead of panicking.
 struct State {
     nodes: u32,
@@ -391,24 +391,33 @@ struct State {
     /// The allocator on the empty machine, for needed node counts.
     empty: Option<Box<dyn Allocator>>,
     needed: FxHashMap<Request, u32>,
+    /// A mesh of its own, when the allocator keeps none.
     mesh: Option<Mesh>,
+    /// Free regions are counted on the allocator's mesh (gone with the allocator).
+    shared_mesh: bool,
+    /// Counts free regions, recounting only what a change can have touched.
+    counter: RegionCounter,
     /// Free regions of the current mesh state, computed when asked after a change.
     regions: Option<u32>,
 }
 
 impl State {
     fn new(machine: MachineSpec, alloc: AllocKind) -> Self {
+        let replayed = alloc.build(machine).ok();
+        let shared_mesh = replayed.as_ref().is_some_and(|a| a.mesh().is_some());
         let mesh = match machine {
-            MachineSpec::Mesh { size } => Some(Mesh::new(size)),
+            MachineSpec::Mesh { size } if !shared_mesh => Some(Mesh::new(size)),
             _ => None,
         };
         State {
             nodes: machine.nodes(),
             busy: 0,
-            alloc: alloc.build(machine).ok(),
+            alloc: replayed,
             empty: alloc.build(machine).ok(),
             needed: FxHashMap::default(),
             mesh,
+            shared_mesh,
+            counter: RegionCounter::default(),
             regions: None,
         }
     }
@@ -448,6 +457,10 @@ impl State {
     }
 
     fn mesh_change(&mut self, p: &Placement, occupy: bool) {
+        if self.shared_mesh {
+            self.regions = None;
+            return;
+        }
         let Some(mesh) = &mut self.mesh else { return };
         self.regions = None;
         match p {
@@ -463,9 +476,13 @@ impl State {
     }
 
     fn regions(&mut self) -> Option<u32> {
-        let mesh = self.mesh.as_ref()?;
+        let mesh = if self.shared_mesh {
+            self.alloc.as_ref()?.mesh()?
+        } else {
+            self.mesh.as_ref()?
+        };
         if self.regions.is_none() {
-            let holes = mesh.count_maximal_free_submeshes();
+            let holes = self.counter.count(mesh);
             self.regions = Some(holes as u32);
         }
         self.regions
@@ -584,7 +601,12 @@ mod tests {
         };
         let jobs: Vec<Job> = (0..300u32)
             .map(|i| {
-                let mut j = job(i, f64::from(i * 7 % 13 + i * 3), 1 + i * 5 % 9, 1 + i * 3 % 7);
+                let mut j = job(
+                    i,
+                    f64::from(i * 7 % 13 + i * 3),
+                    1 + i * 5 % 9,
+                    1 + i * 3 % 7,
+                );
                 j.runtime = f64::from(1 + i * 11 % 40);
                 j.estimate = j.runtime;
                 j
