@@ -241,9 +241,9 @@ fn play(tl: &Timeline<'_>, alloc: AllocKind, mut on_step: impl FnMut(FragStep)) 
     let mut leave = Stream::sorted_by(n_jobs, |i| starts[i]);
     let mut queue = Queue::new(&needed, machine.nodes());
     let mut delayed = vec![false; n_jobs];
-    while let Some(t) = [&vacate, &occupy, &arrive, &leave]
+    while let Some(t) = [vacate.peek(), occupy.peek(), arrive.peek(), leave.peek()]
         .into_iter()
-        .filter_map(Stream::peek)
+        .flatten()
         .min_by(f64::total_cmp)
     {
         vacate.take_at(t, |k| state.vacate(&runs[k].placement));
@@ -271,32 +271,56 @@ fn play(tl: &Timeline<'_>, alloc: AllocKind, mut on_step: impl FnMut(FragStep)) 
     delayed
 }
 
-/// Indices in time order (ties by index), consumed instant by instant.
-struct Stream {
-    /// `(time, index)`, sorted.
-    items: Vec<(SimTime, usize)>,
+/// Indices in time order (ties by index), consumed instant by instant. Indices whose times are in
+/// order already (starts of runs, submits of a workload) need no list; others keep a sorted list of
+/// 4-byte indices, the times read where they are.
+struct Stream<F> {
+    /// `time(i)`: the time of index `i`.
+    time: F,
+    len: usize,
+    /// The indices in time order, or `None` when that is `0..len`.
+    order: Option<Vec<u32>>,
     next: usize,
 }
 
-impl Stream {
-    /// Indices `0..n` sorted by `time(i)`, then `i` (no sort when the times are in order already:
-    /// starts of runs, submits of a workload).
-    fn sorted_by(n: usize, time: impl Fn(usize) -> SimTime) -> Self {
-        let mut items: Vec<(SimTime, usize)> = (0..n).map(|i| (time(i), i)).collect();
-        if !items.is_sorted_by(|a, b| a.0.total_cmp(&b.0).is_le()) {
-            items.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+impl<F: Fn(usize) -> SimTime> Stream<F> {
+    /// Indices `0..len` sorted by `time(i)`, then `i`.
+    fn sorted_by(len: usize, time: F) -> Self {
+        let in_order = (1..len).all(|i| time(i - 1).total_cmp(&time(i)).is_le());
+        let order = (!in_order).then(|| {
+            let mut order: Vec<u32> = (0..len as u32).collect();
+            order.sort_unstable_by(|&a, &b| {
+                time(a as usize)
+                    .total_cmp(&time(b as usize))
+                    .then(a.cmp(&b))
+            });
+            order
+        });
+        Stream {
+            time,
+            len,
+            order,
+            next: 0,
         }
-        Stream { items, next: 0 }
+    }
+
+    /// The next index, if any.
+    fn index(&self) -> Option<usize> {
+        match &self.order {
+            _ if self.next >= self.len => None,
+            Some(order) => Some(order[self.next] as usize),
+            None => Some(self.next),
+        }
     }
 
     fn peek(&self) -> Option<SimTime> {
-        self.items.get(self.next).map(|&(t, _)| t)
+        self.index().map(&self.time)
     }
 
     /// Calls `f` on every index whose time equals `t`, in order.
     fn take_at(&mut self, t: SimTime, mut f: impl FnMut(usize)) {
-        while let Some(&(time, i)) = self.items.get(self.next) {
-            if time != t {
+        while let Some(i) = self.index() {
+            if (self.time)(i) != t {
                 break;
             }
             f(i);
