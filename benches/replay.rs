@@ -15,6 +15,11 @@
 //!   ≤ 0.5 s) on KTH-SP2 (28k jobs, 100 nodes, user estimates) at load factor 1.3;
 //!   `backfill/sdsc-96/easy/mpl/user/lf1.5` — EASY with MPL on the 22×16 mesh (goal ≤ 1 s).
 //!
+//! * `summarize/sdsc-96/<sched>/<alloc>/lf<F>` — the metrics of one finished replay of the 800-cell
+//!   mesh grid (`summarize`: the fragmentation measures played again over the run's placements,
+//!   its time-ordered changes, the queue's head and needs), the replay outside the timing. Goal: a
+//!   small share of the replay's own cost (the grid runs 800 of them).
+//!
 //! Logs are found on the trace search path (`$PWA_TRACES`, `traces/`, `../shared/traces`); a missing
 //! log skips its group with a note. Run: `cargo bench --bench replay` (add a filter such as
 //! `-- nasa` to run one group).
@@ -25,7 +30,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pwa_replay::catalog::Catalog;
-use pwa_replay::engine::{NoObserver, replay};
+use pwa_replay::engine::{NoObserver, replay, summarize};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::swf::{ReadOptions, SwfReader};
@@ -144,6 +149,30 @@ fn sdsc(c: &mut Criterion) {
     g.finish();
 }
 
+/// `summarize/sdsc-96/<sched>/<alloc>/lf<F>`: the metrics of one finished replay, cells of the
+/// 800-cell mesh grid at a light and a saturated load.
+fn summary(c: &mut Criterion) {
+    let Some((w, m)) = load("sdsc-96", None) else {
+        return;
+    };
+    let mut g = c.benchmark_group("summarize/sdsc-96");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(1));
+    for lf in [1.0, 2.0] {
+        let w = scaled(&w, lf);
+        for (s, a) in [("fcfs", "ff"), ("window:240", "mpl"), ("bq:86400", "as")] {
+            let sched: SchedKind = s.parse().expect("label");
+            let alloc: AllocKind = a.parse().expect("label");
+            let out = replay(&w, m, sched, alloc, &mut NoObserver).expect("replay");
+            g.bench_function(format!("{s}/{a}/lf{lf:.1}"), |b| {
+                b.iter(|| summarize(black_box(&w), m, alloc, black_box(&out)))
+            });
+        }
+    }
+    g.finish();
+}
+
 /// `ctc-sp2-torus/<sched>/<alloc>/lf1.0` — the 77k-job CTC log on the 3-D torus 4x8x12 (jobs
 /// larger than the largest semitorus dropped). Goal for EASY/NEP ≤ 1 s.
 fn ctc_torus(c: &mut Criterion) {
@@ -215,5 +244,5 @@ fn backfill(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, nasa, nasa_lazy, sdsc, ctc_torus, backfill);
+criterion_group!(benches, nasa, nasa_lazy, sdsc, summary, ctc_torus, backfill);
 criterion_main!(benches);

@@ -29,11 +29,11 @@
 //! Internal fragmentation (granted − asked processors) needs no replay; it is in
 //! [`summarize`](super::summarize).
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
 
 use super::Timeline;
 use crate::SimTime;
-use crate::machine::{AllocKind, Allocator, MachineSpec, Mesh, Placement, Request};
+use crate::machine::{AllocKind, Allocator, MachineSpec, Mesh, Placement, RegionCounter, Request};
 
 /// The state of the machine and queue from `t` until the next step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,106 +106,307 @@ impl Fragmentation {
 
     /// `∫ f(step) dt / span`, each step lasting until the next (0 for an empty span).
     fn time_average(&self, f: impl Fn(&FragStep) -> f64) -> f64 {
+        let mut avg = TimeAverage::new(self.span);
+        for s in &self.steps {
+            avg.push(s.t, f(s));
+        }
+        avg.finish()
+    }
+}
+
+/// The fragmentation measures of one replay without its steps (see the module doc): what
+/// [`summarize`](super::summarize) reports, accumulated step by step, so a long replay keeps no
+/// step list.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FragSummary {
+    /// [`Fragmentation::external`].
+    pub external: f64,
+    /// [`Fragmentation::external_head`].
+    pub external_head: f64,
+    /// [`Fragmentation::delayed_jobs`].
+    pub delayed_jobs: u64,
+    /// [`Fragmentation::delayed_share`].
+    pub delayed_share: f64,
+    /// [`Fragmentation::mean_free_regions`].
+    pub mean_free_regions: f64,
+}
+
+/// `∫ v(t) dt / span` of a step function given step by step (each value holds until the next step,
+/// the last until the span's end); the same sums in the same order as over a list of steps.
+struct TimeAverage {
+    span: (SimTime, SimTime),
+    /// The step waiting for its end: its time and value.
+    open: Option<(SimTime, f64)>,
+    area: f64,
+}
+
+impl TimeAverage {
+    fn new(span: (SimTime, SimTime)) -> Self {
+        // -0.0: the neutral element `Iterator::sum` starts from, so the sign of a zero is kept.
+        TimeAverage {
+            span,
+            open: None,
+            area: -0.0,
+        }
+    }
+
+    fn push(&mut self, t: SimTime, value: f64) {
+        self.close(t);
+        self.open = Some((t, value));
+    }
+
+    fn close(&mut self, next: SimTime) {
+        let (first, last) = self.span;
+        if let Some((t, v)) = self.open.take() {
+            self.area += v * (next.min(last) - t.max(first)).max(0.0);
+        }
+    }
+
+    fn finish(mut self) -> f64 {
         let (first, last) = self.span;
         if last.total_cmp(&first).is_le() {
             return 0.0;
         }
-        let area: f64 = self
-            .steps
-            .iter()
-            .zip(self.steps.iter().skip(1).map(|s| s.t).chain([last]))
-            .map(|(s, next)| f(s) * (next.min(last) - s.t.max(first)).max(0.0))
-            .sum();
-        area / (last - first)
+        self.close(last);
+        self.area / (last - first)
     }
 }
 
-/// What happens at one instant, in the order it is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Change {
-    /// Run (index) ends: its nodes are freed.
-    Vacate(usize),
-    /// Run (index) starts.
-    Occupy(usize),
-    /// Job (index) is submitted.
-    Arrive(u32),
-    /// Job (index) starts for the first time: it stops waiting.
-    Leave(u32),
-}
-
-/// Measures the fragmentation of the replay in `tl`, made by allocator `alloc`.
+/// Measures the fragmentation of the replay in `tl`, made by allocator `alloc`, keeping every step
+/// (pictures and the viewer draw them).
 pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentation {
-    let machine = tl.machine();
-    let jobs = &tl.workload().jobs;
-    let runs = tl.runs();
-    let n_jobs = tl.first_starts().len();
-    let mut ev: Vec<(SimTime, Change)> = Vec::with_capacity(2 * runs.len() + 2 * n_jobs);
-    for (k, r) in runs.iter().enumerate() {
-        ev.push((r.start, Change::Occupy(k)));
-        ev.push((r.end, Change::Vacate(k)));
-    }
-    for (i, &start) in tl.first_starts().iter().enumerate() {
-        ev.push((jobs[i].submit, Change::Arrive(i as u32)));
-        ev.push((start, Change::Leave(i as u32)));
-    }
-    ev.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-
-    let mut state = State::new(machine, alloc);
-    let needed: Vec<u32> = jobs[..n_jobs]
-        .iter()
-        .map(|j| state.needed(&j.request))
-        .collect();
-    let mut waiting: BTreeSet<u32> = BTreeSet::new();
-    let mut by_need: BTreeSet<(u32, u32)> = BTreeSet::new();
-    let mut delayed = vec![false; n_jobs];
     let mut steps: Vec<FragStep> = Vec::new();
-    let mut k = 0;
-    while k < ev.len() {
-        let t = ev[k].0;
-        while k < ev.len() && ev[k].0 == t {
-            match ev[k].1 {
-                Change::Vacate(r) => state.vacate(&runs[r].placement),
-                Change::Occupy(r) => state.occupy(&runs[r].placement),
-                Change::Arrive(i) => {
-                    waiting.insert(i);
-                    by_need.insert((needed[i as usize], i));
-                }
-                Change::Leave(i) => {
-                    waiting.remove(&i);
-                    by_need.remove(&(needed[i as usize], i));
-                }
-            }
-            k += 1;
-        }
-        let idle = state.idle();
-        let mut head_fits = false;
-        if let Some(&head) = waiting.first() {
-            let h = head as usize;
-            head_fits = needed[h] <= idle;
-            if !delayed[h] && head_fits && state.cannot_place(&jobs[h].request) {
-                delayed[h] = true;
-            }
-        }
-        let fits = by_need.first().is_some_and(|&(need, _)| need <= idle);
-        steps.push(FragStep {
-            t,
-            busy_nodes: machine.nodes() - idle,
-            waiting: waiting.len() as u32,
-            lost_nodes: if fits { idle } else { 0 },
-            head_lost_nodes: if head_fits { idle } else { 0 },
-            free_regions: state.regions(),
-        });
-    }
+    let delayed = play(tl, alloc, |s| steps.push(s));
     Fragmentation {
-        nodes: machine.nodes(),
+        nodes: tl.machine().nodes(),
         span: tl.span(),
         steps,
         delayed,
     }
 }
 
+/// The measures of [`measure_fragmentation`] without keeping the steps: equal, bit for bit, to
+/// its `external()`, `external_head()`, … .
+pub fn summarize_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> FragSummary {
+    let span = tl.span();
+    let n = f64::from(tl.machine().nodes());
+    // Without nodes the shares are not finite; `zero_nodes` reports 0 as `external()` does.
+    let share = |nodes: u32| f64::from(nodes) / n;
+    let mut lost = TimeAverage::new(span);
+    let mut head_lost = TimeAverage::new(span);
+    let mut regions = TimeAverage::new(span);
+    let delayed = play(tl, alloc, |s| {
+        lost.push(s.t, share(s.lost_nodes));
+        head_lost.push(s.t, share(s.head_lost_nodes));
+        regions.push(s.t, f64::from(s.free_regions.unwrap_or(0)));
+    });
+    let frag = Fragmentation {
+        nodes: tl.machine().nodes(),
+        span,
+        steps: Vec::new(),
+        delayed,
+    };
+    let zero_nodes = |avg: TimeAverage| if n == 0.0 { 0.0 } else { avg.finish() };
+    FragSummary {
+        external: zero_nodes(lost),
+        external_head: zero_nodes(head_lost),
+        delayed_jobs: frag.delayed_jobs(),
+        delayed_share: frag.delayed_share(),
+        mean_free_regions: regions.finish(),
+    }
+}
+
+/// Plays the replay in `tl` again (see [`measure_fragmentation`]), handing each step to `on_step`
+/// in time order; returns which jobs were delayed by fragmentation.
+///
+/// The changes are taken instant by instant from four streams each sorted by time (ends, starts,
+/// submits, first starts) and applied in that order within an instant, each stream by index; the
+/// queue's head and its smallest need are kept by a cursor and a count per need, not a sorted set.
+/// Cost: `O((R + J) log(R + J))` for the sorts plus one allocator question and one free-region
+/// count per instant.
+fn play(tl: &Timeline<'_>, alloc: AllocKind, mut on_step: impl FnMut(FragStep)) -> Vec<bool> {
+    let machine = tl.machine();
+    let jobs = &tl.workload().jobs;
+    let runs = tl.runs();
+    let starts = tl.first_starts();
+    let n_jobs = starts.len();
+    let mut state = State::new(machine, alloc);
+    let needed: Vec<u32> = jobs[..n_jobs]
+        .iter()
+        .map(|j| state.needed(&j.request))
+        .collect();
+    let mut vacate = Stream::sorted_by(runs.len(), |k| runs[k].end);
+    let mut occupy = Stream::sorted_by(runs.len(), |k| runs[k].start);
+    let mut arrive = Stream::sorted_by(n_jobs, |i| jobs[i].submit);
+    let mut leave = Stream::sorted_by(n_jobs, |i| starts[i]);
+    let mut queue = Queue::new(&needed, machine.nodes());
+    let mut delayed = vec![false; n_jobs];
+    while let Some(t) = [vacate.peek(), occupy.peek(), arrive.peek(), leave.peek()]
+        .into_iter()
+        .flatten()
+        .min_by(f64::total_cmp)
+    {
+        vacate.take_at(t, |k| state.vacate(&runs[k].placement));
+        occupy.take_at(t, |k| state.occupy(&runs[k].placement));
+        arrive.take_at(t, |i| queue.arrive(i));
+        leave.take_at(t, |i| queue.leave(i));
+        let idle = state.idle();
+        let mut head_fits = false;
+        if let Some(h) = queue.head() {
+            head_fits = needed[h] <= idle;
+            if !delayed[h] && head_fits && state.cannot_place(&jobs[h].request) {
+                delayed[h] = true;
+            }
+        }
+        let fits = queue.any_fits(idle);
+        on_step(FragStep {
+            t,
+            busy_nodes: machine.nodes() - idle,
+            waiting: queue.len,
+            lost_nodes: if fits { idle } else { 0 },
+            head_lost_nodes: if head_fits { idle } else { 0 },
+            free_regions: state.regions(),
+        });
+    }
+    delayed
+}
+
+/// Indices in time order (ties by index), consumed instant by instant. Indices whose times are in
+/// order already (starts of runs, submits of a workload) need no list; others keep a sorted list of
+/// 4-byte indices, the times read where they are.
+struct Stream<F> {
+    /// `time(i)`: the time of index `i`.
+    time: F,
+    len: usize,
+    /// The indices in time order, or `None` when that is `0..len`.
+    order: Option<Vec<u32>>,
+    next: usize,
+}
+
+impl<F: Fn(usize) -> SimTime> Stream<F> {
+    /// Indices `0..len` sorted by `time(i)`, then `i`.
+    fn sorted_by(len: usize, time: F) -> Self {
+        let in_order = (1..len).all(|i| time(i - 1).total_cmp(&time(i)).is_le());
+        let order = (!in_order).then(|| {
+            let mut order: Vec<u32> = (0..len as u32).collect();
+            order.sort_unstable_by(|&a, &b| {
+                time(a as usize)
+                    .total_cmp(&time(b as usize))
+                    .then(a.cmp(&b))
+            });
+            order
+        });
+        Stream {
+            time,
+            len,
+            order,
+            next: 0,
+        }
+    }
+
+    /// The next index, if any.
+    fn index(&self) -> Option<usize> {
+        match &self.order {
+            _ if self.next >= self.len => None,
+            Some(order) => Some(order[self.next] as usize),
+            None => Some(self.next),
+        }
+    }
+
+    fn peek(&self) -> Option<SimTime> {
+        self.index().map(&self.time)
+    }
+
+    /// Calls `f` on every index whose time equals `t`, in order.
+    fn take_at(&mut self, t: SimTime, mut f: impl FnMut(usize)) {
+        while let Some(i) = self.index() {
+            if (self.time)(i) != t {
+                break;
+            }
+            f(i);
+            self.next += 1;
+        }
+    }
+}
+
+/// The waiting jobs: the head (lowest index) by a cursor, the count of waiting jobs per needed
+/// node count in a Fenwick tree (is some waiting job's need ≤ idle?).
+struct Queue<'a> {
+    needed: &'a [u32],
+    waiting: Vec<bool>,
+    len: u32,
+    /// No waiting job has an index below it.
+    cursor: usize,
+    /// Fenwick tree over needs `0..=nodes` (a larger need never fits: it is not counted).
+    by_need: Vec<u32>,
+}
+
+impl<'a> Queue<'a> {
+    fn new(needed: &'a [u32], nodes: u32) -> Self {
+        Queue {
+            needed,
+            waiting: vec![false; needed.len()],
+            len: 0,
+            cursor: 0,
+            by_need: vec![0; nodes as usize + 2],
+        }
+    }
+
+    fn arrive(&mut self, i: usize) {
+        if !self.waiting[i] {
+            self.waiting[i] = true;
+            self.len += 1;
+            self.cursor = self.cursor.min(i);
+            self.count(i, true);
+        }
+    }
+
+    fn leave(&mut self, i: usize) {
+        if self.waiting[i] {
+            self.waiting[i] = false;
+            self.len -= 1;
+            self.count(i, false);
+        }
+    }
+
+    /// The waiting job submitted first (the lowest index), if any.
+    fn head(&mut self) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        while !self.waiting[self.cursor] {
+            self.cursor += 1;
+        }
+        Some(self.cursor)
+    }
+
+    /// Adds (or removes) job `i` to the Fenwick tree at its need.
+    fn count(&mut self, i: usize, add: bool) {
+        let mut k = self.needed[i] as usize + 1;
+        while k < self.by_need.len() {
+            if add {
+                self.by_need[k] += 1;
+            } else {
+                self.by_need[k] -= 1;
+            }
+            k += k & k.wrapping_neg();
+        }
+    }
+
+    /// Whether some waiting job needs no more than `idle` nodes.
+    fn any_fits(&self, idle: u32) -> bool {
+        let mut k = (idle as usize + 1).min(self.by_need.len() - 1);
+        let mut sum = 0;
+        while k > 0 {
+            sum += self.by_need[k];
+            k &= k - 1;
+        }
+        sum > 0
+    }
+}
+
 /// The replayed free/busy state: the allocator (for placement questions), a mesh bitmap (for free
-/// regions) and the idle count. A placement that does not fit the state (a hand-made outcome)
+/// regions: the allocator's own when its state is one, [`Allocator::mesh`]) and the idle count. A placement that does not fit the state (a hand-made outcome)
 /// switches the part it does not fit off instead of panicking.
 struct State {
     nodes: u32,
@@ -213,25 +414,34 @@ struct State {
     alloc: Option<Box<dyn Allocator>>,
     /// The allocator on the empty machine, for needed node counts.
     empty: Option<Box<dyn Allocator>>,
-    needed: HashMap<Request, u32>,
+    needed: FxHashMap<Request, u32>,
+    /// A mesh of its own, when the allocator keeps none.
     mesh: Option<Mesh>,
+    /// Free regions are counted on the allocator's mesh (gone with the allocator).
+    shared_mesh: bool,
+    /// Counts free regions, recounting only what a change can have touched.
+    counter: RegionCounter,
     /// Free regions of the current mesh state, computed when asked after a change.
     regions: Option<u32>,
 }
 
 impl State {
     fn new(machine: MachineSpec, alloc: AllocKind) -> Self {
+        let replayed = alloc.build(machine).ok();
+        let shared_mesh = replayed.as_ref().is_some_and(|a| a.mesh().is_some());
         let mesh = match machine {
-            MachineSpec::Mesh { size } => Some(Mesh::new(size)),
+            MachineSpec::Mesh { size } if !shared_mesh => Some(Mesh::new(size)),
             _ => None,
         };
         State {
             nodes: machine.nodes(),
             busy: 0,
-            alloc: alloc.build(machine).ok(),
+            alloc: replayed,
             empty: alloc.build(machine).ok(),
-            needed: HashMap::new(),
+            needed: FxHashMap::default(),
             mesh,
+            shared_mesh,
+            counter: RegionCounter::default(),
             regions: None,
         }
     }
@@ -271,6 +481,10 @@ impl State {
     }
 
     fn mesh_change(&mut self, p: &Placement, occupy: bool) {
+        if self.shared_mesh {
+            self.regions = None;
+            return;
+        }
         let Some(mesh) = &mut self.mesh else { return };
         self.regions = None;
         match p {
@@ -286,9 +500,13 @@ impl State {
     }
 
     fn regions(&mut self) -> Option<u32> {
-        let mesh = self.mesh.as_ref()?;
+        let mesh = if self.shared_mesh {
+            self.alloc.as_ref()?.mesh()?
+        } else {
+            self.mesh.as_ref()?
+        };
         if self.regions.is_none() {
-            let holes = mesh.count_maximal_free_submeshes();
+            let holes = self.counter.count(mesh);
             self.regions = Some(holes as u32);
         }
         self.regions
@@ -382,6 +600,56 @@ mod tests {
         let flat = measure_fragmentation(&tl, AllocKind::Flat);
         assert_eq!(flat.delayed_jobs(), 0);
         assert_eq!(flat.external(), f.external());
+        assert_same_summary(&tl, AllocKind::FirstFit);
+        assert_same_summary(&tl, AllocKind::Flat);
+    }
+
+    /// `summarize_fragmentation` gives `measure_fragmentation`'s measures, bit for bit.
+    fn assert_same_summary(tl: &Timeline<'_>, alloc: AllocKind) {
+        let f = measure_fragmentation(tl, alloc);
+        let s = summarize_fragmentation(tl, alloc);
+        let bits = |x: f64| x.to_bits();
+        assert_eq!(bits(s.external), bits(f.external()));
+        assert_eq!(bits(s.external_head), bits(f.external_head()));
+        assert_eq!(bits(s.mean_free_regions), bits(f.mean_free_regions()));
+        assert_eq!(bits(s.delayed_share), bits(f.delayed_share()));
+        assert_eq!(s.delayed_jobs, f.delayed_jobs());
+    }
+
+    #[test]
+    fn the_summary_without_steps_equals_the_measures_on_real_replays() {
+        // A few hundred jobs of random shapes on a 16×8 mesh, every mesh allocator, light and
+        // saturated: the streamed averages equal the ones over the kept steps.
+        let m = MachineSpec::Mesh {
+            size: Shape::new(16, 8),
+        };
+        let jobs: Vec<Job> = (0..300u32)
+            .map(|i| {
+                let mut j = job(
+                    i,
+                    f64::from(i * 7 % 13 + i * 3),
+                    1 + i * 5 % 9,
+                    1 + i * 3 % 7,
+                );
+                j.runtime = f64::from(1 + i * 11 % 40);
+                j.estimate = j.runtime;
+                j
+            })
+            .collect();
+        let w = Workload::from_jobs(jobs, 1);
+        for alloc in [AllocKind::FirstFit, AllocKind::Mpl, AllocKind::Flat] {
+            for sched in ["fcfs", "window:10"] {
+                let out = crate::engine::replay(
+                    &w,
+                    m,
+                    sched.parse().unwrap(),
+                    alloc,
+                    &mut crate::engine::NoObserver,
+                )
+                .unwrap();
+                assert_same_summary(&Timeline::new(&w, &out, m), alloc);
+            }
+        }
     }
 
     #[test]

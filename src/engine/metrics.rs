@@ -23,7 +23,8 @@
 //!   placement; mean free regions = time-average number of maximal free submeshes (2D mesh). A job
 //!   waits from submit to its first start, and a node is busy during a job's run segments. All
 //!   three come from playing the outcome's placements again on the allocator
-//!   ([`measure_fragmentation`](super::measure_fragmentation()), whose doc gives the formulas),
+//!   ([`measure_fragmentation`](super::measure_fragmentation()), whose doc gives the formulas;
+//!   [`summarize_fragmentation`](super::summarize_fragmentation()) gives the same without the steps),
 //!   whatever the scheduler;
 //! * estimate error = mean of |estimate − run time| / run time over the jobs with a positive run
 //!   time, the estimate being the one the scheduler was told at submission (the predictor's,
@@ -32,7 +33,7 @@
 //! * mean torus dimensionality = mean number of dimensions of the torus each job ran as (as the
 //!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori.
 
-use super::{Outcome, RunMetrics, Timeline, measure_fragmentation};
+use super::{Outcome, RunMetrics, Timeline, summarize_fragmentation};
 use crate::machine::{AllocKind, MachineSpec};
 use crate::workload::Workload;
 
@@ -70,7 +71,7 @@ pub fn summarize(
         .sum::<f64>()
         / nf;
     m.mean_wait_s = waits.iter().sum::<f64>() / nf;
-    waits.sort_by(f64::total_cmp);
+    waits.sort_unstable_by(f64::total_cmp);
     m.max_wait_s = waits[n - 1];
     m.p50_wait_s = nearest_rank(&waits, 50.0);
     m.p95_wait_s = nearest_rank(&waits, 95.0);
@@ -97,7 +98,7 @@ pub fn summarize(
         .map(|p| (turnaround(p) / p.0.runtime.max(SLOWDOWN_BOUND_S)).max(1.0))
         .collect();
     m.mean_bounded_slowdown = slowdowns.iter().sum::<f64>() / nf;
-    slowdowns.sort_by(f64::total_cmp);
+    slowdowns.sort_unstable_by(f64::total_cmp);
     m.p50_bounded_slowdown = nearest_rank(&slowdowns, 50.0);
     m.p95_bounded_slowdown = nearest_rank(&slowdowns, 95.0);
     m.p99_bounded_slowdown = nearest_rank(&slowdowns, 99.0);
@@ -113,12 +114,12 @@ pub fn summarize(
         .map(|(j, r)| (i64::from(r.placement.nodes()) * ppn - i64::from(j.asked_procs)) as f64)
         .sum::<f64>()
         / nf;
-    let frag = measure_fragmentation(&Timeline::new(workload, outcome, machine), alloc);
-    m.external_fragmentation = frag.external();
-    m.frag_delayed_jobs = frag.delayed_jobs();
-    m.frag_delayed_share = frag.delayed_share();
-    m.mean_free_regions = frag.mean_free_regions();
-    m.head_fragmentation = frag.external_head();
+    let frag = summarize_fragmentation(&Timeline::new(workload, outcome, machine), alloc);
+    m.external_fragmentation = frag.external;
+    m.frag_delayed_jobs = frag.delayed_jobs;
+    m.frag_delayed_share = frag.delayed_share;
+    m.mean_free_regions = frag.mean_free_regions;
+    m.head_fragmentation = frag.external_head;
     (m.mean_estimate_error, m.underestimated_share) = estimate_accuracy(workload, outcome);
     if !outcome.tori.is_empty() {
         m.mean_torus_dims =

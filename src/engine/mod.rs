@@ -72,7 +72,9 @@ mod sim;
 mod timeline;
 mod validate;
 
-pub use fragmentation::{FragStep, Fragmentation, measure_fragmentation};
+pub use fragmentation::{
+    FragStep, FragSummary, Fragmentation, measure_fragmentation, summarize_fragmentation,
+};
 pub use metrics::summarize;
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
 pub use sim::Engine;

@@ -36,7 +36,7 @@ pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
 pub use free_list::FreeList;
 pub use gray_code::{GrayCode, gray, gray_position};
-pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
+pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule, RegionCounter};
 pub use mpl::{Mpl, MplFixedRule, MplRule};
 pub use mpl_fixed::MplFixed;
 pub use semitorus::{
@@ -182,6 +182,12 @@ pub trait Allocator: Send {
     /// The torus a job granted `p` runs as, for torus allocators (semitorus allocation converts
     /// each granted semitorus to a torus); `None` for the others.
     fn granted_torus(&self, _p: &Placement) -> Option<Dims> {
+        None
+    }
+    /// The mesh whose free set is this allocator's whole state (the 2D mesh allocators: each
+    /// placement occupies and vacates exactly its submesh there); `None` for the others. Readers of
+    /// the free set, such as the fragmentation measures, use it instead of keeping a copy.
+    fn mesh(&self) -> Option<&Mesh> {
         None
     }
     /// Whether `req` has a free placement now: `find(req).is_some()`, answered more cheaply where an

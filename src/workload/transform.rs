@@ -667,23 +667,27 @@ impl Workload {
     /// Load-factor scaling (window-k-mesh.md §5.4): submit times shifted so the first job arrives
     /// at 0, then multiplied by `1 / lf`; run times, order and ids unchanged. `lf = 1` only shifts.
     pub fn scaled(&self, lf: f64) -> Result<Workload, TransformError> {
-        if !(lf.is_finite() && lf > 0.0) {
-            return Err(TransformError::BadLoadFactor(lf));
-        }
+        check_load_factor(lf)?;
+        self.clone().into_scaled(lf)
+    }
+
+    /// [`Workload::scaled`] in place: no second copy of the jobs (a replay of millions of jobs
+    /// that does not need the unscaled workload any more).
+    pub fn into_scaled(mut self, lf: f64) -> Result<Workload, TransformError> {
+        check_load_factor(lf)?;
         let first = self.jobs.first().map_or(0.0, |j| j.submit);
-        let jobs = self
-            .jobs
-            .iter()
-            .map(|j| Job {
-                submit: (j.submit - first) / lf,
-                ..j.clone()
-            })
-            .collect();
-        Ok(Workload {
-            jobs,
-            procs_per_node: self.procs_per_node,
-            predictor: self.predictor,
-        })
+        for j in &mut self.jobs {
+            j.submit = (j.submit - first) / lf;
+        }
+        Ok(self)
+    }
+}
+
+fn check_load_factor(lf: f64) -> Result<(), TransformError> {
+    if lf.is_finite() && lf > 0.0 {
+        Ok(())
+    } else {
+        Err(TransformError::BadLoadFactor(lf))
     }
 }
 

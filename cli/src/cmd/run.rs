@@ -63,7 +63,7 @@ pub struct Replay {
 /// A finished replay: the trace as loaded, the workload as replayed (scaled, with estimates) and
 /// what the engine recorded.
 pub struct Replayed {
-    /// The trace.
+    /// The trace (its jobs moved out into `workload`: `trace.workload` is empty).
     pub trace: LoadedTrace,
     /// Its jobs at the load factor, with the estimates the schedulers saw.
     pub workload: Workload,
@@ -85,7 +85,9 @@ impl Replay {
         if self.input.lenient {
             trace.drop_never_fitting(&[self.alloc])?;
         }
-        let mut workload = trace.workload.scaled(self.load_factor).with_context(|| {
+        // The unscaled jobs are not needed again: scaled in place, one copy of the jobs in memory.
+        let jobs = std::mem::take(&mut trace.workload);
+        let mut workload = jobs.into_scaled(self.load_factor).with_context(|| {
             format!("scaling {} by load factor {}", trace.name, self.load_factor)
         })?;
         workload.set_estimates(self.estimate);

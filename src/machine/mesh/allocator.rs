@@ -124,6 +124,10 @@ impl<R: PlacementRule + Clone + 'static> Allocator for MeshAllocator<R> {
         self.mesh.free_nodes()
     }
 
+    fn mesh(&self) -> Option<&Mesh> {
+        Some(&self.mesh)
+    }
+
     /// A rectangle request fits when the rule says so; other requests never fit a mesh.
     fn fits_empty(&self, req: &Request) -> bool {
         match *req {

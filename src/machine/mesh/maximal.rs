@@ -33,32 +33,9 @@ impl Mesh {
         if self.nw != 1 {
             return self.maximal(Shape::new(1, 1), false).len();
         }
-        let rows: Vec<u64> = (0..self.size.h).map(|y| self.row(y)[0]).collect();
-        let mut count = 0;
-        for (y0, &first) in rows.iter().enumerate() {
-            let below = if y0 == 0 { 0 } else { rows[y0 - 1] };
-            let mut acc = first;
-            for y1 in y0..rows.len() {
-                acc &= rows[y1];
-                if acc & !below == 0 {
-                    break;
-                }
-                let above = rows.get(y1 + 1).copied().unwrap_or(0);
-                let mut rest = acc;
-                while rest != 0 {
-                    let start = rest.trailing_zeros();
-                    let len = (!(rest >> start)).trailing_zeros();
-                    let run = if len == 64 {
-                        u64::MAX
-                    } else {
-                        ((1u64 << len) - 1) << start
-                    };
-                    count += usize::from(below & run != run && above & run != run);
-                    rest &= !run;
-                }
-            }
-        }
-        count
+        (0..self.rows.len())
+            .map(|y0| count_from(&self.rows, y0).0 as usize)
+            .sum()
     }
 
     fn maximal(&self, min: Shape, border_only: bool) -> Vec<Submesh> {
@@ -146,6 +123,86 @@ impl Mesh {
     }
 }
 
+/// The maximal free submeshes with bottom row `y0` of a mesh one word wide (`rows[y]` = row `y`),
+/// and the highest row index read to count them (the row below `y0` is read too).
+fn count_from(rows: &[u64], y0: usize) -> (u32, usize) {
+    let below = if y0 == 0 { 0 } else { rows[y0 - 1] };
+    let mut acc = rows[y0];
+    let mut count = 0;
+    let mut last_read = y0;
+    for y1 in y0..rows.len() {
+        acc &= rows[y1];
+        last_read = y1;
+        if acc & !below == 0 {
+            break;
+        }
+        let above = rows.get(y1 + 1).copied().unwrap_or(0);
+        last_read = (y1 + 1).min(rows.len() - 1);
+        let mut rest = acc;
+        while rest != 0 {
+            let start = rest.trailing_zeros();
+            let len = (!(rest >> start)).trailing_zeros();
+            let run = if len == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << len) - 1) << start
+            };
+            count += u32::from(below & run != run && above & run != run);
+            rest &= !run;
+        }
+    }
+    (count, last_read)
+}
+
+/// [`Mesh::count_maximal_free_submeshes`] over successive states of one mesh, for a replay that
+/// counts after every change: on a mesh at most 64 wide, the count of each bottom row `y0` is kept
+/// with the rows it read (`y0 − 1` up to the last row its upward AND reached) and redone only when
+/// one of those rows changed since the previous count; the others cannot have changed. Wider
+/// meshes are counted afresh each time.
+#[derive(Debug, Clone, Default)]
+pub struct RegionCounter {
+    /// The rows at the previous count (empty before the first).
+    rows: Vec<u64>,
+    /// Per bottom row: its count and the highest row it read.
+    per_row: Vec<(u32, usize)>,
+    /// Per row `y`: the lowest row ≥ `y` changed since the previous count (`H` when none).
+    next_changed: Vec<usize>,
+}
+
+impl RegionCounter {
+    /// The number of maximal free submeshes of `mesh` now (the same as
+    /// [`Mesh::count_maximal_free_submeshes`]).
+    pub fn count(&mut self, mesh: &Mesh) -> usize {
+        if mesh.nw != 1 {
+            return mesh.count_maximal_free_submeshes();
+        }
+        let rows = &mesh.rows;
+        let h = rows.len();
+        if self.rows.len() != h {
+            // First count: every row differs from its complement, so every bottom row is counted.
+            self.rows = rows.iter().map(|r| !r).collect();
+            self.per_row = vec![(0, h.saturating_sub(1)); h];
+            self.next_changed = vec![h; h + 1];
+        }
+        let mut next = h;
+        for y in (0..h).rev() {
+            if rows[y] != self.rows[y] {
+                next = y;
+            }
+            self.next_changed[y] = next;
+        }
+        let mut total = 0;
+        for y0 in 0..h {
+            if self.next_changed[y0.saturating_sub(1)] <= self.per_row[y0].1 {
+                self.per_row[y0] = count_from(rows, y0);
+            }
+            total += self.per_row[y0].0 as usize;
+        }
+        self.rows.copy_from_slice(rows);
+        total
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::drawn;
@@ -182,6 +239,45 @@ mod tests {
                 }
                 let listed = mesh.maximal_free_submeshes(Shape::new(1, 1)).len();
                 assert_eq!(mesh.count_maximal_free_submeshes(), listed, "{w}x{h}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_incremental_counter_agrees_with_counting_afresh() {
+        // Random occupy and vacate sequences (a fixed LCG) on one- and two-word meshes, counted
+        // after every change.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            seed >> 33
+        };
+        for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 7), (70, 5)] {
+            let mut mesh = Mesh::new(Shape::new(w, h));
+            let mut counter = RegionCounter::default();
+            let mut held: Vec<Submesh> = Vec::new();
+            for _ in 0..400 {
+                if !held.is_empty() && next() % 3 == 0 {
+                    let s = held.swap_remove((next() % held.len() as u64) as usize);
+                    mesh.vacate(&s);
+                } else {
+                    let s = Submesh {
+                        base: Coord {
+                            x: (next() % u64::from(w)) as u32,
+                            y: (next() % u64::from(h)) as u32,
+                        },
+                        shape: Shape::new(1 + (next() % 5) as u32, 1 + (next() % 4) as u32),
+                    };
+                    if mesh.contains(&s) && mesh.is_free(&s) {
+                        mesh.occupy(&s);
+                        held.push(s);
+                    }
+                }
+                assert_eq!(
+                    counter.count(&mesh),
+                    mesh.count_maximal_free_submeshes(),
+                    "{w}x{h}"
+                );
             }
         }
     }

@@ -35,6 +35,7 @@ mod scan;
 
 pub(super) use allocator::build;
 pub use allocator::{MeshAllocator, PlacementRule};
+pub use maximal::RegionCounter;
 
 use bits::{Bits, range_all_clear, range_all_set, range_count, set_range};
 
