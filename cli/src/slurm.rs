@@ -58,9 +58,30 @@ pub fn part_dir(out: &Path, i: usize) -> PathBuf {
     out.join("parts").join(format!("shard-{i}"))
 }
 
+/// The Slurm job name of a study (`pwa-replay-sdsc-96`): its name with every character other than
+/// ASCII letters, digits and `-` as `_`.
+pub fn job_name(study: &str) -> String {
+    format!(
+        "pwa-replay-{}",
+        study.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
+    )
+}
+
+/// Writes the scripts ([`write_scripts`]) and prints the two `sbatch` commands that submit them.
+pub fn write_and_announce(plan: &Plan<'_>) -> anyhow::Result<()> {
+    let submit = write_scripts(plan)?;
+    eprintln!(
+        "Slurm scripts for {} shards written under {}; submit with:",
+        plan.tasks,
+        plan.out.join("slurm").display()
+    );
+    print!("{submit}");
+    Ok(())
+}
+
 /// Writes `OUT/slurm/<command>.sbatch` and `OUT/slurm/merge.sbatch` (and the log directory) and returns
 /// the commands that submit them.
-pub fn write_scripts(plan: &Plan<'_>) -> anyhow::Result<String> {
+fn write_scripts(plan: &Plan<'_>) -> anyhow::Result<String> {
     let exe = std::env::current_exe().context("locating the pwa-replay binary")?;
     let cwd = std::env::current_dir().context("reading the working directory")?;
     let out = cwd.join(plan.out);

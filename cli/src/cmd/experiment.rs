@@ -109,10 +109,7 @@ fn slurm_scripts(args: &Args, tasks: usize) -> anyhow::Result<()> {
     let stem = file
         .file_stem()
         .map_or_else(|| "experiment".into(), |s| s.to_string_lossy().into_owned());
-    let name = format!(
-        "pwa-replay-{}",
-        stem.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
-    );
+    let name = crate::slurm::job_name(&stem);
     let argv: Vec<String> = std::env::args().skip(2).collect();
     let plan = crate::slurm::Plan {
         command: "experiment",
@@ -123,13 +120,7 @@ fn slurm_scripts(args: &Args, tasks: usize) -> anyhow::Result<()> {
         name: &name,
         log_y: false,
     };
-    let submit = crate::slurm::write_scripts(&plan)?;
-    eprintln!(
-        "Slurm scripts for {tasks} shards written under {}; submit with:",
-        out.join("slurm").display()
-    );
-    print!("{submit}");
-    Ok(())
+    crate::slurm::write_and_announce(&plan)
 }
 
 /// The plan of `file` and its text.

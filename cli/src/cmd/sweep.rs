@@ -667,12 +667,7 @@ fn slurm_scripts(
     tasks: usize,
 ) -> anyhow::Result<()> {
     let argv: Vec<String> = std::env::args().skip(2).collect();
-    let name = format!(
-        "pwa-replay-{}",
-        loaded
-            .name
-            .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
-    );
+    let name = crate::slurm::job_name(&loaded.name);
     let plan = crate::slurm::Plan {
         command: "sweep",
         sweep_args: &argv,
@@ -682,11 +677,5 @@ fn slurm_scripts(
         name: &name,
         log_y: args.log_y,
     };
-    let submit = crate::slurm::write_scripts(&plan)?;
-    eprintln!(
-        "Slurm scripts for {tasks} shards written under {}; submit with:",
-        out.join("slurm").display()
-    );
-    print!("{submit}");
-    Ok(())
+    crate::slurm::write_and_announce(&plan)
 }
