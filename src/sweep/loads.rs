@@ -109,7 +109,14 @@ impl FromStr for LoadSpec {
 impl fmt::Display for LoadSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LoadSpec::Auto(_) => f.write_str("auto"),
+            LoadSpec::Auto(a) if *a == AutoLoads::default() => f.write_str("auto"),
+            LoadSpec::Auto(a) => write!(
+                f,
+                "auto:{}:{}:{}",
+                from_milli(a.start_milli),
+                from_milli(a.cap_milli),
+                from_milli(a.step_milli)
+            ),
             LoadSpec::List(v) => {
                 let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
                 f.write_str(&parts.join(","))
@@ -216,6 +223,24 @@ mod tests {
         assert_eq!(a.margin, AutoLoads::default().margin);
         assert_eq!(a.load(9), Some(2.8));
         assert_eq!(a.load(10), None);
+        for text in [
+            "auto",
+            "auto:0.1:2.8:0.3",
+            "auto:0.5:1.5:0.25",
+            "auto:1:4:1",
+        ] {
+            let spec: LoadSpec = text.parse().unwrap();
+            assert_eq!(
+                spec.to_string().parse::<LoadSpec>(),
+                Ok(spec),
+                "{text} round trip"
+            );
+        }
+        assert_eq!(
+            "auto:0.1:3:0.1".parse::<LoadSpec>().unwrap().to_string(),
+            "auto",
+            "the default schedule prints as auto"
+        );
         for bad in [
             "auto:1:0.5:0.1",
             "auto:0.1:4",
