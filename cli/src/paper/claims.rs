@@ -333,14 +333,10 @@ fn fcfs_longest_wait_at_2(f: &FigureData) -> (String, bool) {
     let Some(fcfs) = find(f, "fcfs") else {
         return ("no FCFS series".into(), false);
     };
-    let xs: Vec<f64> = f
-        .curve(&fcfs)
-        .iter()
-        .map(|p| p.0)
-        .filter(|x| (1.75..=2.5).contains(x))
-        .collect();
-    if xs.is_empty() {
-        return ("FCFS has no point between 1.75 and 2.5".into(), false);
+    // The loads the text names, no more and no fewer.
+    let xs = [2.0, 2.5];
+    if xs.iter().any(|&x| f.at(&fcfs, x).is_none()) {
+        return ("FCFS was not measured at both 2 and 2.5".into(), false);
     }
     let mut parts = Vec::new();
     let mut holds = true;
@@ -651,6 +647,25 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn fig5_is_checked_at_the_loads_the_text_names_only() {
+        let f = fig(
+            "fig5",
+            &[
+                ("fcfs+mpl", 1.75, 26.9),
+                ("oo+mpl", 1.75, 27.5),
+                ("fcfs+mpl", 2.0, 68.9),
+                ("oo+mpl", 2.0, 41.9),
+                ("fcfs+mpl", 2.5, 879.5),
+                ("oo+mpl", 2.5, 722.4),
+            ],
+        );
+        let (m, holds) = fcfs_longest_wait_at_2(&f);
+        assert!(holds && !m.contains("1.75"), "{m}");
+        let short = fig("fig5", &[("fcfs+mpl", 2.0, 68.9), ("oo+mpl", 2.0, 41.9)]);
+        assert!(!fcfs_longest_wait_at_2(&short).1, "2.5 missing");
     }
 
     #[test]
