@@ -12,7 +12,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -31,7 +30,7 @@ use crate::report::html;
 use crate::report::lock::OutLock;
 use crate::report::manifest::Manifest;
 use crate::report::metrics;
-use crate::report::progress::Interrupted;
+use crate::report::progress::{self, Interrupted};
 use crate::slurm::SlurmArgs;
 use crate::trace::Loader;
 
@@ -76,14 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let stop = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register_conditional_shutdown(
-        signal_hook::consts::SIGINT,
-        130,
-        Arc::clone(&stop),
-    )
-    .and_then(|_| signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)))
-    .context("installing the Ctrl-C handler")?;
+    let stop = progress::stop_on_ctrl_c()?;
     // Every file is checked before any runs.
     let plans = args
         .files

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -38,7 +38,7 @@ use crate::report::atomic::remove_stale_temporaries;
 use crate::report::cache::{CellCache, Lookup};
 use crate::report::lock::OutLock;
 use crate::report::manifest::{Manifest, SweepInfo, TraceInfo};
-use crate::report::progress::{Interrupted, Progress};
+use crate::report::progress::{self, Interrupted, Progress};
 use crate::report::spread::{self, Spread};
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
@@ -198,15 +198,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     if stale > 0 && !args.quiet {
         eprintln!("removed {stale} temporary files left by an interrupted run");
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    // First Ctrl-C: stop starting cells; a second one ends the process at once.
-    signal_hook::flag::register_conditional_shutdown(
-        signal_hook::consts::SIGINT,
-        130,
-        Arc::clone(&stop),
-    )
-    .and_then(|_| signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)))
-    .context("installing the Ctrl-C handler")?;
+    let stop = progress::stop_on_ctrl_c()?;
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });

@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use pwa_replay::sweep::CellEvent;
 
@@ -96,6 +97,20 @@ fn bar(running: Running, open_ended: bool) -> ProgressBar {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .with_key("slowest", slowest);
     ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr()).with_style(style)
+}
+
+/// The flag a first Ctrl-C raises (stop starting work, keep what finished); a second Ctrl-C ends the
+/// process at once with status 130.
+pub fn stop_on_ctrl_c() -> anyhow::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register_conditional_shutdown(
+        signal_hook::consts::SIGINT,
+        130,
+        Arc::clone(&stop),
+    )
+    .and_then(|_| signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)))
+    .context("installing the Ctrl-C handler")?;
+    Ok(stop)
 }
 
 /// A sweep or experiment stopped by Ctrl-C: what was kept (printed as is; the process exits 130).
