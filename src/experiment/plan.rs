@@ -529,7 +529,7 @@ fn check_cells(at: &At<'_>, p: &spec::PanelSpec, panel: &Panel) -> Result<(), Ex
     for (i, s) in panel.series.iter().enumerate() {
         for &x in &panel.xs() {
             panel.cell(i, x).map_err(|m| {
-                let (key, span) = label_at(p, s, &m).unwrap_or(("series", p.name.span()));
+                let (key, span) = label_at(p, panel, s, x).unwrap_or(("series", p.name.span()));
                 at.err(&span, key, format!("{}: {m}", s.label))
             })?;
         }
@@ -544,18 +544,28 @@ fn check_cells(at: &At<'_>, p: &spec::PanelSpec, panel: &Panel) -> Result<(), Ex
     Ok(())
 }
 
-/// Where the label a cell error `m` complains of was written: the `sched`, `alloc` or `estimate`
-/// entry (of the panel or of its `[[panel.series]]`) holding series `s`'s template.
-fn label_at(p: &spec::PanelSpec, s: &Series, m: &str) -> Option<(&'static str, Range<usize>)> {
-    let (key, template) = if m.starts_with("scheduler") {
-        ("sched", &s.sched)
-    } else if m.starts_with("allocator") {
-        ("alloc", &s.alloc)
-    } else if m.starts_with("estimate") {
-        ("estimate", &s.estimate)
-    } else {
-        return None;
+/// Where series `s`'s label that does not read at `x` was written: the `sched`, `alloc` or
+/// `estimate` entry (of the panel or of its `[[panel.series]]`) holding the failing template.
+fn label_at(
+    p: &spec::PanelSpec,
+    panel: &Panel,
+    s: &Series,
+    x: f64,
+) -> Option<(&'static str, Range<usize>)> {
+    let reads = |t: &str, key: &str| {
+        fill(t, x, panel.jobs).is_ok_and(|l| match key {
+            "sched" => l.parse::<SchedKind>().is_ok(),
+            "alloc" => l.parse::<AllocKind>().is_ok(),
+            _ => l.parse::<EstimateModel>().is_ok(),
+        })
     };
+    let (key, template) = [
+        ("sched", &s.sched),
+        ("alloc", &s.alloc),
+        ("estimate", &s.estimate),
+    ]
+    .into_iter()
+    .find(|(key, t)| !reads(t, key))?;
     let listed = match key {
         "sched" => &p.sched,
         "alloc" => &p.alloc,
