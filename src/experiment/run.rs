@@ -54,20 +54,20 @@ impl Plan {
     /// the panel does not say); an `auto` panel is one unit, costed at all the loads it may climb.
     pub fn shard(&self, index: usize, count: usize) -> Vec<usize> {
         let count = count.max(1);
-        let units = self.units();
-        let mut order: Vec<usize> = (0..units.len()).collect();
-        order.sort_by(|&a, &b| {
-            self.unit_cost(units[b])
-                .total_cmp(&self.unit_cost(units[a]))
-                .then(a.cmp(&b))
-        });
+        let costs: Vec<f64> = self
+            .units()
+            .into_iter()
+            .map(|u| self.unit_cost(u))
+            .collect();
+        let mut order: Vec<usize> = (0..costs.len()).collect();
+        order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
         let mut load = vec![0.0_f64; count];
         let mut mine = Vec::new();
         for u in order {
             let least = (0..count)
                 .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
                 .unwrap_or(0);
-            load[least] += self.unit_cost(units[u]);
+            load[least] += costs[u];
             if least == index {
                 mine.push(u);
             }
