@@ -109,9 +109,10 @@ soak:
 bench:
 	$(CARGO) bench --locked -p pwa-replay
 
-## paper: regenerate the figures of the mesh papers → out/paper/ (PAPER_QUICK=1 for a short run).
+## paper: regenerate the figures of the five papers → out/paper/ (PAPER_QUICK=1 for a short run;
+## RESUME=1 continues an interrupted run from the replicas it cached).
 paper: setup build
-	$(BIN) paper $(if $(PAPER_QUICK),--quick) --out out/paper
+	$(BIN) paper $(if $(PAPER_QUICK),--quick) $(if $(RESUME),--resume) --out out/paper
 
 ## install: the binary, its manual pages and bash/zsh/fish completions under PREFIX (~/.local).
 install: build install-files

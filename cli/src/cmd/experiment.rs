@@ -157,15 +157,7 @@ fn run_one(
         None => all.clone(),
     };
     let source = Loader::default();
-    let replicas = Replicas {
-        cache: CellCache::new(out, BTreeMap::from([("format".into(), FORMAT.into())])),
-        resume: args.resume,
-        lock: &lock,
-        stop,
-        source: &source,
-        simulated: AtomicUsize::new(0),
-        reused: AtomicUsize::new(0),
-    };
+    let replicas = Replicas::new(out, args.resume, &lock, stop, &source);
     let progress = Spinner::new(args.quiet, &plan.title);
     let hook = |r: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| {
         replicas.get(r, compute)
@@ -173,18 +165,7 @@ fn run_one(
     let on_event = |e: run::Event| progress.event(&e);
     let results = run::run(plan, &units, &source, &hook, &on_event, threads);
     progress.finish();
-    if stop.load(Ordering::SeqCst) {
-        return Err(Interrupted {
-            finished: replicas.simulated.load(Ordering::SeqCst)
-                + replicas.reused.load(Ordering::SeqCst),
-            planned: None,
-            unit: "replicas",
-        }
-        .into());
-    }
-    // A replica that failed to write because the directory went away reports the cause.
-    lock.check()?;
-    let results = results?;
+    let results = replicas.finish(results)?;
     let indices: Vec<usize> = units
         .iter()
         .map(|u| all.iter().position(|a| a == u).expect("a unit of the plan"))
@@ -198,11 +179,9 @@ fn run_one(
     manifest.finish(out)?;
     if !args.quiet {
         eprintln!(
-            "{}: {} replicas ({} simulated, {} reused) in {:.1} s → {}",
+            "{}: {} in {:.1} s → {}",
             plan.file,
-            replicas.simulated.load(Ordering::SeqCst) + replicas.reused.load(Ordering::SeqCst),
-            replicas.simulated.load(Ordering::SeqCst),
-            replicas.reused.load(Ordering::SeqCst),
+            replicas.counts(),
             t0.elapsed().as_secs_f64(),
             out.display()
         );
@@ -210,8 +189,8 @@ fn run_one(
     Ok(())
 }
 
-/// The replica cache and the stop checks around every replica.
-struct Replicas<'a> {
+/// The replica cache and the stop checks around every replica (of `experiment` and `paper`).
+pub struct Replicas<'a> {
     cache: CellCache,
     resume: bool,
     lock: &'a OutLock,
@@ -221,8 +200,60 @@ struct Replicas<'a> {
     reused: AtomicUsize,
 }
 
-impl Replicas<'_> {
-    fn get(
+impl<'a> Replicas<'a> {
+    /// Replicas cached under `out/cells/`, reused when `resume`; `lock` holds `out`, `stop` is set
+    /// by Ctrl-C.
+    pub fn new(
+        out: &Path,
+        resume: bool,
+        lock: &'a OutLock,
+        stop: &'a AtomicBool,
+        source: &'a Loader,
+    ) -> Self {
+        Replicas {
+            cache: CellCache::new(out, BTreeMap::from([("format".into(), FORMAT.into())])),
+            resume,
+            lock,
+            stop,
+            source,
+            simulated: AtomicUsize::new(0),
+            reused: AtomicUsize::new(0),
+        }
+    }
+
+    /// The run's results, or why they are not whole: stopped by Ctrl-C (with the `--resume` hint),
+    /// or the output directory gone.
+    pub fn finish<T>(&self, results: Result<T, run::RunError>) -> anyhow::Result<T> {
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(Interrupted {
+                finished: self.simulated.load(Ordering::SeqCst)
+                    + self.reused.load(Ordering::SeqCst),
+                planned: None,
+                unit: "replicas",
+            }
+            .into());
+        }
+        // A replica that failed to write because the directory went away reports the cause.
+        self.lock.check()?;
+        Ok(results?)
+    }
+
+    /// Where the workloads come from.
+    pub fn source(&self) -> &'a Loader {
+        self.source
+    }
+
+    /// `N replicas (S simulated, R reused)`.
+    pub fn counts(&self) -> String {
+        let (s, r) = (
+            self.simulated.load(Ordering::SeqCst),
+            self.reused.load(Ordering::SeqCst),
+        );
+        format!("{} replicas ({s} simulated, {r} reused)", s + r)
+    }
+
+    /// The replica `r`: from the cache when resuming and sound, else computed and stored.
+    pub fn get(
         &self,
         r: &Replica<'_>,
         compute: &dyn Fn() -> Result<RunMetrics, CellError>,

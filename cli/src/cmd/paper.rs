@@ -1,4 +1,4 @@
-//! `pwa-replay paper`: regenerate the figures of the two mesh papers under `out/paper/`, with
+//! `pwa-replay paper`: regenerate the figures of the five papers under `out/paper/`, with
 //! `manifest.json` over every file of the tree.
 
 use std::path::PathBuf;
@@ -23,6 +23,10 @@ pub struct Args {
     /// Skip the trace figures (13–18).
     #[arg(long)]
     pub no_traces: bool,
+    /// Reuse the replicas an interrupted run into the same directory cached under `cells/`
+    /// (the experiment files' figures; the lazy and coscheduling figures run again).
+    #[arg(long)]
+    pub resume: bool,
     /// No progress lines on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -44,6 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         threads: args.threads,
         no_traces: args.no_traces,
         progress: !args.quiet,
+        resume: args.resume,
     })?;
     manifest.finish(&args.out)
 }

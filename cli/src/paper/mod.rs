@@ -24,12 +24,18 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
+use pwa_replay::engine::RunMetrics;
 use pwa_replay::experiment::{self, Plan, Unit, run as exp};
+use pwa_replay::sweep::CellError;
 
 use data::FigureData;
 use figures::Paper;
 
+use crate::cmd::experiment::Replicas;
+use crate::report::atomic::remove_stale_temporaries;
 use crate::report::html;
+use crate::report::lock::OutLock;
+use crate::report::progress::stop_on_ctrl_c;
 use readme::Budget;
 
 /// A paper's experiment file, built into the binary.
@@ -88,6 +94,8 @@ pub struct Options {
     pub no_traces: bool,
     /// Print progress on stderr.
     pub progress: bool,
+    /// Reuse the replicas an earlier (interrupted) run cached under `out/cells/`.
+    pub resume: bool,
 }
 
 /// Whether the catalog log `trace` is on the search path (`paper` never downloads).
@@ -109,7 +117,12 @@ struct PaperRun {
 }
 
 /// Runs the figures of one experiment file that `only` selects (none: nothing runs).
-fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::Result<PaperRun> {
+fn run_experiment(
+    file: &PaperFile,
+    opts: &Options,
+    threads: usize,
+    replicas: &Replicas<'_>,
+) -> anyhow::Result<PaperRun> {
     let plan = Plan::new(file.path, file.text, opts.quick)?;
     let missing: Vec<usize> = (0..plan.panels.len())
         .filter(|&i| file.logs && !available(&plan.panels[i].workload))
@@ -159,7 +172,6 @@ fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::R
             panels.contains(&panel)
         })
         .collect();
-    let source = crate::trace::Loader::default();
     let t0 = Instant::now();
     let progress = |e: exp::Event| {
         let exp::Event::Cell {
@@ -173,7 +185,11 @@ fn run_experiment(file: &PaperFile, opts: &Options, threads: usize) -> anyhow::R
             );
         }
     };
-    let results = exp::run(&plan, &units, &source, &|_, run| run(), &progress, threads)?;
+    let hook = |r: &exp::Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| {
+        replicas.get(r, compute)
+    };
+    let results = exp::run(&plan, &units, replicas.source(), &hook, &progress, threads);
+    let results = replicas.finish(results)?;
     let figs = experiment::figures(&plan, &results)
         .into_iter()
         .zip(&keep)
@@ -302,12 +318,20 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
+    std::fs::create_dir_all(&opts.out)
+        .with_context(|| format!("creating {}", opts.out.display()))?;
+    let lock = OutLock::acquire(&opts.out)?;
+    remove_stale_temporaries(&opts.out)?;
+    let stop = stop_on_ctrl_c()?;
+    let source = crate::trace::Loader::default();
+    let replicas = Replicas::new(&opts.out, opts.resume, &lock, &stop, &source);
     // The files at once: each one's slowest series overlaps the others'.
     let runs: Vec<anyhow::Result<PaperRun>> = std::thread::scope(|s| {
+        let replicas = &replicas;
         let handles: Vec<_> = EXPERIMENTS
             .iter()
             .filter(|f| !(f.logs && opts.no_traces))
-            .map(|f| s.spawn(move || run_experiment(f, opts, threads)))
+            .map(|f| s.spawn(move || run_experiment(f, opts, threads, replicas)))
             .collect();
         handles
             .into_iter()
@@ -320,6 +344,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let runs = runs
         .into_iter()
         .collect::<anyhow::Result<Vec<PaperRun>>>()?;
+    say(&format!("experiment files: {}", replicas.counts()));
     let mut data: Vec<FigureData> = Vec::new();
     let mut synth_budget = None;
     let mut skipped = Vec::new();

@@ -251,6 +251,30 @@ fn one_thread_and_two_threads_give_identical_csvs() {
     assert_eq!(run("1"), run("2"));
 }
 
+/// `paper --resume` after a finished (or interrupted) run reuses every cached replica of the
+/// experiment files and writes the same figures.
+#[test]
+fn a_resumed_paper_reuses_its_replicas_and_writes_the_same_figures() {
+    let dir = TempDir::new().unwrap();
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .args(["paper", "--quick", "--no-traces", "--only", "fig9"])
+            .args(extra)
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let csv = std::fs::read_to_string(dir.path().join("window-k/fig9.csv")).unwrap();
+        (String::from_utf8_lossy(&out.stderr).into_owned(), csv)
+    };
+    let (first, before) = run(&[]);
+    assert!(first.contains(" reused)") && !first.contains("(0 simulated"), "{first}");
+    let (second, after) = run(&["--resume", "--threads", "1"]);
+    assert!(second.contains("(0 simulated, "), "{second}");
+    assert_eq!(before, after);
+}
+
 /// lazy-scheduling-hypercube.md: every figure (3–10) and Table I are written in the promised
 /// layout on the quick configuration, and FCFS has the largest queueing delay at the highest load
 /// with hyperexponential residence (Fig. 4a).
