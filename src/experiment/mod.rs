@@ -192,7 +192,9 @@ pub struct Verdict {
     pub holds: Option<bool>,
 }
 
-/// Every claim of `plan` checked on `figures` (as [`figures`] returns them).
+/// Every claim of `plan` checked on `figures` (as [`figures`] returns them): a claim holds when
+/// every one of its checks does; what each measured is joined with `; `, and the claim's note is
+/// added when it differs.
 pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
     plan.claims
         .iter()
@@ -201,8 +203,24 @@ pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
             let (measured, holds) = if f.points.is_empty() {
                 ("not run".to_string(), None)
             } else {
-                let (m, h) = c.predicate.eval(f, &c.params);
-                (format!("{}: {m}", c.predicate.name), Some(h))
+                let results: Vec<(String, bool)> = c
+                    .checks
+                    .iter()
+                    .map(|k| {
+                        let (m, h) = k.predicate.eval(f, &k.params);
+                        (format!("{}: {m}", k.predicate.name), h)
+                    })
+                    .collect();
+                let holds = results.iter().all(|r| r.1);
+                let mut measured = results
+                    .into_iter()
+                    .map(|r| r.0)
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                if let (false, Some(note)) = (holds, &c.note) {
+                    measured = format!("{measured}. {note}");
+                }
+                (measured, Some(holds))
             };
             Verdict {
                 figure: f.key(),

@@ -208,11 +208,20 @@ pub struct Claim {
     pub figure: usize,
     /// The sentence.
     pub statement: String,
+    /// What it takes to hold: every check.
+    pub checks: Vec<Check>,
+    /// Printed after what was measured when the claim differs.
+    pub note: Option<String>,
+}
+
+/// A predicate with its parameters.
+#[derive(Debug, Clone)]
+pub struct Check {
     /// The predicate.
     pub predicate: &'static Predicate,
     /// Its parameters.
     pub params: toml::Table,
-    /// Line of the claim's `predicate` key.
+    /// Line of the `predicate` key.
     pub line: usize,
 }
 
@@ -813,24 +822,67 @@ fn claim(
                 ),
             )
         })?;
-    let predicate = predicate::lookup(c.predicate.get_ref())
-        .map_err(|m| at.err(&c.predicate.span(), "predicate", m))?;
-    let f = &figures[figure];
+    let checks = match (&c.predicate, c.checks.is_empty()) {
+        (Some(p), true) => vec![check(at, panels, &figures[figure], p, &c.params)?],
+        (None, false) if c.params.is_empty() => c
+            .checks
+            .iter()
+            .map(|k| check(at, panels, &figures[figure], &k.predicate, &k.params))
+            .collect::<Result<_, _>>()?,
+        (None, false) => {
+            let key = c.params.keys().next().map_or("", String::as_str);
+            return Err(at.err(
+                &c.figure.span(),
+                key,
+                format!("`{key}` belongs in a `[[claim.check]]` when the claim has checks"),
+            ));
+        }
+        (Some(p), false) => {
+            return Err(at.err(
+                &p.span(),
+                "predicate",
+                "a claim has one `predicate` or `[[claim.check]]` tables, not both",
+            ));
+        }
+        (None, true) => {
+            return Err(at.err(
+                &c.figure.span(),
+                "predicate",
+                "a claim needs a `predicate` (or `[[claim.check]]` tables, each with one)",
+            ));
+        }
+    };
+    Ok(Claim {
+        figure,
+        statement: c.statement.clone(),
+        checks,
+        note: c.note.clone(),
+    })
+}
+
+/// One predicate of a claim on figure `f`, its parameters checked.
+fn check(
+    at: &At<'_>,
+    panels: &[Panel],
+    f: &Figure,
+    name: &Spanned<String>,
+    params: &toml::Table,
+) -> Result<Check, ExperimentError> {
+    let predicate =
+        predicate::lookup(name.get_ref()).map_err(|m| at.err(&name.span(), "predicate", m))?;
     let labels: Vec<&str> = f
         .series
         .iter()
         .map(|&i| panels[f.panel].series[i].label.as_str())
         .collect();
     predicate
-        .check(&c.params, &labels)
-        .map_err(|m| at.err(&c.predicate.span(), "predicate", m))?;
-    check_at(&panels[f.panel], f, &c.params).map_err(|m| at.err(&c.predicate.span(), "at", m))?;
-    Ok(Claim {
-        figure,
-        statement: c.statement.clone(),
+        .check(params, &labels)
+        .map_err(|m| at.err(&name.span(), "predicate", m))?;
+    check_at(&panels[f.panel], f, params).map_err(|m| at.err(&name.span(), "at", m))?;
+    Ok(Check {
         predicate,
-        params: c.params.clone(),
-        line: spec::line_of(at.text, &c.predicate.span()),
+        params: params.clone(),
+        line: spec::line_of(at.text, &name.span()),
     })
 }
 
@@ -965,7 +1017,7 @@ series = "easy+flat+user"
         assert_ne!(k.cell(0, 1.0).unwrap().id(), k.cell(0, 240.0).unwrap().id());
         assert_eq!(p.figures[0].series, vec![0, 1]);
         assert_eq!(p.figures[0].y_label, "mean turnaround (s)");
-        assert_eq!(p.claims[0].line, 38);
+        assert_eq!(p.claims[0].checks[0].line, 38);
         let q = Plan::new("e.toml", FILE, true).unwrap();
         assert_eq!(q.panels[0].xs(), vec![1.0]);
     }
@@ -982,6 +1034,34 @@ series = "easy+flat+user"
             "load_factor = 2\nx = { values = \"0.5:1.5:0.5\"",
         );
         assert_eq!(e.key, "load_factor", "{e}");
+    }
+
+    #[test]
+    fn a_claim_of_several_checks_holds_when_all_do_and_is_refused_when_malformed() {
+        let checks = "predicate = \"lowest\"\nseries = \"easy+flat+user\"\n";
+        let two = format!(
+            "note = \"why\"\n[[claim.check]]\n{checks}[[claim.check]]\npredicate = \"highest\"\nseries = \"conservative+flat+user\"\nat = 1\n"
+        );
+        let text = FILE.replace(checks, &two);
+        let p = Plan::new("e.toml", &text, false).unwrap();
+        let c = &p.claims[0];
+        assert_eq!(c.checks.len(), 2);
+        assert_eq!((c.checks[0].line, c.checks[1].line), (40, 43));
+        assert_eq!(c.note.as_deref(), Some("why"));
+        let e = refused(checks, &format!("{checks}[[claim.check]]\n{checks}"));
+        assert!(e.to_string().contains("not both"), "{e}");
+        let e = refused(checks, "");
+        assert!(e.to_string().contains("needs a `predicate`"), "{e}");
+        let e = refused(
+            checks,
+            &format!("tolerance = 0.1\n[[claim.check]]\n{checks}"),
+        );
+        assert_eq!(e.key, "tolerance", "{e}");
+        let e = refused(
+            checks,
+            "[[claim.check]]\npredicate = \"lowest\"\nseries = \"easy\"\n",
+        );
+        assert_eq!((e.line, e.key.as_str()), (39, "predicate"), "{e}");
     }
 
     fn refused(from: &str, to: &str) -> ExperimentError {

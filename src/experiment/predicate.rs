@@ -6,7 +6,7 @@
 //! also holds when A's 95% interval reaches B's (the difference is not significant). A predicate
 //! returns what it measured in words and whether the statement holds.
 
-use super::figure::FigureData;
+use super::figure::{FigureData, Point};
 
 /// Default relative tolerance of comparisons.
 pub const TOLERANCE: f64 = 0.02;
@@ -19,8 +19,10 @@ pub const SATURATION: f64 = 5.0;
 pub enum Kind {
     /// A series label of the figure.
     Series,
-    /// A list of series labels.
+    /// A list of series labels (at least two: an order).
     SeriesList,
+    /// A list of one or more series labels (a group).
+    Group,
     /// A number.
     Number,
     /// `every`, `last`, or a number: where along x a comparison is made.
@@ -69,18 +71,22 @@ const fn opt(name: &'static str, kind: Kind) -> Param {
 
 const TOL: Param = opt("tolerance", Kind::Number);
 
+/// A parameter every predicate takes: `over = "max"` (or `"min"`) compares each series' largest
+/// (smallest) value over x instead of its curve — a "maximum utilization" statement.
+pub const OVER: &str = "over";
+
 /// Every predicate.
 pub const PREDICATES: &[Predicate] = &[
     Predicate {
         name: "lowest",
-        doc: "`series` is not above any other series (within `tolerance` or the CIs) at every x where all series ran",
-        params: &[req("series", Kind::Series), TOL],
+        doc: "`series` is not above any other series (within `tolerance` or the CIs) `at` every x where all series ran (default), the last such x, or a given x",
+        params: &[req("series", Kind::Series), opt("at", Kind::Where), TOL],
         eval: lowest,
     },
     Predicate {
         name: "highest",
-        doc: "`series` is not below any other series (within `tolerance` or the CIs) at every x where all series ran",
-        params: &[req("series", Kind::Series), TOL],
+        doc: "`series` is not below any other series (within `tolerance` or the CIs) `at` every x where all series ran (default), the last such x, or a given x",
+        params: &[req("series", Kind::Series), opt("at", Kind::Where), TOL],
         eval: highest,
     },
     Predicate {
@@ -112,6 +118,17 @@ pub const PREDICATES: &[Predicate] = &[
         doc: "`series` saturates (exceeds `factor` × its first value, default 5, or stops early) at an x no larger than any other series'",
         params: &[req("series", Kind::Series), opt("factor", Kind::Number)],
         eval: saturates_first,
+    },
+    Predicate {
+        name: "saturates_before",
+        doc: "every series of `a` saturates (as for `saturates_first`) at an x no larger than (`strict = 1`: smaller than) every series of `b`",
+        params: &[
+            req("a", Kind::Group),
+            req("b", Kind::Group),
+            opt("strict", Kind::Number),
+            opt("factor", Kind::Number),
+        ],
+        eval: saturates_before,
     },
     Predicate {
         name: "grows_with_x",
@@ -205,6 +222,12 @@ impl Predicate {
             if key == "figure" || key == "statement" || key == "predicate" {
                 continue;
             }
+            if key == OVER {
+                match params[key].as_str() {
+                    Some("max" | "min") => continue,
+                    _ => return Err(format!("`{OVER}` is `max` or `min`")),
+                }
+            }
             if !self.params.iter().any(|p| p.name == key) {
                 return Err(format!(
                     "`{}` takes no parameter `{key}`; its parameters: {}",
@@ -238,9 +261,17 @@ impl Predicate {
             .join(", ")
     }
 
-    /// Evaluates the predicate on `f` (parameters already checked).
+    /// Evaluates the predicate on `f` (parameters already checked), on each series' extreme over
+    /// x when `over` is given.
     pub fn eval(&self, f: &FigureData, params: &toml::Table) -> (String, bool) {
-        (self.eval)(f, &Args { table: params })
+        let args = Args { table: params };
+        match params.get(OVER).and_then(|v| v.as_str()) {
+            Some(over) => {
+                let (m, holds) = (self.eval)(&extremes(f, over == "max"), &args);
+                (format!("each series' {over} over x: {m}"), holds)
+            }
+            None => (self.eval)(f, &args),
+        }
     }
 }
 
@@ -262,12 +293,13 @@ fn check_value(p: &Param, v: &toml::Value, labels: &[&str]) -> Result<(), String
             v.as_str()
                 .ok_or(format!("`{}` is a series label", p.name))?,
         ),
-        Kind::SeriesList => {
+        Kind::SeriesList | Kind::Group => {
             let list = v
                 .as_array()
                 .ok_or(format!("`{}` is a list of series labels", p.name))?;
-            if list.len() < 2 {
-                return Err(format!("`{}` needs at least two series", p.name));
+            let least = if p.kind == Kind::Group { 1 } else { 2 };
+            if list.len() < least {
+                return Err(format!("`{}` needs at least {least} series", p.name));
             }
             list.iter()
                 .try_for_each(|s| series(s.as_str().ok_or(format!("`{}`: labels", p.name))?))
@@ -319,7 +351,7 @@ fn extreme(f: &FigureData, a: &Args<'_>, low: bool) -> (String, bool) {
     let s = a.str("series");
     let all = f.series();
     let labels: Vec<&str> = all.iter().map(String::as_str).collect();
-    let xs = common(f, &labels);
+    let xs = where_xs(f, &labels, a.at());
     let mut misses = Vec::new();
     for &x in &xs {
         let ok = labels.iter().all(|o| {
@@ -457,6 +489,62 @@ fn saturates_first(f: &FigureData, a: &Args<'_>) -> (String, bool) {
     )
 }
 
+fn saturates_before(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let factor = a.num("factor", SATURATION);
+    let strict = a.num("strict", 0.0) != 0.0;
+    let sat = |list: &[&str]| -> Vec<(String, f64)> {
+        list.iter()
+            .map(|s| (s.to_string(), saturation(f, s, factor)))
+            .collect()
+    };
+    let (first, later) = (sat(&a.list("a")), sat(&a.list("b")));
+    let holds = first.iter().all(|(_, x)| {
+        later
+            .iter()
+            .all(|(_, y)| if strict { x < y } else { x <= y })
+    });
+    let show = |v: &[(String, f64)]| {
+        v.iter()
+            .map(|(s, x)| format!("{s} {}", fmt(*x)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    (
+        format!(
+            "first saturated x (value > {factor}× its first): {} {} {}",
+            show(&first),
+            if strict { "before" } else { "no later than" },
+            show(&later)
+        ),
+        holds,
+    )
+}
+
+/// `f` with each series reduced to its largest (`max`) or smallest mean over x, all at x = 0.
+fn extremes(f: &FigureData, max: bool) -> FigureData {
+    let points = f
+        .series()
+        .into_iter()
+        .filter_map(|s| {
+            f.points
+                .iter()
+                .filter(|p| p.series == s)
+                .max_by(|p, q| {
+                    let o = p.est.mean.total_cmp(&q.est.mean);
+                    if max { o } else { o.reverse() }
+                })
+                .map(|p| Point {
+                    x: 0.0,
+                    ..p.clone()
+                })
+        })
+        .collect();
+    FigureData {
+        points,
+        ..f.clone()
+    }
+}
+
 fn monotone(f: &FigureData, a: &Args<'_>, up: bool) -> (String, bool) {
     let s = a.str("series");
     let c = f.curve(s);
@@ -545,7 +633,6 @@ fn order_at_top(f: &FigureData, a: &Args<'_>) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::figure::Point;
     use crate::replicate::Estimate;
 
     /// A figure from exact curves (no CIs).
@@ -645,6 +732,37 @@ mod tests {
         ]);
         assert_eq!(saturation(&g, "a", 5.0), 2.0);
         assert_eq!(saturation(&g, "b", 5.0), f64::INFINITY);
+    }
+
+    #[test]
+    fn saturation_order_between_groups_and_extremes_over_x() {
+        let f = fig(&[("fcfs", FCFS), ("oo", OO), ("window:K", WK)]);
+        // fcfs saturates at 3, oo never, window:K (first value 50) never.
+        let before = "a = [\"fcfs\"]\nb = [\"oo\", \"window:K\"]\nstrict = 1";
+        assert!(holds(&f, "saturates_before", before));
+        assert!(!holds(
+            &f,
+            "saturates_before",
+            "a = [\"oo\"]\nb = [\"fcfs\"]"
+        ));
+        // Maxima: fcfs 100, oo 40, window:K 50; minima: 10, 10, 20.
+        assert!(holds(&f, "lowest", "series = \"oo\"\nover = \"max\""));
+        assert!(holds(&f, "highest", "series = \"fcfs\"\nover = \"max\""));
+        assert!(holds(
+            &f,
+            "highest",
+            "series = \"window:K\"\nover = \"min\""
+        ));
+        let p = lookup("lowest").unwrap();
+        let e = p
+            .check(&table("series = \"oo\"\nover = \"mean\""), &["oo"])
+            .unwrap_err();
+        assert!(e.contains("`over` is `max` or `min`"), "{e}");
+        // `at`: OO is the lowest at x = 1 (a tie with FCFS), window:K only at the last x.
+        assert!(holds(&f, "lowest", "series = \"oo\"\nat = 1"));
+        assert!(!holds(&f, "lowest", "series = \"window:K\"\nat = 2"));
+        assert!(holds(&f, "lowest", "series = \"window:K\"\nat = \"last\""));
+        assert!(!holds(&f, "lowest", "series = \"window:K\""));
     }
 
     #[test]

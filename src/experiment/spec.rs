@@ -220,17 +220,33 @@ pub struct FigureSpec {
     pub log_y: bool,
 }
 
-/// One claim: a sentence and the predicate that checks it on a figure. Every other key is a
-/// parameter of the predicate (checked against its list when planning).
+/// One claim: a sentence and the predicate that checks it on a figure — or, for a sentence that
+/// says several things, `[[claim.check]]` tables, every one of which must hold. Every other key is
+/// a parameter of the predicate (checked against its list when planning).
 #[derive(Debug, Clone, Deserialize)]
 pub struct ClaimSpec {
     /// The figure it is about.
     pub figure: Spanned<String>,
     /// The sentence as printed.
     pub statement: String,
+    /// Printed after what was measured when the claim differs (a known reason, a reading chosen).
+    pub note: Option<String>,
+    /// The checks of a sentence that says several things (instead of one `predicate`).
+    #[serde(default, rename = "check")]
+    pub checks: Vec<CheckSpec>,
     /// The predicate's name (see [`crate::experiment::predicate::PREDICATES`]).
-    pub predicate: Spanned<String>,
+    pub predicate: Option<Spanned<String>>,
     /// The predicate's parameters.
+    #[serde(flatten)]
+    pub params: toml::Table,
+}
+
+/// One `[[claim.check]]`: a predicate and its parameters.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CheckSpec {
+    /// The predicate's name.
+    pub predicate: Spanned<String>,
+    /// Its parameters.
     #[serde(flatten)]
     pub params: toml::Table,
 }

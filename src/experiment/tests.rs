@@ -83,6 +83,21 @@ figure = "turnaround"
 statement = "FCFS saturates first."
 predicate = "saturates_first"
 series = "fcfs+ff"
+
+[[claim]]
+figure = "turnaround"
+statement = "Two things at once: FCFS equals itself, and is strictly below itself."
+note = "(the second cannot hold)"
+[[claim.check]]
+predicate = "within"
+a = "fcfs+ff"
+b = "fcfs+ff"
+tolerance = 0
+[[claim.check]]
+predicate = "below"
+a = "fcfs+ff"
+b = "fcfs+ff"
+strict = 1
 "#;
 
 /// The results with the wall-clock fields (the only non-deterministic ones) zeroed.
@@ -148,8 +163,17 @@ fn series_climb_until_past_their_threshold_and_share_cells() {
     assert!(fcfs.iter().all(|p| p.1 == fcfs[0].1));
     assert_eq!(r.replicas(1, 1, 1.0), r.replicas(1, 1, 20.0));
     let v = verdicts(&plan, &figs);
-    assert_eq!(v.len(), 1);
+    assert_eq!(v.len(), 2);
     assert!(v[0].holds.is_some() && v[0].measured.starts_with("saturates_first"));
+    // A claim of several checks: all must hold; each one's measurement, then the note.
+    assert_eq!(v[1].holds, Some(false));
+    assert!(
+        v[1].measured.starts_with("within: ")
+            && v[1].measured.contains("; below: ")
+            && v[1].measured.ends_with(". (the second cannot hold)"),
+        "{}",
+        v[1].measured
+    );
 }
 
 #[test]
