@@ -202,6 +202,11 @@ pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
             let f = &figures[c.figure];
             let (measured, holds) = if f.points.is_empty() {
                 ("not run".to_string(), None)
+            } else if c.checks.is_empty() {
+                (
+                    "not checked: the quick budget skips its series".to_string(),
+                    None,
+                )
             } else {
                 let results: Vec<(String, bool)> = c
                     .checks

@@ -339,9 +339,24 @@ fn where_xs(f: &FigureData, series: &[&str], at: Where) -> Vec<f64> {
     }
 }
 
+/// An x value as written (`beyond the range` for a curve that never saturates).
+fn fmt_x(x: f64) -> String {
+    if x.is_finite() {
+        x.to_string()
+    } else {
+        "beyond the range".into()
+    }
+}
+
+/// A measured value with as many decimals as it needs (4 below 10, 2 below 1000, none above).
 fn fmt(v: f64) -> String {
     if v.is_finite() {
-        format!("{v:.4}")
+        let decimals = match v.abs() {
+            a if a >= 1000.0 => 0,
+            a if a >= 10.0 => 2,
+            _ => 4,
+        };
+        format!("{v:.decimals$}")
     } else {
         "beyond the range".into()
     }
@@ -392,30 +407,47 @@ fn below(f: &FigureData, a: &Args<'_>) -> (String, bool) {
     let (sa, sb) = (a.str("a"), a.str("b"));
     let strict = a.num("strict", 0.0) != 0.0;
     let xs = where_xs(f, &[sa, sb], a.at());
-    let mut parts = Vec::new();
-    let mut holds = !xs.is_empty();
-    for &x in &xs {
-        let (va, vb) = (
-            f.at(sa, x).unwrap_or(f64::NAN),
-            f.at(sb, x).unwrap_or(f64::NAN),
-        );
-        let ok = if strict {
-            va < vb
-        } else {
-            not_worse(f, sa, sb, x, a.tol())
-        };
-        holds &= ok;
-        parts.push(format!(
-            "x={x}: {} vs {}{}",
-            fmt(va),
-            fmt(vb),
-            if ok { "" } else { " ✗" }
-        ));
-    }
-    if xs.is_empty() {
-        parts.push("no common x".into());
-    }
-    (format!("{sa} vs {sb}: {}", parts.join("; ")), holds)
+    let point = |x: f64| {
+        let v = |s: &str| f.at(s, x).unwrap_or(f64::NAN);
+        format!("x={x}: {} vs {}", fmt(v(sa)), fmt(v(sb)))
+    };
+    let misses: Vec<f64> = xs
+        .iter()
+        .copied()
+        .filter(|&x| {
+            let ok = if strict {
+                matches!(
+                    f.at(sa, x).partial_cmp(&f.at(sb, x)),
+                    Some(std::cmp::Ordering::Less)
+                )
+            } else {
+                not_worse(f, sa, sb, x, a.tol())
+            };
+            !ok
+        })
+        .collect();
+    let how = if strict {
+        "strictly below".to_string()
+    } else {
+        format!("not above (within {}% or the CIs)", a.tol() * 100.0)
+    };
+    let m = match xs.as_slice() {
+        [] => format!("{sa} vs {sb}: no common x"),
+        // One point: its values.
+        [x] => format!("{sa} {how} {sb}: {}", point(*x)),
+        _ => format!(
+            "{sa} {how} {sb} at {}/{} common x{}",
+            xs.len() - misses.len(),
+            xs.len(),
+            if misses.is_empty() {
+                String::new()
+            } else {
+                let shown: Vec<String> = misses.iter().map(|&x| point(x)).collect();
+                format!(" (not at {})", shown.join("; "))
+            }
+        ),
+    };
+    (m, !xs.is_empty() && misses.is_empty())
 }
 
 fn within(f: &FigureData, a: &Args<'_>) -> (String, bool) {
@@ -478,7 +510,7 @@ fn saturates_first(f: &FigureData, a: &Args<'_>) -> (String, bool) {
     let mine = saturation(f, s, factor);
     let list: Vec<String> = sats
         .iter()
-        .map(|(o, x)| format!("{o} {}", fmt(*x)))
+        .map(|(o, x)| format!("{o} {}", fmt_x(*x)))
         .collect();
     (
         format!(
@@ -505,7 +537,7 @@ fn saturates_before(f: &FigureData, a: &Args<'_>) -> (String, bool) {
     });
     let show = |v: &[(String, f64)]| {
         v.iter()
-            .map(|(s, x)| format!("{s} {}", fmt(*x)))
+            .map(|(s, x)| format!("{s} {}", fmt_x(*x)))
             .collect::<Vec<_>>()
             .join(", ")
     };

@@ -23,9 +23,9 @@ use pwa_replay::workload::Workload;
 use pwa_replay::workload::synth::{ServiceModel, SideModel, SynthSpec};
 use rayon::prelude::*;
 
-use super::claims::Verdict;
 use super::data::{FigureData, Point};
 use super::figures::Paper;
+use pwa_replay::experiment::Verdict;
 
 /// Size of one run of the model.
 #[derive(Debug, Clone)]

@@ -37,9 +37,9 @@ use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::synth_hypercube::{Horizon, HypercubeSpec, ServiceDist, SizeDist};
 use rayon::prelude::*;
 
-use super::claims::Verdict;
 use super::data::{FigureData, Point};
 use super::figures::Paper;
+use pwa_replay::experiment::Verdict;
 
 /// How much the lazy reproduction runs.
 #[derive(Debug, Clone)]

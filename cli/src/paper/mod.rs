@@ -6,12 +6,12 @@
 //! window-k.toml`, `window-k-traces.toml`, `bypass-queue.toml` and `semitorus.toml` (built into the
 //! binary), run by the library's experiment executor ([`pwa_replay::experiment`]: every distinct
 //! cell once, replications until the 95% CI of mean turnaround is within 5%, series in parallel,
-//! `auto` loads on the logs) → [`plot`] draws them → [`claims`] checks the qualitative statements
-//! → [`readme`] writes the report; [`semitorus`] writes `semitorus/README.md` with that study's
-//! distances and verdicts. The lazy and coscheduling papers still run their own cells ([`lazy`],
+//! `auto` loads on the logs, replicas cached for `--resume`), which also checks the claims at the
+//! end of each file with the shared predicates ([`pwa_replay::experiment::predicate`]) → [`plot`]
+//! draws them → [`readme`] writes the report; [`semitorus`] writes `semitorus/README.md` with
+//! that study's distances and verdicts. The lazy and coscheduling papers still run their own cells ([`lazy`],
 //! [`coscheduling`]).
 
-pub mod claims;
 pub mod coscheduling;
 pub mod data;
 pub mod figures;
@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::engine::RunMetrics;
-use pwa_replay::experiment::{self, Plan, Unit, run as exp};
+use pwa_replay::experiment::{self, Plan, Unit, Verdict, run as exp};
 use pwa_replay::sweep::CellError;
 
 use data::FigureData;
@@ -51,7 +51,7 @@ struct PaperFile {
     logs: bool,
 }
 
-/// The figures that are experiment files.
+/// The figures that are experiment files, in the order of the report's verdicts.
 const EXPERIMENTS: [PaperFile; 4] = [
     PaperFile {
         group: "window-k",
@@ -60,16 +60,16 @@ const EXPERIMENTS: [PaperFile; 4] = [
         logs: false,
     },
     PaperFile {
-        group: "bypass-queue",
-        path: "experiments/bypass-queue.toml",
-        text: include_str!("../../../experiments/bypass-queue.toml"),
-        logs: false,
-    },
-    PaperFile {
         group: "window-k",
         path: "experiments/window-k-traces.toml",
         text: include_str!("../../../experiments/window-k-traces.toml"),
         logs: true,
+    },
+    PaperFile {
+        group: "bypass-queue",
+        path: "experiments/bypass-queue.toml",
+        text: include_str!("../../../experiments/bypass-queue.toml"),
+        logs: false,
     },
     PaperFile {
         group: "semitorus",
@@ -107,12 +107,14 @@ fn available(trace: &str) -> bool {
         .is_some_and(|e| crate::trace::search_path().find(&e.file).is_some())
 }
 
-/// What one experiment file gave: its plan, the figures run (file order, in the paper's folder)
-/// and the panels skipped because their log is not on the trace search path.
+/// What one experiment file gave: its plan, the figures run (file order, in the paper's folder),
+/// its claims' verdicts (`not run` for a figure left out) and the panels skipped because their log
+/// is not on the trace search path.
 struct PaperRun {
     plan: Plan,
     results: exp::Results,
     figures: Vec<FigureData>,
+    verdicts: Vec<Verdict>,
     skipped: Vec<String>,
 }
 
@@ -124,8 +126,10 @@ fn run_experiment(
     replicas: &Replicas<'_>,
 ) -> anyhow::Result<PaperRun> {
     let plan = Plan::new(file.path, file.text, opts.quick)?;
+    // `--no-traces` leaves out a file of logs whole (its claims are reported as not run).
+    let left_out = file.logs && opts.no_traces;
     let missing: Vec<usize> = (0..plan.panels.len())
-        .filter(|&i| file.logs && !available(&plan.panels[i].workload))
+        .filter(|&i| file.logs && !left_out && !available(&plan.panels[i].workload))
         .collect();
     let wanted = |f: &experiment::plan::Figure| {
         selected(&opts.only, &format!("{}/{}", file.group, f.name))
@@ -137,7 +141,7 @@ fn run_experiment(
     let keep: Vec<bool> = plan
         .figures
         .iter()
-        .map(|f| wanted(f) && !missing.contains(&f.panel))
+        .map(|f| wanted(f) && !left_out && !missing.contains(&f.panel))
         .collect();
     let skipped = missing
         .iter()
@@ -190,19 +194,20 @@ fn run_experiment(
     };
     let results = exp::run(&plan, &units, replicas.source(), &hook, &progress, threads);
     let results = replicas.finish(results)?;
-    let figs = experiment::figures(&plan, &results)
-        .into_iter()
-        .zip(&keep)
-        .filter(|(_, k)| **k)
-        .map(|(mut f, _)| {
-            f.group = file.group.to_string();
-            f
-        })
-        .collect();
+    let mut all = experiment::figures(&plan, &results);
+    for (f, k) in all.iter_mut().zip(&keep) {
+        f.group = file.group.to_string();
+        if !k {
+            f.points.clear();
+        }
+    }
+    let verdicts = experiment::verdicts(&plan, &all);
+    let figures = all.into_iter().filter(|f| !f.points.is_empty()).collect();
     Ok(PaperRun {
         plan,
         results,
-        figures: figs,
+        figures,
+        verdicts,
         skipped,
     })
 }
@@ -225,7 +230,7 @@ fn budget(plan: &Plan) -> Budget {
 fn write_index(
     out: &std::path::Path,
     data: &[FigureData],
-    verdicts: &[claims::Verdict],
+    verdicts: &[Verdict],
     run: &readme::RunInfo,
 ) -> anyhow::Result<()> {
     let charts = data
@@ -330,7 +335,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         let replicas = &replicas;
         let handles: Vec<_> = EXPERIMENTS
             .iter()
-            .filter(|f| !(f.logs && opts.no_traces))
             .map(|f| s.spawn(move || run_experiment(f, opts, threads, replicas)))
             .collect();
         handles
@@ -346,6 +350,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<PaperRun>>>()?;
     say(&format!("experiment files: {}", replicas.counts()));
     let mut data: Vec<FigureData> = Vec::new();
+    let mut verdicts: Vec<Verdict> = Vec::new();
     let mut synth_budget = None;
     let mut skipped = Vec::new();
     for run in &runs {
@@ -356,6 +361,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
             write_semitorus(run, opts)?;
         }
         data.extend(run.figures.iter().cloned());
+        verdicts.extend(run.verdicts.iter().cloned());
         skipped.extend(run.skipped.iter().cloned());
     }
     let t_synth = t0.elapsed().as_secs_f64();
@@ -388,7 +394,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         data::write_csv(d, &dir)?;
         plot::draw(&dir, d)?;
     }
-    let mut verdicts = claims::evaluate(&data);
     verdicts.extend(lazy_verdicts);
     verdicts.extend(coscheduling::evaluate(&data));
     let run = readme::RunInfo {
@@ -399,7 +404,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         budget: synth_budget.context("the window-k experiment file")?,
         trace_jobs: runs
             .iter()
-            .find(|r| r.plan.file == EXPERIMENTS[2].path)
+            .find(|r| r.plan.file == EXPERIMENTS[1].path)
             .and_then(|r| r.plan.panels.first())
             .and_then(|p| p.jobs),
         skipped,

@@ -269,7 +269,10 @@ fn a_resumed_paper_reuses_its_replicas_and_writes_the_same_figures() {
         (String::from_utf8_lossy(&out.stderr).into_owned(), csv)
     };
     let (first, before) = run(&[]);
-    assert!(first.contains(" reused)") && !first.contains("(0 simulated"), "{first}");
+    assert!(
+        first.contains(" reused)") && !first.contains("(0 simulated"),
+        "{first}"
+    );
     let (second, after) = run(&["--resume", "--threads", "1"]);
     assert!(second.contains("(0 simulated, "), "{second}");
     assert_eq!(before, after);
