@@ -298,6 +298,11 @@ fn write_semitorus(run: &PaperRun, opts: &Options) -> anyhow::Result<()> {
     semitorus::write_readme(&dir, &systems, opts.quick)
 }
 
+/// A worker thread's result, its panic as an error.
+fn joined<T>(r: std::thread::Result<anyhow::Result<T>>) -> anyhow::Result<T> {
+    r.unwrap_or_else(|_| Err(anyhow::anyhow!("a worker panicked")))
+}
+
 fn selected(only: &[String], key: &str) -> bool {
     let id = key.rsplit('/').next().unwrap_or(key);
     only.is_empty() || only.iter().any(|o| o == key || o == id)
@@ -330,25 +335,50 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let stop = stop_on_ctrl_c()?;
     let source = crate::trace::Loader::default();
     let replicas = Replicas::new(&opts.out, opts.resume, &lock, &stop, &source);
-    // The files at once: each one's slowest series overlaps the others'.
-    let runs: Vec<anyhow::Result<PaperRun>> = std::thread::scope(|s| {
+    let lazy_budget = lazy::LazyBudget::new(opts.quick);
+    let keep = |key: &str| selected(&opts.only, key);
+    let sync_say = |m: &str| {
+        if opts.progress {
+            eprintln!("paper [{:>6.1}s] {m}", t0.elapsed().as_secs_f64());
+        }
+    };
+    let cosched = opts.only.is_empty()
+        || opts
+            .only
+            .iter()
+            .any(|o| o.starts_with(Paper::Coscheduling.dir()));
+    // Everything at once: the files, the lazy and the coscheduling figures; each one's slowest
+    // series overlaps the others' cells, so no core idles while one long line finishes.
+    let (runs, t_synth, lazy_out, cosched_data) = std::thread::scope(|s| {
         let replicas = &replicas;
-        let handles: Vec<_> = EXPERIMENTS
+        let pool = &pool;
+        let files: Vec<_> = EXPERIMENTS
             .iter()
             .map(|f| s.spawn(move || run_experiment(f, opts, threads, replicas)))
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a worker panicked")))
-            })
-            .collect()
+        let lazy = s.spawn(|| {
+            let t = Instant::now();
+            let out = pool.install(|| lazy::run(&lazy_budget, &keep, &opts.out, &sync_say));
+            sync_say(&format!("lazy paper: {:.1} s", t.elapsed().as_secs_f64()));
+            out.map(|o| (o, t.elapsed().as_secs_f64()))
+        });
+        let cosched = s.spawn(|| {
+            if !cosched {
+                return Ok(Vec::new());
+            }
+            sync_say("coscheduling: gang vs largest-first on the 8×8 model");
+            pool.install(|| coscheduling::run(&coscheduling::Budget::new(opts.quick)))
+        });
+        let runs: Vec<anyhow::Result<PaperRun>> =
+            files.into_iter().map(|h| joined(h.join())).collect();
+        let t_synth = t0.elapsed().as_secs_f64();
+        (runs, t_synth, joined(lazy.join()), joined(cosched.join()))
     });
     let runs = runs
         .into_iter()
         .collect::<anyhow::Result<Vec<PaperRun>>>()?;
     say(&format!("experiment files: {}", replicas.counts()));
+    let (lazy_out, lazy_s) = lazy_out?;
     let mut data: Vec<FigureData> = Vec::new();
     let mut verdicts: Vec<Verdict> = Vec::new();
     let mut synth_budget = None;
@@ -364,29 +394,9 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         verdicts.extend(run.verdicts.iter().cloned());
         skipped.extend(run.skipped.iter().cloned());
     }
-    let t_synth = t0.elapsed().as_secs_f64();
-    let t_lazy = Instant::now();
-    let lazy_budget = lazy::LazyBudget::new(opts.quick);
-    let keep = |key: &str| selected(&opts.only, key);
-    let sync_say = |m: &str| {
-        if opts.progress {
-            eprintln!("paper [{:>6.1}s] {m}", t0.elapsed().as_secs_f64());
-        }
-    };
-    let lazy_out = pool.install(|| lazy::run(&lazy_budget, &keep, &opts.out, &sync_say))?;
-    let lazy_s = t_lazy.elapsed().as_secs_f64();
-    say(&format!("lazy paper: {lazy_s:.1} s"));
     let lazy_verdicts = lazy::evaluate(&lazy_out.figures, &lazy_out.table);
     data.extend(lazy_out.figures);
-    let cosched = opts.only.is_empty()
-        || opts
-            .only
-            .iter()
-            .any(|o| o.starts_with(Paper::Coscheduling.dir()));
-    if cosched {
-        say("coscheduling: gang vs largest-first on the 8×8 model");
-        data.extend(coscheduling::run(&coscheduling::Budget::new(opts.quick))?);
-    }
+    data.extend(cosched_data?);
     let t_all = t0.elapsed().as_secs_f64();
     for d in &data {
         let dir = opts.out.join(&d.group);
