@@ -25,6 +25,8 @@
 //! * [`engine`] — the discrete-event simulation, the independent schedule validator and the metrics.
 //! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial.
 //! * [`replicate`] — independent replications of a stochastic cell until the confidence interval is tight.
+//! * [`trace`] — workloads by name: a catalogued log found on the search path and verified, an SWF
+//!   file, or a `synth:` label; the experiments' [`trace::Loader`].
 //!
 //! The library knows nothing of command lines, progress bars, data frames or plots: those live in the
 //! `pwa-replay` binary.
@@ -41,6 +43,7 @@ pub mod resource;
 pub mod sched;
 pub mod sweep;
 pub mod swf;
+pub mod trace;
 pub mod workload;
 
 /// Simulated time: seconds for traces, model time units for synthetic workloads.

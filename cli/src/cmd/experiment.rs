@@ -156,7 +156,7 @@ fn run_one(
             .collect(),
         None => all.clone(),
     };
-    let source = Loader::default();
+    let source = crate::trace::loader();
     let replicas = Replicas::new(out, args.resume, &lock, stop, &source);
     let progress = Spinner::new(args.quiet, &plan.title);
     let hook = |r: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| {

@@ -83,7 +83,7 @@ impl Replay {
         };
         let mut trace = self.input.load(no_machine)?;
         if self.input.lenient {
-            trace.drop_never_fitting(&[self.alloc])?;
+            crate::trace::drop_never_fitting(&mut trace, &[self.alloc])?;
         }
         // The unscaled jobs are not needed again: scaled in place, one copy of the jobs in memory.
         let jobs = std::mem::take(&mut trace.workload);

@@ -170,7 +170,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     fill_in_default_grid(&mut args, &loaded.grid, &loaded.grid_source);
     check_parts(&args)?;
     if args.input.lenient {
-        loaded.drop_never_fitting(&args.alloc)?;
+        crate::trace::drop_never_fitting(&mut loaded, &args.alloc)?;
     }
     for a in &args.alloc {
         // Fail before any work when an allocator does not suit the machine.

@@ -333,7 +333,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let lock = OutLock::acquire(&opts.out)?;
     remove_stale_temporaries(&opts.out)?;
     let stop = stop_on_ctrl_c()?;
-    let source = crate::trace::Loader::default();
+    let source = crate::trace::loader();
     let replicas = Replicas::new(&opts.out, opts.resume, &lock, &stop, &source);
     let lazy_budget = lazy::LazyBudget::new(opts.quick);
     let keep = |key: &str| selected(&opts.only, key);
