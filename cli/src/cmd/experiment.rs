@@ -494,6 +494,29 @@ pub fn write_report(plan: &Plan, results: &Results, out: &Path) -> anyhow::Resul
     html::write_index(out, &page)
 }
 
+/// The machine a panel runs on, as a reader wants it named: the panel's own, else its workload's
+/// (a model label's, a catalogued log's), else how a raw file's is found.
+fn machine_of(p: &experiment::plan::Panel) -> String {
+    if let Some(m) = p.machine {
+        return m.to_string();
+    }
+    let x = p.xs().first().copied().unwrap_or(1.0);
+    let Ok(cell) = p.cell(0, x) else {
+        return "the workload's".into();
+    };
+    if cell.workload.trim_start().starts_with("synth:") {
+        return run::Prepared::synthetic(&cell.workload, None)
+            .map_or_else(|_| "the model's".into(), |w| w.machine().to_string());
+    }
+    crate::trace::catalog()
+        .ok()
+        .and_then(|c| {
+            c.get(&cell.workload)
+                .map(|e| e.conversion.machine.to_string())
+        })
+        .unwrap_or_else(|| "flat, from the file's header".into())
+}
+
 /// The configuration rows of `index.html`: the file, the budget and one row per panel.
 fn page_config(plan: &Plan) -> Vec<(String, String)> {
     let mut rows = vec![
@@ -510,8 +533,7 @@ fn page_config(plan: &Plan) -> Vec<(String, String)> {
             format!(
                 "{} on {}; {}; x: {}",
                 p.workload,
-                p.machine
-                    .map_or("its own machine".to_string(), |m| m.to_string()),
+                machine_of(p),
                 series.join(", "),
                 p.x.label
             ),
@@ -601,7 +623,7 @@ fn readme(plan: &Plan, figs: &[FigureData], verdicts: &[Verdict], unmet: &[Unmet
             "| {} | `{}` | {} | {} | {} | {reps}{} |",
             p.name,
             p.workload,
-            p.machine.map_or("its own".to_string(), |m| m.to_string()),
+            machine_of(p),
             series.join(", "),
             p.x.label,
             p.shake.map_or(String::new(), |m| format!(", shaken ({m})"))

@@ -122,6 +122,11 @@ fn a_study_writes_figures_verdicts_results_and_a_manifest() {
     let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(readme.contains("## Claims: "), "{readme}");
     assert!(readme.contains("| turnaround | FCFS saturates first. | saturates_first: "));
+    // The panels table names the machine a model label runs on.
+    assert!(
+        readme.contains("| rate | `synth:uniform,mesh=16x16,jobs=1500,rate={x}` | mesh:16x16 |"),
+        "{readme}"
+    );
     let csv = std::fs::read_to_string(out.join("turnaround.csv")).unwrap();
     assert!(csv.starts_with("series,x,y,ci_low,ci_high\n"));
     let fcfs = csv.lines().filter(|l| l.starts_with("fcfs+ff,")).count();
