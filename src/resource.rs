@@ -282,6 +282,13 @@ pub fn is_rounded_semitorus(req: &Request, b: &Block) -> bool {
             .is_some_and(|m| u64::from(m) == b.extent.volume())
 }
 
+/// Whether `n` anonymous nodes are `req`'s node count rounded up to a power of two (and not the
+/// count itself): what `flat:pow2` grants, the semitorus rounding on a fully connected machine.
+pub fn is_rounded_count(req: &Request, n: u32) -> bool {
+    let want = req.nodes();
+    want > 0 && n != want && want.checked_next_power_of_two() == Some(n)
+}
+
 /// Where a job runs: what an allocator granted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Placement {

@@ -790,7 +790,8 @@ const NOT_STARTED: JobRecord = JobRecord {
 /// Whether `p` covers exactly request `req` (a submesh of its shape or its 90° turn when flagged, a
 /// box of its extents, a subcube of its dimension, or its node count); a box request or a node
 /// count may also be granted a box of power-of-two extents holding the request's node count rounded
-/// up to a power of two (semitorus allocation).
+/// up to a power of two (semitorus allocation), and any request that rounded count of anonymous
+/// nodes (`flat:pow2`).
 fn covers(req: &Request, p: &Placement) -> bool {
     if let Placement::Block(b) = p
         && crate::resource::is_rounded_semitorus(req, b)
@@ -803,7 +804,9 @@ fn covers(req: &Request, p: &Placement) -> bool {
         }
         (Request::Block(want), Placement::Block(b)) => b.extent == want,
         (Request::Subcube(d), Placement::Subcube(c)) => c.dim() == d,
-        (req, Placement::Nodes(n)) => req.nodes() == n,
+        (req, Placement::Nodes(n)) => {
+            req.nodes() == n || crate::resource::is_rounded_count(&req, n)
+        }
         _ => false,
     }
 }

@@ -217,8 +217,11 @@ fn check_placement(job: &Job, p: &Placement, machine: MachineSpec) -> Result<(),
     };
     let shape_ok = match (job.request, *p) {
         (req, Placement::Block(b)) if crate::resource::is_rounded_semitorus(&req, &b) => true,
-        (_, Placement::Nodes(n)) if n != job.request.nodes() => {
-            return bad("granted a node count other than the request's");
+        // The request's count, or (`flat:pow2`) that count rounded up to a power of two.
+        (req, Placement::Nodes(n))
+            if n != req.nodes() && !crate::resource::is_rounded_count(&req, n) =>
+        {
+            return bad("granted a node count other than the request's (or its next power of two)");
         }
         (_, Placement::Nodes(n)) if n > machine.nodes() => {
             return bad("granted more nodes than the machine has");

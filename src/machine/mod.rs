@@ -3,7 +3,7 @@
 //! The topology itself is named by a [`MachineSpec`] (in [`crate::resource`], with the requests and
 //! placements); an [`Allocator`] owns a machine's free/busy state and decides *where* (and whether) a
 //! [`Request`] fits. Allocators are built from an [`AllocKind`] label (`ff`, `bf`, `fo`, `as`, `mpl`,
-//! `mpl-fixed`, `buddy`, `freelist`, `graycode`, `buddy2d`, `flat`), and labels appear unchanged in every
+//! `mpl-fixed`, `buddy`, `freelist`, `graycode`, `buddy2d`, `flat`, `flat:pow2`, …), and labels appear unchanged in every
 //! table. The six submesh allocators are one
 //! [`MeshAllocator`] each, differing only in their [`PlacementRule`].
 //!
@@ -34,6 +34,7 @@ pub use first_fit::{FirstFit, FirstFitRule};
 pub use first_fit_kd::FirstFitKd;
 pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
+pub use flat_pow2::FlatPow2;
 pub use free_list::FreeList;
 pub use gray_code::{GrayCode, gray, gray_position};
 pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule, RegionCounter};
@@ -90,6 +91,9 @@ allocators! {
     MplFixed = mpl_fixed, "mpl-fixed";
     /// Node counting, no shape; any machine.
     Flat = flat, "flat";
+    /// Node counting of requests rounded up to a power of two (the semitorus allocators' rounding
+    /// on a fully connected machine).
+    FlatPow2 = flat_pow2, "flat:pow2";
     /// Buddy system on a hypercube, free lists F_0…F_n (lazy-scheduling-hypercube.md §3.2).
     Buddy = buddy, "buddy";
     /// Kim & Das free lists on a hypercube, complete recognition (lazy-scheduling-hypercube.md §2.1).

@@ -425,7 +425,8 @@ fn build_checks_the_machine() {
         assert_eq!(a.machine(), mesh);
         assert_eq!(a.free_nodes(), 352);
         let on_flat = kind.build(flat);
-        assert_eq!(on_flat.is_ok(), kind == AllocKind::Flat, "{kind} on flat");
+        let flat_kind = matches!(kind, AllocKind::Flat | AllocKind::FlatPow2);
+        assert_eq!(on_flat.is_ok(), flat_kind, "{kind} on flat");
     }
     assert!(
         "mesh:70000x70000".parse::<MachineSpec>().is_err(),

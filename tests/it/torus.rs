@@ -135,6 +135,36 @@ fn a_job_larger_than_the_largest_semitorus_is_an_error_before_the_run() {
     assert!(replay(&w, m, SchedKind::Fcfs, AllocKind::Flat, &mut NoObserver).is_ok());
 }
 
+/// `flat:pow2` grants the semitorus allocators' rounded counts on a fully connected machine: a
+/// 3-node request holds 4 nodes (1 of internal fragmentation), and its schedule is valid under every
+/// scheduler; the validator refuses any other count.
+#[test]
+fn the_rounding_matched_flat_machine_grants_powers_of_two() {
+    let m: MachineSpec = "torus:4x4".parse().unwrap();
+    let w = workload(&[
+        (0.0, 4.0, Request::Nodes(3)),
+        (0.0, 4.0, Request::Nodes(9)),
+        (1.0, 1.0, Request::Nodes(4)),
+    ]);
+    let out = run_valid(&w, m, SchedKind::Fcfs, AllocKind::FlatPow2);
+    let held: Vec<u32> = out.records.iter().map(|r| r.placement.nodes()).collect();
+    assert_eq!(held, [4, 16, 4]);
+    // 4 + 16 > 16: the 9-node job waits for the 3-node one, then the 4-node one for it.
+    let starts: Vec<f64> = out.records.iter().map(|r| r.start).collect();
+    assert_eq!(starts, [0.0, 4.0, 8.0]);
+    let metrics = summarize(&w, m, AllocKind::FlatPow2, &out);
+    assert!((metrics.internal_fragmentation - 8.0 / 3.0).abs() < 1e-12);
+    for s in schedulers() {
+        run_valid(&converted(m, 200, 16), m, s, AllocKind::FlatPow2);
+    }
+    let mut bad = out.clone();
+    bad.records[0].placement = pwa_replay::machine::Placement::Nodes(5);
+    assert!(
+        validate(&w, m, &bad).is_err(),
+        "5 nodes for a 3-node request"
+    );
+}
+
 #[test]
 fn the_validator_refuses_a_box_of_the_wrong_size() {
     let m: MachineSpec = "torus:4x4".parse().unwrap();
