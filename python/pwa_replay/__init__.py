@@ -68,11 +68,14 @@ def run(
     kill_at_estimate: bool = False,
     validate: bool = False,
     lenient: bool = False,
+    first_job: int = 0,
+    max_jobs: Optional[int] = None,
 ) -> Result:
     """Replays ``trace`` (a catalog name, an SWF path, or a ``synth:`` label) on ``machine``
     (default: the trace's) under the built-in scheduler ``sched`` or the Python ``policy``, with
     the allocator ``alloc`` (default: the trace's first). ``validate`` checks the schedule with
-    the independent validator and raises :class:`Error` when it is invalid."""
+    the independent validator and raises :class:`Error` when it is invalid. ``first_job`` and
+    ``max_jobs`` replay a window of the workload (its first arrival shifted to 0)."""
     metrics, jobs, extra = _native.run(
         trace,
         machine=machine,
@@ -84,6 +87,8 @@ def run(
         kill_at_estimate=kill_at_estimate,
         validate=validate,
         lenient=lenient,
+        first_job=first_job,
+        max_jobs=max_jobs,
     )
     return Result(
         metrics=metrics,

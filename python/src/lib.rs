@@ -67,6 +67,24 @@ fn prepare(
     Ok(w)
 }
 
+/// The jobs `first..first + count` of a loaded workload (to its end without `count`), numbered
+/// from 0.
+fn window(loaded: &Loaded, first: usize, count: Option<usize>) -> Result<Workload, Message> {
+    let jobs = &loaded.workload.jobs;
+    let end = count.map_or(jobs.len(), |n| first.saturating_add(n).min(jobs.len()));
+    if first >= end {
+        return Err(format!(
+            "{} has {} jobs: first_job={first} with max_jobs={count:?} selects none",
+            loaded.name,
+            jobs.len()
+        ));
+    }
+    Ok(Workload::from_jobs(
+        jobs[first..end].to_vec(),
+        loaded.workload.procs_per_node,
+    ))
+}
+
 /// The metrics as a dict (counts as ints), after `labels`.
 fn metrics_dict<'py>(
     py: Python<'py>,
@@ -106,7 +124,8 @@ fn jobs_dict<'py>(py: Python<'py>, w: &Workload, out: &Outcome) -> PyResult<Boun
 /// first), the per-job table as column lists, and for a policy its call count and time.
 #[pyfunction]
 #[pyo3(signature = (trace, *, machine=None, sched=None, policy=None, alloc=None, load_factor=1.0,
-    estimate="exact", kill_at_estimate=false, validate=false, lenient=false))]
+    estimate="exact", kill_at_estimate=false, validate=false, lenient=false, first_job=0,
+    max_jobs=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -120,6 +139,8 @@ fn run<'py>(
     kill_at_estimate: bool,
     validate: bool,
     lenient: bool,
+    first_job: usize,
+    max_jobs: Option<usize>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
     let sched: Option<SchedKind> = sched.map(|s| parse("sched", s)).transpose()?;
@@ -148,6 +169,9 @@ fn run<'py>(
             .workload
             .retain_fitting(loaded.machine, &[alloc])
             .map_err(|e| err(chain(&e)))?;
+    }
+    if first_job > 0 || max_jobs.is_some() {
+        loaded.workload = window(&loaded, first_job, max_jobs).map_err(err)?;
     }
     let workload = prepare(&mut loaded, load_factor, estimate).map_err(err)?;
     let m = loaded.machine;

@@ -179,6 +179,8 @@ pub struct State {
     queue: Vec<Py<PyJob>>,
     /// The machine now, as a snapshot for [`State::find`] (made on first use in a call).
     now_state: Option<Box<dyn Allocator>>,
+    /// The machine's node count (read once).
+    nodes: Option<u32>,
     clock: Clock,
     /// The first exception a call raised.
     pub(crate) error: Option<PyErr>,
@@ -235,6 +237,17 @@ impl State {
     #[getter]
     fn free_nodes(&mut self) -> PyResult<u32> {
         Ok(self.sys()?.free_nodes())
+    }
+
+    /// The machine's node count.
+    #[getter]
+    fn total_nodes(&mut self) -> PyResult<u32> {
+        if let Some(n) = self.nodes {
+            return Ok(n);
+        }
+        let n = self.sys()?.snapshot().machine().nodes();
+        self.nodes = Some(n);
+        Ok(n)
     }
 
     /// Number of jobs running now.
@@ -373,6 +386,7 @@ impl PyPolicy {
                 sys: None,
                 queue: Vec::new(),
                 now_state: None,
+                nodes: None,
                 clock: Clock::default(),
                 error: None,
                 calls: 0,
