@@ -11,6 +11,8 @@ policies written in Python, on the same engine as the ``pwa-replay`` command lin
   as a polars DataFrame, the columns of ``pwa-replay run --jobs-out``).
 * :func:`sweep` — a scheduler × allocator × load-factor grid as a polars DataFrame (the columns
   and rows of the command line's ``summary.csv``).
+* :func:`experiment` — an experiment file (docs/EXPERIMENTS.md): its figures' points and
+  its claims' verdicts.
 * :func:`catalog`, :func:`stats` — the catalogued logs; a workload's statistics.
 * :mod:`pwa_replay.env` — a Gymnasium environment (``pip install pwa-replay[gym]``).
 
@@ -36,7 +38,9 @@ __all__ = [
     "Reservation",
     "Result",
     "State",
+    "Experiment",
     "catalog",
+    "experiment",
     "labels",
     "run",
     "stats",
@@ -150,6 +154,26 @@ def _as_list(v: Union[None, str, Sequence[str]]) -> Optional[list]:
     if isinstance(v, str):
         return [v]
     return list(v)
+
+
+@dataclass
+class Experiment:
+    """An experiment's outcome: ``points`` (one row per figure point: figure, title, x_label,
+    y_label, series, x, y, ci_low, ci_high, n) and ``claims`` (figure, statement, holds,
+    measured; ``holds`` is null when the figure has no points)."""
+
+    points: pl.DataFrame
+    claims: pl.DataFrame
+
+
+def experiment(path: str, quick: bool = False, threads: Optional[int] = None) -> Experiment:
+    """Runs the experiment file at ``path`` (docs/EXPERIMENTS.md) — ``quick`` for its short
+    budget — and checks its claims, as ``pwa-replay experiment`` does (without writing files)."""
+    points, claims = _native.experiment(str(path), quick=quick, threads=threads)
+    return Experiment(
+        points=pl.DataFrame(points, schema_overrides={"n": pl.UInt64}),
+        claims=pl.DataFrame(claims, schema_overrides={"holds": pl.Boolean}),
+    )
 
 
 def catalog() -> pl.DataFrame:

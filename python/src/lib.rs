@@ -8,18 +8,25 @@
 //! * [`run`] replays one trace under a built-in scheduler (no Python is called during the replay,
 //!   and the interpreter lock is released) or a policy object ([`policy::PyPolicy`]);
 //! * [`sweep`] replays a scheduler × allocator × load-factor grid in parallel;
+//! * [`experiment`] runs an experiment file and checks its claims;
 //! * [`catalog`] and [`stats`] describe the catalogued logs and a workload.
 
 mod policy;
 mod trace;
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use pwa_replay::engine::columns::{COLUMNS, JobColumn, Value, job_table};
 use pwa_replay::engine::{Engine, NoObserver, Outcome, ReplayOptions, RunMetrics, summarize};
+use pwa_replay::experiment::figure::FigureData;
+use pwa_replay::experiment::run::{Prepared, Replica, Source, run as run_experiment};
+use pwa_replay::experiment::{Plan, figures, verdicts};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{Cell, Grid, LoadSpec, replay_cell_with, run_auto_with, run_cells_with};
+use pwa_replay::sweep::{
+    Cell, CellError, Grid, LoadSpec, replay_cell_with, run_auto_with, run_cells_with,
+};
 use pwa_replay::workload::stats::WorkloadStats;
 use pwa_replay::workload::{EstimateModel, Workload};
 use pyo3::create_exception;
@@ -425,6 +432,95 @@ fn stats(py: Python<'_>, trace: &str, machine: Option<&str>, lenient: bool) -> P
     Ok(v.to_string())
 }
 
+/// Where an experiment's workloads come from: [`trace::load`] for logs, the library's models for
+/// `synth:` labels (generated anew for every replica).
+struct Workloads;
+
+impl Source for Workloads {
+    fn prepare(
+        &self,
+        label: &str,
+        machine: Option<MachineSpec>,
+        jobs: Option<usize>,
+    ) -> Result<Prepared, CellError> {
+        if label.trim_start().starts_with("synth:") {
+            return Prepared::synthetic(label, machine);
+        }
+        let loaded = trace::load(label, machine, false, true)?;
+        let mut workload = loaded.workload;
+        if let Some(n) = jobs {
+            workload.jobs.truncate(n);
+        }
+        Ok(Prepared::Log {
+            workload: Arc::new(workload),
+            machine: loaded.machine,
+        })
+    }
+}
+
+/// Runs the experiment file at `path` (docs/EXPERIMENTS.md; `quick`: its short budget) on
+/// `threads` workers; returns `(points, claims)` as column lists: every figure's points (figure,
+/// title, axis labels, series, x, y, ci_low, ci_high, n) and every claim's verdict (figure,
+/// statement, holds, measured).
+#[pyfunction]
+#[pyo3(signature = (path, *, quick=false, threads=None))]
+fn experiment<'py>(
+    py: Python<'py>,
+    path: &str,
+    quick: bool,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let text = std::fs::read_to_string(path).map_err(|e| err(format!("reading {path}: {e}")))?;
+    let plan = Plan::new(path, &text, quick).map_err(|e| err(chain(&e)))?;
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let results = py
+        .detach(|| {
+            let hook =
+                |_: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| compute();
+            run_experiment(&plan, &plan.units(), &Workloads, &hook, &|_| {}, threads)
+        })
+        .map_err(|e| err(format!("{path}: {}", chain(&e))))?;
+    let figs = figures(&plan, &results);
+    let points = PyDict::new(py);
+    let each = |f: &dyn Fn(&FigureData) -> String| -> Vec<String> {
+        figs.iter()
+            .flat_map(|fig| std::iter::repeat_n(f(fig), fig.points.len()))
+            .collect()
+    };
+    points.set_item("figure", each(&|f| f.key()))?;
+    points.set_item("title", each(&|f| f.title.clone()))?;
+    points.set_item("x_label", each(&|f| f.x_label.clone()))?;
+    points.set_item("y_label", each(&|f| f.y_label.clone()))?;
+    let all = || figs.iter().flat_map(|f| f.points.iter());
+    points.set_item(
+        "series",
+        all().map(|p| p.series.clone()).collect::<Vec<_>>(),
+    )?;
+    points.set_item("x", all().map(|p| p.x).collect::<Vec<_>>())?;
+    points.set_item("y", all().map(|p| p.est.mean).collect::<Vec<_>>())?;
+    points.set_item("ci_low", all().map(|p| p.est.ci_low).collect::<Vec<_>>())?;
+    points.set_item("ci_high", all().map(|p| p.est.ci_high).collect::<Vec<_>>())?;
+    points.set_item("n", all().map(|p| p.est.n).collect::<Vec<_>>())?;
+    let v = verdicts(&plan, &figs);
+    let claims = PyDict::new(py);
+    claims.set_item(
+        "figure",
+        v.iter().map(|c| c.figure.clone()).collect::<Vec<_>>(),
+    )?;
+    claims.set_item(
+        "statement",
+        v.iter().map(|c| c.statement.clone()).collect::<Vec<_>>(),
+    )?;
+    claims.set_item("holds", v.iter().map(|c| c.holds).collect::<Vec<_>>())?;
+    claims.set_item(
+        "measured",
+        v.iter().map(|c| c.measured.clone()).collect::<Vec<_>>(),
+    )?;
+    Ok((points, claims))
+}
+
 /// The scheduler and allocator labels the library knows (syntax, example, meaning).
 #[pyfunction]
 fn labels_known(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -446,6 +542,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment, m)?)?;
     m.add_function(wrap_pyfunction!(labels_known, m)?)?;
     m.add_class::<policy::PyJob>()?;
     m.add_class::<policy::State>()?;

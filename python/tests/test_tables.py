@@ -52,3 +52,46 @@ def test_catalog_and_stats():
     s = pr.stats("sdsc-96")
     assert s["machine"] == "mesh:22x16" and s["jobs"] > 10_000 and s["trace"] == "sdsc-96"
     assert "fcfs" in [x[0] for x in pr.labels()["schedulers"]]
+
+
+EXPERIMENT = """
+[[panel]]
+name = "uniform"
+workload = "synth:uniform,mesh=8x8,jobs=200,rate={x}"
+sched = ["fcfs", "oo"]
+alloc = ["ff"]
+x = { name = "rate", values = [0.5, 4.0] }
+replicate = { count = 2 }
+
+[[figure]]
+name = "turnaround"
+panel = "uniform"
+y = "mean_turnaround_s"
+
+[[claim]]
+figure = "turnaround"
+statement = "Out-of-order scheduling is never worse than FCFS."
+predicate = "below"
+a = "oo+ff"
+b = "fcfs+ff"
+"""
+
+
+def test_experiment_points_equal_the_cli_figure_data(cli, tmp_path):
+    spec = tmp_path / "demo.toml"
+    spec.write_text(EXPERIMENT)
+    out = tmp_path / "out"
+    subprocess.run([cli, "experiment", spec, "--out", out, "--quiet"], check=True)
+    want = pl.read_csv(out / "turnaround.csv")
+    got = pr.experiment(spec)
+    points = got.points.filter(pl.col("figure") == "turnaround")
+    assert points.select(want.columns).equals(want)
+    assert points["n"].to_list() == [2] * 4
+    assert got.claims["holds"].to_list() == [True]
+
+
+def test_an_experiment_error_names_the_file_and_line(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text(EXPERIMENT.replace('"oo"]', '"nope"]'))
+    with pytest.raises(pr.Error, match=r"bad\.toml.*nope"):
+        pr.experiment(spec)
