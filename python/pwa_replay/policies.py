@@ -5,6 +5,8 @@ it on real logs). They are also the templates for new policies (docs/PYTHON.md).
 
 from __future__ import annotations
 
+from itertools import islice
+
 
 class Fcfs:
     """First come, first served: start the oldest waiting job while it fits."""
@@ -24,9 +26,9 @@ class Easy:
     order, same allocator calls)."""
 
     def schedule(self, state):
-        queue = state.queue
+        queue = state.queue  # a live view: a started job leaves it at once
         while queue and state.start(queue[0]):
-            queue.pop(0)
+            pass
         if not queue:
             return
         head = queue[0]
@@ -34,7 +36,7 @@ class Easy:
         if res is None:
             return
         state.promise(head, res.start)
-        self.backfill(state, queue[1:], head, res)
+        self.backfill(state, islice(queue, 1, None), head, res)
 
     @staticmethod
     def backfill(state, candidates, head, res):

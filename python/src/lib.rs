@@ -546,6 +546,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(labels_known, m)?)?;
     m.add_class::<policy::PyJob>()?;
     m.add_class::<policy::State>()?;
+    m.add_class::<policy::QueueView>()?;
     m.add_class::<policy::PyPlacement>()?;
     m.add_class::<policy::PyReservation>()?;
     Ok(())

@@ -10,8 +10,8 @@
 //! The [`State`] a call receives is one object for the whole replay, valid only during a call: it
 //! keeps the waiting jobs ([`PyJob`], one Python object per job, made once at its arrival) in
 //! arrival order, and reaches the engine through a pointer set for the duration of the call.
-//! `state.queue` is a new list at every access (a copy of the pointers: iterating over it while
-//! starting jobs is safe). Starting a job removes it from the queue at once.
+//! `state.queue` is a live view of them ([`QueueView`]): nothing is copied per call, so a call
+//! costs the same with ten jobs waiting or ten thousand. Starting a job removes it at once.
 //!
 //! Planning mirrors the built-in `easy`: [`State::find`] answers on a snapshot of the machine now
 //! (kept in step with the starts made on placements), [`State::earliest_start`] gives a
@@ -32,9 +32,9 @@ use pwa_replay::machine::Allocator;
 use pwa_replay::resource::{Placement, Request};
 use pwa_replay::sched::{DeferredPass, Scheduler, System, plan};
 use pwa_replay::workload::JobId;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PySlice};
 use pyo3::{intern, pyclass, pymethods};
 
 /// The simulated clock, shared by the job objects for their `wait`.
@@ -211,9 +211,9 @@ impl State {
             .map_err(|_| PyTypeError::new_err("expected a Job (or its index)"))
     }
 
-    /// Takes a started job out of the queue.
+    /// Takes a started job out of the queue (sorted by index: jobs arrive in index order).
     fn remove(&mut self, id: JobId) {
-        if let Some(i) = self.queue.iter().position(|j| j.get().index == id.0) {
+        if let Ok(i) = self.queue.binary_search_by_key(&id.0, |j| j.get().index) {
             self.queue.remove(i);
         }
     }
@@ -227,10 +227,18 @@ impl State {
         self.clock.get()
     }
 
-    /// The waiting jobs in arrival order (a new list at each access).
+    /// The waiting jobs in arrival order, as a live view ([`QueueView`]).
     #[getter]
-    fn queue<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.queue.iter().map(|j| j.bind(py)))
+    fn queue(slf: Bound<'_, Self>) -> QueueView {
+        QueueView {
+            state: slf.unbind(),
+        }
+    }
+
+    /// Number of jobs waiting.
+    #[getter]
+    fn waiting(&self) -> usize {
+        self.queue.len()
     }
 
     /// Free nodes now.
@@ -329,6 +337,83 @@ impl State {
         let id = Self::job_id(job)?;
         self.sys()?.promise(id, at);
         Ok(())
+    }
+}
+
+/// The waiting jobs as a live sequence: `len`, indexing (`q[0]`, `q[-1]`; a slice is a list),
+/// iteration in arrival order. Starting a job removes it at once; an iteration visits every job
+/// still waiting when it gets there exactly once (it resumes after the last job it gave), so
+/// `for job in state.queue: state.start(job)` neither skips nor repeats. Nothing is copied:
+/// `list(state.queue)` takes a snapshot.
+#[pyclass(unsendable, module = "pwa_replay", name = "Queue", sequence)]
+pub struct QueueView {
+    state: Py<State>,
+}
+
+#[pymethods]
+impl QueueView {
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.state.borrow(py).queue.len()
+    }
+
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let st = self.state.borrow(py);
+        let n = st.queue.len();
+        if let Ok(slice) = index.cast::<PySlice>() {
+            let ix = slice.indices(n as isize)?;
+            let picked = (0..ix.slicelength).map(|k| {
+                let i = ix.start + k as isize * ix.step;
+                st.queue[i as usize].bind(py)
+            });
+            return Ok(PyList::new(py, picked)?.into_any());
+        }
+        let i: isize = index.extract()?;
+        let at = if i < 0 { i + n as isize } else { i };
+        usize::try_from(at)
+            .ok()
+            .and_then(|at| st.queue.get(at))
+            .map(|j| j.bind(py).clone().into_any())
+            .ok_or_else(|| PyIndexError::new_err("queue index out of range"))
+    }
+
+    fn __iter__(&self, py: Python<'_>) -> QueueIter {
+        QueueIter {
+            state: self.state.clone_ref(py),
+            after: None,
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("Queue({} waiting)", self.state.borrow(py).queue.len())
+    }
+}
+
+/// An iteration over the queue: the next job waiting after the last one given.
+#[pyclass(unsendable, module = "pwa_replay")]
+pub struct QueueIter {
+    state: Py<State>,
+    after: Option<u32>,
+}
+
+#[pymethods]
+impl QueueIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> Option<Py<PyJob>> {
+        let st = self.state.borrow(py);
+        let at = match self.after {
+            None => 0,
+            Some(a) => st.queue.partition_point(|j| j.get().index <= a),
+        };
+        let job = st.queue.get(at)?;
+        self.after = Some(job.get().index);
+        Some(job.clone_ref(py))
     }
 }
 

@@ -91,3 +91,39 @@ def test_a_busy_placement_is_refused_and_the_schedule_stays_valid():
     r = pr.run("synth:uniform,mesh=8x8,jobs=200,seed=5", policy=p, alloc="ff", validate=True)
     assert r.metrics["jobs"] == 200
     assert p.refused > 0
+
+
+class Probe:
+    """Checks the queue view's sequence behaviour at every call, then runs out of order
+    (every job that fits, in arrival order) while iterating over the live view."""
+
+    def __init__(self):
+        self.checked = 0
+
+    def schedule(self, state):
+        queue = state.queue
+        snapshot = list(queue)
+        assert len(queue) == len(snapshot) == state.waiting
+        if snapshot:
+            assert queue[0] is snapshot[0] and queue[-1] is snapshot[-1]
+            assert queue[1:3] == snapshot[1:3] and queue[::-1] == snapshot[::-1]
+            assert all(a.submit <= b.submit for a, b in zip(snapshot, snapshot[1:]))
+            self.checked += 1
+        with pytest.raises(IndexError):
+            queue[len(snapshot)]
+        visited, started = [], []
+        for job in queue:
+            visited.append(job)
+            if state.start(job):
+                started.append(job)
+        assert visited == snapshot, "iterating while starting visits every job once"
+        assert list(queue) == [j for j in snapshot if j not in started]
+
+
+def test_the_queue_is_a_live_sequence_that_iterates_safely_while_jobs_start():
+    p = Probe()
+    label = "synth:uniform,mesh=8x8,jobs=400,seed=2"
+    r = pr.run(label, policy=p, alloc="ff", validate=True, load_factor=2.0)
+    oo = pr.run(label, sched="oo", alloc="ff", load_factor=2.0)
+    assert p.checked > 100
+    assert r.jobs.equals(oo.jobs), "start every job that fits, in arrival order: out of order"
