@@ -2,8 +2,9 @@
 //! search path and verified by its sha256, an SWF file by path, or a `synth:` label.
 //!
 //! The search path is the command line's: `$PWA_TRACES`, then `traces/` and `../shared/traces`
-//! under the current directory. Unlike the command line, the package never downloads a missing
-//! log: the error says to fetch it with `pwa-replay fetch NAME` (or where to put it).
+//! under the current directory, then under the workspace the extension was built from. Unlike the
+//! command line, the package never downloads a missing log: the error says to fetch it with
+//! `pwa-replay fetch NAME` (or where to put it).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -64,9 +65,17 @@ pub fn catalog() -> Result<Catalog, Message> {
     }
 }
 
-/// The search path: `$PWA_TRACES`, then the current directory's `traces/` and `../shared/traces`.
+/// The search path: `$PWA_TRACES`, then the current directory's and the build workspace's
+/// `traces/` and `../shared/traces`.
 fn search_path() -> SearchPath {
-    let roots: Vec<PathBuf> = std::env::current_dir().ok().into_iter().collect();
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf);
+    let roots: Vec<PathBuf> = std::env::current_dir()
+        .ok()
+        .into_iter()
+        .chain(workspace)
+        .collect();
     SearchPath::new(std::env::var_os("PWA_TRACES").as_deref(), &roots)
 }
 

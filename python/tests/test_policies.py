@@ -33,7 +33,7 @@ def test_python_fcfs_replays_kth_sp2_within_three_seconds():
     t0 = time.perf_counter()
     r = pr.run("kth-sp2", policy=Fcfs())
     wall = time.perf_counter() - t0
-    assert r.metrics["jobs"] == 28_476 or r.metrics["jobs"] > 28_000
+    assert r.metrics["jobs"] == pr.stats("kth-sp2")["jobs"]
     assert wall <= 3.0, f"{wall:.2f} s"
 
 
