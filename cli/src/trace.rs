@@ -35,7 +35,7 @@ use pwa_replay::workload::lublin::LublinSpec;
 use pwa_replay::workload::synth::{ServiceModel, SynthSpec};
 use pwa_replay::workload::synth_hypercube::HypercubeSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
-use pwa_replay::workload::{Conversion, DropReason, Job, ShapeRule, Workload};
+use pwa_replay::workload::{Conversion, DropReason, Job, Workload};
 
 /// The options naming the workload, shared by `stats`, `run` and `sweep` (`#[command(flatten)]`).
 #[derive(Debug, Clone, clap::Args)]
@@ -243,17 +243,9 @@ fn load_into(
     )
 }
 
-/// The flat machine a raw file's header describes: `MaxProcs` nodes (sizes are read as processors,
-/// one per node), else `MaxNodes`; said on stderr.
+/// The flat machine a raw file's header describes ([`Header::flat_size`]), said on stderr.
 fn flat_from_header(name: &str, header: &Header) -> anyhow::Result<MachineSpec> {
-    let sized = |key: &'static str, n: Option<u64>| {
-        n.and_then(|n| u32::try_from(n).ok())
-            .filter(|&n| n > 0)
-            .map(|n| (key, n))
-    };
-    let Some((key, nodes)) =
-        sized("MaxProcs", header.max_procs()).or_else(|| sized("MaxNodes", header.max_nodes()))
-    else {
+    let Some((key, nodes)) = header.flat_size() else {
         bail!(
             "`{name}` has no positive MaxProcs or MaxNodes in its header to size a flat machine from: say which machine with --machine (e.g. flat:128, mesh:22x16)"
         );
@@ -410,18 +402,15 @@ fn load_entry(
 ) -> anyhow::Result<LoadedTrace> {
     let path = locate(entry)?;
     let sha256 = verify_entry(entry, &path)?;
-    let mut conversion = Conversion {
+    let conversion = Conversion {
         lenient,
-        ..entry.conversion.clone()
+        ..entry.conversion_for(machine)
     };
-    let mut grid = (entry.grid.clone(), format!("catalog entry {}", entry.name));
-    if let Some(m) = machine.filter(|&m| m != entry.conversion.machine) {
-        conversion.machine = m;
-        if !conversion.shape.suits(m) {
-            conversion.shape = ShapeRule::default_for(m);
-        }
-        grid = family_grid(m);
-    }
+    let grid = if conversion.machine == entry.conversion.machine {
+        (entry.grid.clone(), format!("catalog entry {}", entry.name))
+    } else {
+        family_grid(conversion.machine)
+    };
     let reader = SwfReader::open(&path, read_options(lenient))?;
     let loaded = convert(
         entry.name.clone(),
@@ -433,7 +422,7 @@ fn load_entry(
         each,
     )?;
     if entry.sha256.is_none() && !lenient {
-        record_hash(&loaded.path, &loaded.sha256);
+        tracepath::record_hash(&loaded.path, &loaded.sha256);
     }
     Ok(loaded)
 }
@@ -465,34 +454,17 @@ pub fn locate(entry: &TraceEntry) -> anyhow::Result<PathBuf> {
         .map_err(|e| crate::download::with_help(e, entry, &sp, &dir))
 }
 
-/// Verifies a found file: against the catalog's sha256, else against a hash recorded next to the
-/// file on an earlier verified use (`<file>.sha256`), else only computes it (the strict parse that
-/// follows is then the check).
+/// Verifies a found file ([`tracepath::verify_found`]: the catalog's sha256, else the one
+/// recorded beside it, else only computed).
 fn verify_entry(entry: &TraceEntry, path: &Path) -> anyhow::Result<String> {
-    let recorded = std::fs::read_to_string(tracepath::recorded_hash_path(path))
-        .ok()
-        .map(|s| s.trim().to_string());
-    let expected = entry.sha256.clone().or(recorded);
-    Ok(match expected {
-        Some(h) => tracepath::verify(path, &h).with_context(|| {
-            format!(
-                "{} is not the catalogued {}: delete it and run `pwa-replay fetch {}`",
-                path.display(),
-                entry.name,
-                entry.name
-            )
-        })?,
-        None => tracepath::sha256_uncompressed(path)?,
+    tracepath::verify_found(path, entry.sha256.as_deref()).with_context(|| {
+        format!(
+            "{} is not the catalogued {}: delete it and run `pwa-replay fetch {}`",
+            path.display(),
+            entry.name,
+            entry.name
+        )
     })
-}
-
-/// Writes `<file>.sha256` for a trace the catalog has no hash for (best effort: the directory may
-/// be read-only).
-fn record_hash(path: &Path, sha256: &str) {
-    let side = tracepath::recorded_hash_path(path);
-    if !side.exists() {
-        let _ = std::fs::write(side, format!("{sha256}\n"));
-    }
 }
 
 /// Reads every record of an opened file and converts it.

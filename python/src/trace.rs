@@ -16,7 +16,7 @@ use pwa_replay::workload::lublin::LublinSpec;
 use pwa_replay::workload::synth::SynthSpec;
 use pwa_replay::workload::synth_hypercube::HypercubeSpec;
 use pwa_replay::workload::tracepath::{self, SearchPath};
-use pwa_replay::workload::{Conversion, DropReason, ShapeRule, Workload};
+use pwa_replay::workload::{Conversion, DropReason, Workload};
 
 /// An error message for Python (the library's error chain, joined by `: `).
 pub type Message = String;
@@ -131,13 +131,10 @@ pub fn load(
 
 /// A flat machine of the header's `MaxProcs` (else `MaxNodes`) nodes.
 fn flat_from_header(name: &str, reader: &SwfReader) -> Result<MachineSpec, Message> {
-    let header = reader.header();
-    header
-        .max_procs()
-        .or_else(|| header.max_nodes())
-        .and_then(|n| u32::try_from(n).ok())
-        .filter(|&n| n > 0)
-        .map(|nodes| MachineSpec::Flat { nodes })
+    reader
+        .header()
+        .flat_size()
+        .map(|(_, nodes)| MachineSpec::Flat { nodes })
         .ok_or_else(|| {
             format!("`{name}` has no positive MaxProcs or MaxNodes in its header to size a flat machine from: say which machine (machine=\"flat:128\")")
         })
@@ -162,34 +159,29 @@ fn load_entry(
             entry.name
         )
     })?;
-    let recorded = std::fs::read_to_string(tracepath::recorded_hash_path(&path))
-        .ok()
-        .map(|s| s.trim().to_string());
-    let sha256 = match entry.sha256.clone().or(recorded) {
-        Some(h) => tracepath::verify(&path, &h).map_err(|e| {
-            format!(
-                "{} is not the catalogued {}: {}",
-                path.display(),
-                entry.name,
-                chain(&e)
-            )
-        })?,
-        None => tracepath::sha256_uncompressed(&path).map_err(|e| chain(&e))?,
-    };
-    let mut conversion = Conversion {
+    let sha256 = tracepath::verify_found(&path, entry.sha256.as_deref()).map_err(|e| {
+        format!(
+            "{} is not the catalogued {}: {}",
+            path.display(),
+            entry.name,
+            chain(&e)
+        )
+    })?;
+    let conversion = Conversion {
         lenient,
-        ..entry.conversion.clone()
+        ..entry.conversion_for(machine)
     };
-    let mut grid = entry.grid.clone();
-    if let Some(m) = machine.filter(|&m| m != entry.conversion.machine) {
-        conversion.machine = m;
-        if !conversion.shape.suits(m) {
-            conversion.shape = ShapeRule::default_for(m);
-        }
-        grid = DefaultGrid::for_machine(m);
-    }
+    let grid = if conversion.machine == entry.conversion.machine {
+        entry.grid.clone()
+    } else {
+        DefaultGrid::for_machine(conversion.machine)
+    };
     let reader = SwfReader::open(&path, read_options(lenient)).map_err(|e| chain(&e))?;
-    convert(entry.name.clone(), &path, sha256, reader, conversion, grid)
+    let loaded = convert(entry.name.clone(), &path, sha256, reader, conversion, grid)?;
+    if entry.sha256.is_none() && !lenient {
+        tracepath::record_hash(&path, &loaded.sha256);
+    }
+    Ok(loaded)
 }
 
 fn convert(
