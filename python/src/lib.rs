@@ -126,6 +126,14 @@ fn jobs_dict<'py>(py: Python<'py>, w: &Workload, out: &Outcome) -> PyResult<Boun
     Ok(d)
 }
 
+/// The scheduler of a replay.
+enum Chosen {
+    /// A built-in label: no Python runs during the replay.
+    Builtin(SchedKind),
+    /// A Python object with `schedule(state)`.
+    Python(Py<PyAny>),
+}
+
 /// Replays `trace` under `sched` (a built-in label) or `policy` (a Python object with
 /// `schedule(state)`) and `alloc`; returns `(metrics, jobs, extra)`: the summary columns (labels
 /// first), the per-job table as column lists, and for a policy its call count and time.
@@ -153,11 +161,15 @@ fn run<'py>(
     let sched: Option<SchedKind> = sched.map(|s| parse("sched", s)).transpose()?;
     let alloc: Option<AllocKind> = alloc.map(|a| parse("alloc", a)).transpose()?;
     let estimate: EstimateModel = parse("estimate", estimate)?;
-    if sched.is_some() == policy.is_some() {
-        return Err(err(
-            "give exactly one of sched= (a built-in scheduler label) and policy= (an object with schedule(state))".into(),
-        ));
-    }
+    let chosen = match (sched, policy) {
+        (Some(s), None) => Chosen::Builtin(s),
+        (None, Some(p)) => Chosen::Python(p),
+        _ => {
+            return Err(err(
+                "give exactly one of sched= (a built-in scheduler label) and policy= (an object with schedule(state))".into(),
+            ));
+        }
+    };
     let flat_ok = alloc.is_none_or(|a| a == AllocKind::Flat);
     let mut loaded = py
         .detach(|| trace::load(trace, machine, lenient, flat_ok))
@@ -193,8 +205,8 @@ fn run<'py>(
         .build(m)
         .map_err(|e| err(format!("alloc={alloc} on {m}: {}", chain(&e))))?;
     let extra = PyDict::new(py);
-    let (label, outcome) = match (sched, policy) {
-        (Some(s), _) => {
+    let (label, outcome) = match chosen {
+        Chosen::Builtin(s) => {
             let out = py.detach(|| {
                 Engine::new(&workload, s.build(), allocator)
                     .with_options(options)
@@ -202,7 +214,7 @@ fn run<'py>(
             });
             (s.to_string(), out)
         }
-        (None, Some(p)) => {
+        Chosen::Python(p) => {
             let name = format!("python:{}", p.bind(py).get_type().name()?);
             let (scheduler, state) = policy::PyPolicy::new(py, p)?;
             let out = Engine::new(&workload, Box::new(scheduler), allocator)
@@ -216,7 +228,6 @@ fn run<'py>(
             extra.set_item("python_s", st.python_s)?;
             (name, out)
         }
-        (None, None) => unreachable!("checked above"),
     };
     let outcome = outcome.map_err(|e| err(format!("{}: {}", what(&label), chain(&e))))?;
     if validate {
@@ -405,11 +416,10 @@ fn catalog<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         d.set_item("sha256", &e.sha256)?;
         d.set_item("machine", e.conversion.machine.to_string())?;
         d.set_item("procs_per_node", e.conversion.procs_per_node)?;
-        let names = |v: &[String]| v.to_vec();
         let scheds: Vec<String> = e.grid.schedulers.iter().map(|s| s.to_string()).collect();
         let allocs: Vec<String> = e.grid.allocators.iter().map(|a| a.to_string()).collect();
-        d.set_item("schedulers", names(&scheds))?;
-        d.set_item("allocators", names(&allocs))?;
+        d.set_item("schedulers", scheds)?;
+        d.set_item("allocators", allocs)?;
         list.append(d)?;
     }
     Ok(list)
