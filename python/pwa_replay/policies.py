@@ -5,8 +5,6 @@ it on real logs). They are also the templates for new policies (docs/PYTHON.md).
 
 from __future__ import annotations
 
-from itertools import islice
-
 
 class Fcfs:
     """First come, first served: start the oldest waiting job while it fits."""
@@ -36,22 +34,23 @@ class Easy:
         if res is None:
             return
         state.promise(head, res.start)
-        self.backfill(state, islice(queue, 1, None), head, res)
+        self.backfill(state, queue.fitting(after=head, reservation=res), res)
 
     @staticmethod
-    def backfill(state, candidates, head, res):
+    def backfill(state, candidates, res):
+        """Tries the ``candidates`` behind the head, in arrival order. They come from
+        ``queue.fitting``, which skips the built-in's cheap tests in bulk: jobs needing more
+        nodes than are free, and jobs outlasting the reservation that need more nodes than it
+        leaves beside the head."""
         now = state.now
-        free = state.free_nodes
         no_fit = set()  # requests that do not fit now: the free set only shrinks in a pass
         refused = set()  # requests that would take the head's room, until the next start
         for job in candidates:
-            if free == 0:
-                return
             end = now + job.estimate
             outlasts = end > res.start
-            if free < job.nodes or job.shape in no_fit:
+            if job.shape in no_fit:
                 continue
-            if outlasts and (res.free_nodes - job.nodes < head.nodes or job.shape in refused):
+            if outlasts and job.shape in refused:
                 continue
             where = state.find(job)
             if where is None:
@@ -64,4 +63,3 @@ class Easy:
                 if outlasts:
                     res.take(where)
                 refused.clear()
-                free = state.free_nodes

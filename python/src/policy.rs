@@ -190,6 +190,17 @@ pub struct State {
 }
 
 impl State {
+    /// Free nodes now, through a shared borrow (for iterations over the queue).
+    fn free_now(&self) -> PyResult<u32> {
+        match self.sys {
+            // SAFETY: as in `sys`.
+            Some(p) => Ok(unsafe { p.as_ref() }.free_nodes()),
+            None => Err(PyRuntimeError::new_err(
+                "the scheduling state is only valid during the call it was passed to",
+            )),
+        }
+    }
+
     fn sys(&mut self) -> PyResult<&mut dyn System> {
         match self.sys {
             // SAFETY: `sys` is set by `Attached::new` from a live `&mut dyn System` and cleared
@@ -384,7 +395,32 @@ impl QueueView {
         QueueIter {
             state: self.state.clone_ref(py),
             after: None,
+            fitting: false,
+            reservation: None,
         }
+    }
+
+    /// The waiting jobs after `after` (a job; from the head when `None`), in arrival order, that
+    /// need no more nodes than are free when the iteration reaches them — and, with a
+    /// `reservation`, that either end (by their estimates) by its start or need no more nodes
+    /// than it leaves beside the reserved job (EASY's "extra nodes"; a cheap necessary test, the
+    /// placement test is `reservation.admits`). The others are skipped without a Python object
+    /// passing by, so a backfilling pass over thousands of waiting jobs visits only those that
+    /// could start. Starting jobs (and taking them into the reservation) while iterating is
+    /// safe, as for iteration.
+    #[pyo3(signature = (after=None, reservation=None))]
+    fn fitting(
+        &self,
+        py: Python<'_>,
+        after: Option<&Bound<'_, PyAny>>,
+        reservation: Option<Py<PyReservation>>,
+    ) -> PyResult<QueueIter> {
+        Ok(QueueIter {
+            state: self.state.clone_ref(py),
+            after: after.map(State::job_id).transpose()?.map(|j| j.0),
+            fitting: true,
+            reservation,
+        })
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -392,11 +428,14 @@ impl QueueView {
     }
 }
 
-/// An iteration over the queue: the next job waiting after the last one given.
+/// An iteration over the queue: the next job waiting after the last one given (with `fitting`,
+/// the next one that needs no more nodes than are free).
 #[pyclass(unsendable, module = "pwa_replay")]
 pub struct QueueIter {
     state: Py<State>,
     after: Option<u32>,
+    fitting: bool,
+    reservation: Option<Py<PyReservation>>,
 }
 
 #[pymethods]
@@ -405,15 +444,34 @@ impl QueueIter {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> Option<Py<PyJob>> {
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyJob>>> {
         let st = self.state.borrow(py);
-        let at = match self.after {
+        let from = match self.after {
             None => 0,
             Some(a) => st.queue.partition_point(|j| j.get().index <= a),
         };
-        let job = st.queue.get(at)?;
-        self.after = Some(job.get().index);
-        Some(job.clone_ref(py))
+        let rest = st.queue.get(from..).unwrap_or_default();
+        let job = if self.fitting {
+            let free = st.free_now()?;
+            let now = st.clock.get();
+            // With a reservation: (its start, the nodes it leaves beside the reserved job).
+            let shadow = self.reservation.as_ref().map(|r| {
+                let r = r.borrow(py);
+                (r.start, r.state.free_nodes().saturating_sub(r.head.nodes()))
+            });
+            rest.iter().find(|j| {
+                let j = j.get();
+                j.nodes <= free
+                    && shadow
+                        .is_none_or(|(start, extra)| now + j.estimate <= start || j.nodes <= extra)
+            })
+        } else {
+            rest.first()
+        };
+        Ok(job.map(|j| {
+            self.after = Some(j.get().index);
+            j.clone_ref(py)
+        }))
     }
 }
 

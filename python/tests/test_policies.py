@@ -7,20 +7,23 @@ import pytest
 import pwa_replay as pr
 from pwa_replay.policies import Easy, Fcfs
 
-# (trace, allocator, estimate): a mesh log under MPL and a flat one, with exact and user estimates.
+# (trace, allocator, estimate, load factor): a mesh log under MPL and first fit, a flat one with
+# exact and user estimates, and overloaded (thousands waiting).
 CASES = [
-    ("sdsc-96", "mpl", "exact"),
-    ("sdsc-96", "ff", "exact"),
-    ("kth-sp2", "flat", "exact"),
-    ("kth-sp2", "flat", "user"),
+    ("sdsc-96", "mpl", "exact", 1.0),
+    ("sdsc-96", "ff", "exact", 1.0),
+    ("kth-sp2", "flat", "exact", 1.0),
+    ("kth-sp2", "flat", "user", 1.0),
+    ("kth-sp2", "flat", "user", 1.5),
 ]
 
 
-@pytest.mark.parametrize("trace,alloc,estimate", CASES)
+@pytest.mark.parametrize("trace,alloc,estimate,load", CASES)
 @pytest.mark.parametrize("sched,policy", [("fcfs", Fcfs), ("easy", Easy)])
-def test_python_policy_gives_the_builtin_schedule(trace, alloc, estimate, sched, policy):
-    builtin = pr.run(trace, sched=sched, alloc=alloc, estimate=estimate)
-    python = pr.run(trace, policy=policy(), alloc=alloc, estimate=estimate, validate=True)
+def test_python_policy_gives_the_builtin_schedule(trace, alloc, estimate, load, sched, policy):
+    kw = dict(alloc=alloc, estimate=estimate, load_factor=load)
+    builtin = pr.run(trace, sched=sched, **kw)
+    python = pr.run(trace, policy=policy(), validate=True, **kw)
     assert python.jobs.height == builtin.jobs.height > 1000
     assert python.jobs.equals(builtin.jobs), f"{sched} on {trace}/{alloc} differs"
     for name in ("mean_wait_s", "backfilled_jobs", "mean_reservation_error_s", "utilization"):
@@ -127,3 +130,37 @@ def test_the_queue_is_a_live_sequence_that_iterates_safely_while_jobs_start():
     oo = pr.run(label, sched="oo", alloc="ff", load_factor=2.0)
     assert p.checked > 100
     assert r.jobs.equals(oo.jobs), "start every job that fits, in arrival order: out of order"
+
+
+class FittingProbe(Easy):
+    """EASY, checking at every pass that queue.fitting gives exactly the jobs a plain filter
+    keeps (before any start of the pass)."""
+
+    def __init__(self):
+        self.checked = 0
+
+    def schedule(self, state):
+        queue = state.queue
+        if len(queue) > 1:
+            free, now = state.free_nodes, state.now
+            assert list(queue.fitting()) == [j for j in queue if j.nodes <= free]
+            head = queue[0]
+            res = state.earliest_start(head)
+            if res is not None:
+                extra = max(res.free_nodes - head.nodes, 0)
+                want = [
+                    j
+                    for j in list(queue)[1:]
+                    if j.nodes <= free and (now + j.estimate <= res.start or j.nodes <= extra)
+                ]
+                assert list(queue.fitting(after=head, reservation=res)) == want
+                self.checked += 1
+        super().schedule(state)
+
+
+def test_fitting_skips_exactly_the_jobs_a_plain_filter_drops():
+    p = FittingProbe()
+    r = pr.run("kth-sp2", policy=p, estimate="user", max_jobs=3000, load_factor=1.5)
+    assert p.checked > 500
+    easy = pr.run("kth-sp2", sched="easy", estimate="user", max_jobs=3000, load_factor=1.5)
+    assert r.jobs.equals(easy.jobs)
