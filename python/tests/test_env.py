@@ -89,3 +89,13 @@ def test_a_masked_action_does_nothing_and_reset_mid_episode_starts_afresh():
     obs2, _ = env.reset(seed=1)
     assert np.array_equal(obs, obs2)
     env.close()
+
+
+def test_the_utilization_rewards_add_up_to_the_node_hours_used():
+    env = SchedulingEnv("sdsc-96", alloc="mpl", jobs=300, window=8, reward="utilization")
+    _, rewards, metrics = episode(env, 5, random_allowed)
+    jobs = env.result.jobs
+    node_hours = (jobs["size"].cast(float) * (jobs["end_s"] - jobs["start_s"])).sum() / 3600
+    assert rewards.sum() == pytest.approx(node_hours / (22 * 16), rel=1e-9)
+    assert metrics["jobs"] == 300
+    env.close()
