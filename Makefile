@@ -22,14 +22,16 @@ REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $
 	  --loads $(LOADS) --out $(OUT))
 
 .PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench paper install install-files clean \
-	fuzz fuzz-smoke fuzz-corpus soak build-sharing
+	fuzz fuzz-smoke fuzz-corpus soak build-sharing python pytest
 
 ## setup: install what a fresh Debian machine lacks (the plot font, headless Chromium for the
-## tests of the HTML pages); idempotent.
+## tests of the HTML pages, Python's venv for the Python package); idempotent.
 setup:
 	@missing=""; \
 	  [ -f "$(FONT)" ] || missing="$$missing fonts-dejavu-core"; \
 	  command -v chromium >/dev/null || missing="$$missing chromium"; \
+	  command -v python3 >/dev/null || missing="$$missing python3"; \
+	  python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
 	  if [ -n "$$missing" ]; then \
 	    echo "installing$$missing (plot text; browser tests of index.html and viewer.html)"; \
 	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -63,10 +65,37 @@ stats: build
 	$(BIN) stats --trace $(TRACE)
 
 ## test: every unit, property, golden and CLI test (the HTML pages in headless Chromium among them),
-## then a smoke sweep on a real log.
+## then a smoke sweep on a real log, then the Python package's tests (pytest).
 test: setup
-	$(CARGO) test --locked --profile $(PROFILE) --workspace
+	$(CARGO) test --locked --profile $(PROFILE) --workspace --exclude pwa-replay-py
 	$(MAKE) --no-print-directory smoke-run
+	$(MAKE) --no-print-directory pytest
+
+## python: the Python package pwa_replay (python/) built by maturin in the shared profile and
+## installed, editable, into target/py-venv (created when missing) with polars, pytest, numpy and
+## gymnasium. Rebuilt only when a Rust source or the lock file changed.
+PYVENV := target/py-venv
+PY     := $(PYVENV)/bin/python
+PY_INPUTS := $(shell find src python/src -name '*.rs' 2>/dev/null) Cargo.lock Cargo.toml python/Cargo.toml \
+	python/pyproject.toml
+python: $(PYVENV)/.built
+
+$(PY):
+	python3 -m venv $(PYVENV)
+
+$(PYVENV)/.deps: python/pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check "maturin>=1.9,<2" "polars>=1" "pytest>=7" \
+	  "numpy>=1.22" "gymnasium>=1"
+	touch $@
+
+$(PYVENV)/.built: $(PYVENV)/.deps $(PY_INPUTS)
+	VIRTUAL_ENV=$(abspath $(PYVENV)) PATH="$(abspath $(PYVENV))/bin:$$PATH" \
+	  $(PYVENV)/bin/maturin develop --quiet --locked --profile $(PROFILE) -m python/Cargo.toml
+	touch $@
+
+## pytest: the Python package's tests (python/tests), against the binary for the CLI comparisons.
+pytest: python
+	PWA_REPLAY_BIN=$(abspath $(BIN)) $(PY) -m pytest -q python/tests
 
 ## smoke: two load factors of a real log through the optimised binary, validated.
 smoke: build smoke-run

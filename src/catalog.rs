@@ -58,6 +58,23 @@ pub struct TraceEntry {
     pub grid: DefaultGrid,
 }
 
+impl TraceEntry {
+    /// How the log is converted for `machine` (its catalogued machine when `None`): the catalogued
+    /// conversion with the machine replaced, and the shape rule the machine's natural one when the
+    /// catalogued rule does not suit it. A front end gives another machine its family's
+    /// [`DefaultGrid::for_machine`] instead of the entry's grid.
+    pub fn conversion_for(&self, machine: Option<MachineSpec>) -> Conversion {
+        let mut conversion = self.conversion.clone();
+        if let Some(m) = machine.filter(|&m| m != self.conversion.machine) {
+            conversion.machine = m;
+            if !conversion.shape.suits(m) {
+                conversion.shape = ShapeRule::default_for(m);
+            }
+        }
+        conversion
+    }
+}
+
 /// The schedulers × allocators a sweep replays when none are named.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DefaultGrid {
@@ -442,5 +459,30 @@ mod tests {
         let t = t.replace("shape = \"subcube\"", "sha256 = \"abc\"");
         assert!(Catalog::from_toml(&t).is_err());
         assert!(Catalog::from_toml("[traces.y]\nfile = 3").is_err());
+    }
+
+    #[test]
+    fn another_machine_keeps_the_filters_and_gets_a_shape_rule_that_suits_it() {
+        let c = Catalog::builtin();
+        let e = c.get("sdsc-96").expect("sdsc-96");
+        assert_eq!(e.conversion_for(None), e.conversion);
+        assert_eq!(e.conversion_for(Some(e.conversion.machine)), e.conversion);
+        let flat = MachineSpec::Flat { nodes: 416 };
+        let c2 = e.conversion_for(Some(flat));
+        assert_eq!(c2.machine, flat);
+        assert!(
+            !e.conversion.shape.suits(flat),
+            "the mesh rule does not suit a flat machine"
+        );
+        assert_eq!(c2.shape, ShapeRule::default_for(flat));
+        assert_eq!(
+            Conversion {
+                machine: e.conversion.machine,
+                shape: e.conversion.shape,
+                ..c2
+            },
+            e.conversion,
+            "everything else is the entry's"
+        );
     }
 }

@@ -33,7 +33,7 @@ use crate::workload::lublin::LublinSpec;
 use crate::workload::synth::{ServiceModel, SynthSpec};
 use crate::workload::synth_hypercube::HypercubeSpec;
 use crate::workload::tracepath::{self, SearchPath};
-use crate::workload::{Conversion, DropReason, Job, ShapeRule, Workload};
+use crate::workload::{Conversion, DropReason, Job, Workload};
 
 /// Why a workload could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -265,17 +265,9 @@ fn open(path: &Path, lenient: bool) -> Result<SwfReader, LoadError> {
     SwfReader::open(path, opts).map_err(|e| LoadError::Message(chain(&e)))
 }
 
-/// The flat machine a raw file's header describes: `MaxProcs` nodes (sizes are read as processors,
-/// one per node), else `MaxNodes`; and the note saying so.
+/// The flat machine a raw file's header describes ([`Header::flat_size`]), and the note saying so.
 fn flat_from_header(name: &str, header: &Header) -> Result<(MachineSpec, String), LoadError> {
-    let sized = |key: &'static str, n: Option<u64>| {
-        n.and_then(|n| u32::try_from(n).ok())
-            .filter(|&n| n > 0)
-            .map(|n| (key, n))
-    };
-    let Some((key, nodes)) =
-        sized("MaxProcs", header.max_procs()).or_else(|| sized("MaxNodes", header.max_nodes()))
-    else {
+    let Some((key, nodes)) = header.flat_size() else {
         return Err(LoadError::NeedsMachine {
             what: format!(
                 "`{name}` has no positive MaxProcs or MaxNodes in its header to size a flat machine from"
@@ -401,19 +393,26 @@ fn load_entry(
         Some(p) => p.canonicalize().unwrap_or(p),
         None => fetch(entry, &sp)?,
     };
-    let sha256 = verify_entry(entry, &path)?;
-    let mut conversion = Conversion {
+    let sha256 = tracepath::verify_found(&path, entry.sha256.as_deref()).map_err(|e| {
+        LoadError::with(
+            format!(
+                "{} is not the catalogued {}: delete it and run `pwa-replay fetch {}`",
+                path.display(),
+                entry.name,
+                entry.name
+            ),
+            &e,
+        )
+    })?;
+    let conversion = Conversion {
         lenient,
-        ..entry.conversion.clone()
+        ..entry.conversion_for(machine)
     };
-    let mut grid = (entry.grid.clone(), format!("catalog entry {}", entry.name));
-    if let Some(m) = machine.filter(|&m| m != entry.conversion.machine) {
-        conversion.machine = m;
-        if !conversion.shape.suits(m) {
-            conversion.shape = ShapeRule::default_for(m);
-        }
-        grid = family_grid(m);
-    }
+    let grid = if conversion.machine == entry.conversion.machine {
+        (entry.grid.clone(), format!("catalog entry {}", entry.name))
+    } else {
+        family_grid(conversion.machine)
+    };
     let reader = open(&path, lenient)?;
     let loaded = convert(
         entry.name.clone(),
@@ -425,43 +424,9 @@ fn load_entry(
         each,
     )?;
     if entry.sha256.is_none() && !lenient {
-        record_hash(&loaded.path, &loaded.sha256);
+        tracepath::record_hash(&loaded.path, &loaded.sha256);
     }
     Ok(loaded)
-}
-
-/// Verifies a found file: against the catalog's sha256, else against a hash recorded next to the
-/// file on an earlier verified use (`<file>.sha256`), else only computes it (the strict parse that
-/// follows is then the check).
-fn verify_entry(entry: &TraceEntry, path: &Path) -> Result<String, LoadError> {
-    let recorded = std::fs::read_to_string(tracepath::recorded_hash_path(path))
-        .ok()
-        .map(|s| s.trim().to_string());
-    match entry.sha256.clone().or(recorded) {
-        Some(h) => tracepath::verify(path, &h).map_err(|e| {
-            LoadError::with(
-                format!(
-                    "{} is not the catalogued {}: delete it and run `pwa-replay fetch {}`",
-                    path.display(),
-                    entry.name,
-                    entry.name
-                ),
-                &e,
-            )
-        }),
-        None => {
-            tracepath::sha256_uncompressed(path).map_err(|e| LoadError::with(path.display(), &e))
-        }
-    }
-}
-
-/// Writes `<file>.sha256` for a trace the catalog has no hash for (best effort: the directory may
-/// be read-only).
-fn record_hash(path: &Path, sha256: &str) {
-    let side = tracepath::recorded_hash_path(path);
-    if !side.exists() {
-        let _ = std::fs::write(side, format!("{sha256}\n"));
-    }
 }
 
 /// Reads every record of an opened file and converts it.

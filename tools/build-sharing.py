@@ -5,6 +5,9 @@ features, profile and, recursively, its dependencies — must also be in the tes
 is not means the second command compiles it (and everything above it) again, usually because a
 dev-dependency turns on a feature of a crate polars uses (pin it in cli/Cargo.toml).
 
+The test build is `make test`'s: the workspace without the Python extension (maturin builds it
+apart, with pyo3's syn features).
+
 Uses cargo's unit graph (`--unit-graph`, unstable: RUSTC_BOOTSTRAP=1 on stable). Compiles nothing.
 
     tools/build-sharing.py [PROFILE]     (default: ci)
@@ -40,7 +43,7 @@ def identities(units):
 
 
 binary = identities(graph("build", "-p", "pwa-replay-cli", "--bin", "pwa-replay"))
-tests = identities(graph("test", "--workspace", "--no-run"))
+tests = identities(graph("test", "--workspace", "--exclude", "pwa-replay-py", "--no-run"))
 missing = sorted({u["pkg_id"].split("#")[-1] for k, u in binary.items() if k not in tests})
 if missing:
     print(f"build-sharing: {len(missing)} package(s) of the binary compile twice: {' '.join(missing)}")

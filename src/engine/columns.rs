@@ -2,8 +2,13 @@
 //! meaning ([`COLUMNS`]). The summary tables, the cell cache, experiment measures, axis labels and
 //! docs/OUTPUTS.md read it, so a metric is named and explained once. The table destructures
 //! [`RunMetrics`] exhaustively: a field added to the struct fails to compile until it has its line.
+//!
+//! The per-job table (`run --jobs-out`, `sweep --per-job`, the Python package's `Result.jobs`) is
+//! [`job_table`]: its columns in order, as plain vectors, for any front end to turn into a frame.
 
-use super::RunMetrics;
+use super::{Outcome, RunMetrics};
+use crate::resource::Placement;
+use crate::workload::Workload;
 
 /// One metric value: a count or a real number.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -141,6 +146,104 @@ columns! {
 /// The column called `name`.
 pub fn column(name: &str) -> Option<&'static Column> {
     COLUMNS.iter().find(|c| c.name == name)
+}
+
+/// The values of one column of the per-job table.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobColumn {
+    /// Job numbers.
+    Ids(Vec<u64>),
+    /// Times in seconds.
+    Reals(Vec<f64>),
+    /// Node and processor counts.
+    Counts(Vec<u32>),
+    /// Shapes and placements as text.
+    Texts(Vec<String>),
+    /// Yes/no.
+    Flags(Vec<bool>),
+}
+
+/// The per-job table of one replay, one row per job in arrival order: `job_id` (the log's job
+/// number), `submit_s`, `start_s`, `end_s`, `wait_s`, `run_s`, `size` (nodes granted),
+/// `asked_procs`, `shape` ([`granted_shape`]), `placement`, `rotated`, `torus` and `torus_dims`
+/// (semitorus allocators; empty and 0 otherwise).
+pub fn job_table(w: &Workload, out: &Outcome) -> Vec<(&'static str, JobColumn)> {
+    let n = w.jobs.len();
+    let recs = &out.records;
+    let reals = |f: &dyn Fn(usize) -> f64| JobColumn::Reals((0..n).map(f).collect());
+    vec![
+        (
+            "job_id",
+            JobColumn::Ids(w.jobs.iter().map(|j| j.source_id).collect()),
+        ),
+        ("submit_s", reals(&|i| w.jobs[i].submit)),
+        ("start_s", reals(&|i| recs[i].start)),
+        ("end_s", reals(&|i| recs[i].end)),
+        ("wait_s", reals(&|i| recs[i].start - w.jobs[i].submit)),
+        ("run_s", reals(&|i| w.jobs[i].runtime)),
+        (
+            "size",
+            JobColumn::Counts(recs.iter().map(|r| r.placement.nodes()).collect()),
+        ),
+        (
+            "asked_procs",
+            JobColumn::Counts(w.jobs.iter().map(|j| j.asked_procs).collect()),
+        ),
+        (
+            "shape",
+            JobColumn::Texts(recs.iter().map(|r| granted_shape(&r.placement)).collect()),
+        ),
+        (
+            "placement",
+            JobColumn::Texts(recs.iter().map(|r| placement_text(&r.placement)).collect()),
+        ),
+        (
+            "rotated",
+            JobColumn::Flags(
+                recs.iter()
+                    .map(|r| matches!(r.placement, Placement::Submesh { rotated: true, .. }))
+                    .collect(),
+            ),
+        ),
+        (
+            "torus",
+            JobColumn::Texts(
+                (0..n)
+                    .map(|i| out.tori.get(i).map(|t| t.to_string()).unwrap_or_default())
+                    .collect(),
+            ),
+        ),
+        (
+            "torus_dims",
+            JobColumn::Counts(
+                (0..n)
+                    .map(|i| out.tori.get(i).map_or(0, |t| t.len() as u32))
+                    .collect(),
+            ),
+        ),
+    ]
+}
+
+/// The granted shape: `WxH` of a submesh, `AxBx…` of a box, else the node count.
+pub fn granted_shape(p: &Placement) -> String {
+    match p {
+        Placement::Submesh { at, .. } => at.shape.to_string(),
+        Placement::Block(b) => b.extent.to_string(),
+        other => format!("{}", other.nodes()),
+    }
+}
+
+/// A placement as the per-job table writes it: `(xb,yb,xe,ye)` of a submesh (the papers'
+/// corners), a box as it prints, else `N nodes`.
+pub fn placement_text(p: &Placement) -> String {
+    match p {
+        Placement::Submesh { at, .. } => {
+            let (xb, yb, xe, ye) = at.paper();
+            format!("({xb},{yb},{xe},{ye})")
+        }
+        Placement::Block(_) => p.to_string(),
+        other => format!("{} nodes", other.nodes()),
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,9 @@
 //! arrivals, then timers), so the pass runs once, after every completion and every arrival of the
 //! instant — whatever the number of calls the engine split them into. A job of run time 0 started
 //! by the pass departs in a further batch at the same instant, which arms (and runs) one more pass.
+//!
+//! [`DeferredPass`] is public so that policies written outside the library (the Python package's)
+//! get the same once-per-instant pass.
 
 use super::System;
 use crate::SimTime;
@@ -17,7 +20,7 @@ const WAKE: u64 = 1;
 
 /// A scheduling pass armed for the end of the current instant, and wake-ups for later instants.
 #[derive(Debug, Default)]
-pub(crate) struct DeferredPass {
+pub struct DeferredPass {
     armed: bool,
     /// The earliest wake-up set and not yet fired.
     wake: Option<SimTime>,
@@ -25,7 +28,7 @@ pub(crate) struct DeferredPass {
 
 impl DeferredPass {
     /// Asks for one pass at the end of this instant (once, however often it is called).
-    pub(crate) fn arm(&mut self, sys: &mut dyn System) {
+    pub fn arm(&mut self, sys: &mut dyn System) {
         if !self.armed {
             sys.set_timer(sys.now(), PASS);
             self.armed = true;
@@ -43,7 +46,7 @@ impl DeferredPass {
 
     /// A timer fired: whether the pass is due now (it is then disarmed). A wake-up arms the pass
     /// (it runs in the same stage, after any other timer of the instant).
-    pub(crate) fn fire(&mut self, token: u64, sys: &mut dyn System) -> bool {
+    pub fn fire(&mut self, token: u64, sys: &mut dyn System) -> bool {
         if token == WAKE {
             if self.wake.is_some_and(|w| w <= sys.now()) {
                 self.wake = None;

@@ -49,6 +49,7 @@ use crate::machine::Allocator;
 use crate::resource::Placement;
 use crate::workload::{Job, JobId};
 
+pub use backfill::DeferredPass;
 pub use gang::{GangLog, GangParams, gang_with_log};
 pub use plan::{Reservation, RunningJob};
 

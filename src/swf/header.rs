@@ -204,6 +204,18 @@ impl Header {
         self.int("MaxProcs")
     }
 
+    /// The size of a flat machine for a log without one: `MaxProcs` (sizes are read as
+    /// processors, one per node), else `MaxNodes`, with the key it came from; `None` when neither
+    /// is a positive count.
+    pub fn flat_size(&self) -> Option<(&'static str, u32)> {
+        let sized = |key: &'static str, n: Option<u64>| {
+            n.and_then(|n| u32::try_from(n).ok())
+                .filter(|&n| n > 0)
+                .map(|n| (key, n))
+        };
+        sized("MaxProcs", self.max_procs()).or_else(|| sized("MaxNodes", self.max_nodes()))
+    }
+
     /// `MaxRuntime`: the largest allowed run time (s).
     pub fn max_runtime(&self) -> Option<u64> {
         self.int("MaxRuntime")
@@ -358,5 +370,19 @@ mod tests {
         );
         assert!(h.queues().is_empty());
         assert_eq!(h.notes(), vec!["one", "two"]);
+    }
+
+    #[test]
+    fn a_flat_size_comes_from_max_procs_else_max_nodes() {
+        assert_eq!(
+            header(&["; MaxNodes: 64", "; MaxProcs: 128"]).flat_size(),
+            Some(("MaxProcs", 128))
+        );
+        assert_eq!(
+            header(&["; MaxNodes: 400 (48 interactive)", "; MaxProcs: 0"]).flat_size(),
+            Some(("MaxNodes", 400))
+        );
+        assert_eq!(header(&["; MaxNodes: 0"]).flat_size(), None);
+        assert_eq!(header(&[]).flat_size(), None);
     }
 }

@@ -157,6 +157,29 @@ pub fn recorded_hash_path(trace: &Path) -> PathBuf {
     trace.with_file_name(name)
 }
 
+/// Verifies a trace found on the search path and returns its hash: against `catalogued` (the
+/// catalog's sha256), else against the hash recorded beside it on an earlier verified use
+/// ([`recorded_hash_path`]), else only computes it (the strict parse that follows is then the
+/// check).
+pub fn verify_found(path: &Path, catalogued: Option<&str>) -> Result<String, VerifyError> {
+    let recorded = std::fs::read_to_string(recorded_hash_path(path))
+        .ok()
+        .map(|s| s.trim().to_string());
+    match catalogued.map(str::to_string).or(recorded) {
+        Some(h) => verify(path, &h),
+        None => sha256_uncompressed(path),
+    }
+}
+
+/// Records `sha256` beside a trace the catalog has no hash for (`<file>.sha256`, see
+/// [`verify_found`]), unless a record is there; best effort: the directory may be read-only.
+pub fn record_hash(path: &Path, sha256: &str) {
+    let side = recorded_hash_path(path);
+    if !side.exists() {
+        let _ = std::fs::write(side, format!("{sha256}\n"));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +230,39 @@ mod tests {
             sha256_bytes(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+
+    #[test]
+    fn a_found_trace_is_checked_against_the_catalog_else_its_recorded_hash() {
+        let dir = std::env::temp_dir().join(format!("pwa-verify-found-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let trace = dir.join("t.swf");
+        std::fs::write(&trace, b"1 0 0 10 4\n").expect("write");
+        let right = sha256_bytes(b"1 0 0 10 4\n");
+        let wrong = sha256_bytes(b"other");
+        let _ = std::fs::remove_file(recorded_hash_path(&trace));
+        assert_eq!(verify_found(&trace, None).expect("computed"), right);
+        assert_eq!(
+            verify_found(&trace, Some(&right)).expect("catalogued"),
+            right
+        );
+        assert!(matches!(
+            verify_found(&trace, Some(&wrong)),
+            Err(VerifyError::Mismatch { .. })
+        ));
+        record_hash(&trace, &wrong);
+        record_hash(&trace, &right);
+        assert!(
+            matches!(
+                verify_found(&trace, None),
+                Err(VerifyError::Mismatch { .. })
+            ),
+            "the first record is kept and checked"
+        );
+        assert_eq!(
+            verify_found(&trace, Some(&right)).expect("the catalog wins"),
+            right
+        );
+        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use polars::prelude::{Column, DataFrame, ParquetWriter};
 use pwa_replay::engine::Outcome;
-use pwa_replay::machine::Placement;
+use pwa_replay::engine::columns::{JobColumn, job_table};
 use pwa_replay::sweep::Cell;
 use pwa_replay::swf::{self, Header, Record};
 use pwa_replay::workload::{EstimateModel, Workload};
@@ -37,85 +37,20 @@ pub fn swf_path(dir: &Path, cell: &Cell) -> PathBuf {
     dir.join("swf").join(format!("{}.swf", stem(cell)))
 }
 
-/// The per-job table of one replay: one row per job in arrival order.
+/// The per-job table of one replay: one row per job in arrival order (the library's
+/// [`job_table`] as a frame).
 pub fn per_job_frame(w: &Workload, out: &Outcome) -> anyhow::Result<DataFrame> {
-    let n = w.jobs.len();
-    let recs = &out.records;
-    let col_f = |name: &str, f: &dyn Fn(usize) -> f64| {
-        Column::new(name.into(), (0..n).map(f).collect::<Vec<f64>>())
-    };
-    let cols = vec![
-        Column::new(
-            "job_id".into(),
-            w.jobs.iter().map(|j| j.source_id).collect::<Vec<u64>>(),
-        ),
-        col_f("submit_s", &|i| w.jobs[i].submit),
-        col_f("start_s", &|i| recs[i].start),
-        col_f("end_s", &|i| recs[i].end),
-        col_f("wait_s", &|i| recs[i].start - w.jobs[i].submit),
-        col_f("run_s", &|i| w.jobs[i].runtime),
-        Column::new(
-            "size".into(),
-            recs.iter()
-                .map(|r| r.placement.nodes())
-                .collect::<Vec<u32>>(),
-        ),
-        Column::new(
-            "asked_procs".into(),
-            w.jobs.iter().map(|j| j.asked_procs).collect::<Vec<u32>>(),
-        ),
-        Column::new(
-            "shape".into(),
-            recs.iter()
-                .map(|r| shape(&r.placement))
-                .collect::<Vec<String>>(),
-        ),
-        Column::new(
-            "placement".into(),
-            recs.iter()
-                .map(|r| placement(&r.placement))
-                .collect::<Vec<String>>(),
-        ),
-        Column::new(
-            "rotated".into(),
-            recs.iter()
-                .map(|r| matches!(r.placement, Placement::Submesh { rotated: true, .. }))
-                .collect::<Vec<bool>>(),
-        ),
-        Column::new(
-            "torus".into(),
-            (0..n)
-                .map(|i| out.tori.get(i).map(|t| t.to_string()).unwrap_or_default())
-                .collect::<Vec<String>>(),
-        ),
-        Column::new(
-            "torus_dims".into(),
-            (0..n)
-                .map(|i| out.tori.get(i).map_or(0, |t| t.len() as u32))
-                .collect::<Vec<u32>>(),
-        ),
-    ];
-    DataFrame::new(n, cols).context("building the per-job table")
-}
-
-/// The granted shape: `WxH` of a submesh, `AxBx…` of a box, else the node count.
-pub fn shape(p: &Placement) -> String {
-    match p {
-        Placement::Submesh { at, .. } => at.shape.to_string(),
-        Placement::Block(b) => b.extent.to_string(),
-        other => format!("{}", other.nodes()),
-    }
-}
-
-fn placement(p: &Placement) -> String {
-    match p {
-        Placement::Submesh { at, .. } => {
-            let (xb, yb, xe, ye) = at.paper();
-            format!("({xb},{yb},{xe},{ye})")
-        }
-        Placement::Block(_) => p.to_string(),
-        other => format!("{} nodes", other.nodes()),
-    }
+    let cols = job_table(w, out)
+        .into_iter()
+        .map(|(name, values)| match values {
+            JobColumn::Ids(v) => Column::new(name.into(), v),
+            JobColumn::Reals(v) => Column::new(name.into(), v),
+            JobColumn::Counts(v) => Column::new(name.into(), v),
+            JobColumn::Texts(v) => Column::new(name.into(), v),
+            JobColumn::Flags(v) => Column::new(name.into(), v),
+        })
+        .collect();
+    DataFrame::new(w.jobs.len(), cols).context("building the per-job table")
 }
 
 /// Writes a cell's per-job table.
@@ -158,7 +93,7 @@ pub fn write_swf(path: &Path, header: &Header, w: &Workload, out: &Outcome) -> a
 mod tests {
     use super::*;
     use pwa_replay::engine::JobRecord;
-    use pwa_replay::machine::{AllocKind, Shape, Submesh};
+    use pwa_replay::machine::{AllocKind, Placement, Shape, Submesh};
     use pwa_replay::sched::SchedKind;
     use pwa_replay::workload::{Job, JobId, Request};
 

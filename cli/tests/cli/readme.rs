@@ -9,7 +9,7 @@
 //!   `experiments/`). `fetch` downloads from a local stand-in of the archive.
 //! * `make replay` runs its own command line (`make replay-run`, the built binary, two loads);
 //!   `make install` installs into a scratch prefix; `make test`, `build`, `build-sharing`, `paper`,
-//!   `setup`, `bench`, `fuzz`, `fuzz-smoke`, `fuzz-corpus`, `soak` and `test-slurm` cannot run
+//!   `setup`, `bench`, `fuzz`, `fuzz-smoke`, `fuzz-corpus`, `soak`, `test-slurm` and `python` cannot run
 //!   inside the test suite (they are it, or take minutes or root), so their dry run (`make -n`)
 //!   must show the command they stand for.
 
@@ -285,6 +285,17 @@ fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<S
         "setup" => dry("fonts-dejavu-core"),
         "bench" => dry("cargo bench"),
         "test-slurm" => dry("tests/slurm/run.sh"),
+        "python" => {
+            // Once built, `make -n python` has nothing to do: `-B` shows what a build runs.
+            let out = make(target, &["-n", "-B"], Some(traces))
+                .output()
+                .expect("make runs");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && text.contains("maturin develop"),
+                "`make -n -B python`: {text}"
+            );
+        }
         other => panic!("the README shows `{cmd}`, but readme.rs does not exercise `make {other}`"),
     }
 }

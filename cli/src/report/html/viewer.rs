@@ -13,11 +13,11 @@ use serde::Serialize;
 
 use super::{CHARTS_JS, Chart, Series, document, hex};
 use crate::report::atomic;
-use crate::report::jobs::shape;
 use crate::report::palette::job_colour;
 use crate::report::picture::Window;
 use crate::report::picture::layout::Layout;
 use crate::report::picture::snapshot::{request_grid, request_label};
+use pwa_replay::engine::columns::granted_shape as shape;
 
 /// The file name of the viewer.
 pub const VIEWER: &str = "viewer.html";

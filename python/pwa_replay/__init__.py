@@ -1,0 +1,191 @@
+"""pwa-replay from Python: replays of Parallel Workloads Archive logs, sweeps, and scheduling
+policies written in Python, on the same engine as the ``pwa-replay`` command line.
+
+>>> import pwa_replay as pr
+>>> r = pr.run(trace="sdsc-96", sched="easy", alloc="flat")      # doctest: +SKIP
+>>> r.metrics["mean_wait_s"], r.jobs.shape                        # doctest: +SKIP
+
+* :func:`run` — one replay under a built-in scheduler (``sched="easy"``) or a policy object
+  (``policy=MyPolicy()``, see :mod:`pwa_replay.policies` and docs/PYTHON.md); returns a
+  :class:`Result` with ``.metrics`` (the run's summary columns) and ``.jobs`` (the per-job table
+  as a polars DataFrame, the columns of ``pwa-replay run --jobs-out``).
+* :func:`sweep` — a scheduler × allocator × load-factor grid as a polars DataFrame (the columns
+  and rows of the command line's ``summary.csv``).
+* :func:`experiment` — an experiment file (docs/EXPERIMENTS.md): its figures' points and
+  its claims' verdicts.
+* :func:`catalog`, :func:`stats` — the catalogued logs; a workload's statistics.
+* :mod:`pwa_replay.env` — a Gymnasium environment (``pip install pwa-replay[gym]``).
+
+Errors are :class:`Error` exceptions carrying the library's message (file, line and field for a
+malformed log).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence, Union
+
+import polars as pl
+
+from . import _native
+from ._native import Error, Job, Placement, Reservation, State
+
+__all__ = [
+    "Error",
+    "Job",
+    "Placement",
+    "Reservation",
+    "Result",
+    "State",
+    "Experiment",
+    "catalog",
+    "experiment",
+    "labels",
+    "run",
+    "stats",
+    "sweep",
+]
+
+
+@dataclass
+class Result:
+    """One replay: ``metrics`` (labels, then every summary column), ``jobs`` (one row per job,
+    in arrival order), and for a Python policy ``calls`` (calls made into it) and ``python_s``
+    (wall time spent in them)."""
+
+    metrics: dict
+    jobs: pl.DataFrame
+    calls: int = 0
+    python_s: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def run(
+    trace: str,
+    machine: Optional[str] = None,
+    sched: Optional[str] = None,
+    policy: Any = None,
+    alloc: Optional[str] = None,
+    load_factor: float = 1.0,
+    estimate: str = "exact",
+    kill_at_estimate: bool = False,
+    validate: bool = False,
+    lenient: bool = False,
+    first_job: int = 0,
+    max_jobs: Optional[int] = None,
+) -> Result:
+    """Replays ``trace`` (a catalog name, an SWF path, or a ``synth:`` label) on ``machine``
+    (default: the trace's) under the built-in scheduler ``sched`` or the Python ``policy``, with
+    the allocator ``alloc`` (default: the trace's first). ``validate`` checks the schedule with
+    the independent validator and raises :class:`Error` when it is invalid. ``first_job`` and
+    ``max_jobs`` replay a window of the workload (its first arrival shifted to 0)."""
+    metrics, jobs, extra = _native.run(
+        trace,
+        machine=machine,
+        sched=sched,
+        policy=policy,
+        alloc=alloc,
+        load_factor=load_factor,
+        estimate=estimate,
+        kill_at_estimate=kill_at_estimate,
+        validate=validate,
+        lenient=lenient,
+        first_job=first_job,
+        max_jobs=max_jobs,
+    )
+    return Result(
+        metrics=metrics,
+        jobs=_job_frame(jobs),
+        calls=extra.get("calls", 0),
+        python_s=extra.get("python_s", 0.0),
+        extra=extra,
+    )
+
+
+_JOB_TYPES = {
+    "job_id": pl.UInt64,
+    "size": pl.UInt32,
+    "asked_procs": pl.UInt32,
+    "torus_dims": pl.UInt32,
+}
+
+
+def _job_frame(columns: dict) -> pl.DataFrame:
+    return pl.DataFrame(
+        {k: pl.Series(k, v, dtype=_JOB_TYPES.get(k)) for k, v in columns.items()}
+    )
+
+
+def sweep(
+    trace: str,
+    sched: Optional[Sequence[str]] = None,
+    alloc: Optional[Sequence[str]] = None,
+    loads: Union[None, str, Sequence[float]] = None,
+    machine: Optional[str] = None,
+    estimate: Optional[Sequence[str]] = None,
+    kill_at_estimate: bool = False,
+    validate: bool = False,
+    lenient: bool = False,
+    threads: Optional[int] = None,
+) -> pl.DataFrame:
+    """Replays every scheduler × allocator × estimate model × load factor of ``trace`` in
+    parallel; ``None`` lists take the trace's default grid, ``loads`` a list or a spec
+    (``"0.5,1"``, ``"0.1:1:0.1"``, ``"auto"``, the default). One row per cell, the columns of
+    ``summary.csv``."""
+    cols = _native.sweep(
+        trace,
+        sched=_as_list(sched),
+        alloc=_as_list(alloc),
+        loads=loads,
+        machine=machine,
+        estimate=_as_list(estimate),
+        kill_at_estimate=kill_at_estimate,
+        validate=validate,
+        lenient=lenient,
+        threads=threads,
+    )
+    return pl.DataFrame(cols)
+
+
+def _as_list(v: Union[None, str, Sequence[str]]) -> Optional[list]:
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return [v]
+    return list(v)
+
+
+@dataclass
+class Experiment:
+    """An experiment's outcome: ``points`` (one row per figure point: figure, title, x_label,
+    y_label, series, x, y, ci_low, ci_high, n) and ``claims`` (figure, statement, holds,
+    measured; ``holds`` is null when the figure has no points)."""
+
+    points: pl.DataFrame
+    claims: pl.DataFrame
+
+
+def experiment(path: str, quick: bool = False, threads: Optional[int] = None) -> Experiment:
+    """Runs the experiment file at ``path`` (docs/EXPERIMENTS.md) — ``quick`` for its short
+    budget — and checks its claims, as ``pwa-replay experiment`` does (without writing files)."""
+    points, claims = _native.experiment(str(path), quick=quick, threads=threads)
+    return Experiment(
+        points=pl.DataFrame(points, schema_overrides={"n": pl.UInt64}),
+        claims=pl.DataFrame(claims, schema_overrides={"holds": pl.Boolean}),
+    )
+
+
+def catalog() -> pl.DataFrame:
+    """The catalogued logs, one row each."""
+    return pl.DataFrame(_native.catalog())
+
+
+def stats(trace: str, machine: Optional[str] = None, lenient: bool = False) -> dict:
+    """The statistics ``pwa-replay stats --format json`` prints, as a dict."""
+    return json.loads(_native.stats(trace, machine=machine, lenient=lenient))
+
+
+def labels() -> dict:
+    """The scheduler labels (syntax, example, meaning) and allocator labels the engine knows."""
+    return _native.labels_known()

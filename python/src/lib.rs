@@ -1,0 +1,544 @@
+//! `pwa_replay._native`: the engine of pwa-replay for Python.
+//!
+//! The pure-Python package `pwa_replay` (beside this crate) wraps these functions: it turns the
+//! column dictionaries returned here into polars data frames, so no data-frame library is linked
+//! into the extension. Every error of the library reaches Python as `pwa_replay.Error` with the
+//! library's message (file, line and field for a malformed log).
+//!
+//! * [`run`] replays one trace under a built-in scheduler (no Python is called during the replay,
+//!   and the interpreter lock is released) or a policy object ([`policy::PyPolicy`]);
+//! * [`sweep`] replays a scheduler × allocator × load-factor grid in parallel;
+//! * [`experiment`] runs an experiment file and checks its claims;
+//! * [`catalog`] and [`stats`] describe the catalogued logs and a workload.
+
+mod policy;
+mod trace;
+
+use std::str::FromStr;
+
+use pwa_replay::engine::columns::{COLUMNS, JobColumn, Value, job_table};
+use pwa_replay::engine::{Engine, NoObserver, Outcome, ReplayOptions, RunMetrics, summarize};
+use pwa_replay::experiment::figure::FigureData;
+use pwa_replay::experiment::run::{Replica, run as run_experiment};
+use pwa_replay::experiment::{Plan, figures, verdicts};
+use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::sched::SchedKind;
+use pwa_replay::sweep::{
+    Cell, CellError, Grid, LoadSpec, replay_cell_with, run_auto_with, run_cells_with,
+};
+use pwa_replay::trace::Loader;
+use pwa_replay::workload::stats::WorkloadStats;
+use pwa_replay::workload::{EstimateModel, Workload};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use trace::{Loaded, Message, chain};
+
+create_exception!(
+    pwa_replay,
+    Error,
+    PyException,
+    "An error of pwa-replay: a trace that cannot be read (file, line, field), a label that does not parse, an invalid schedule."
+);
+
+fn err(m: Message) -> PyErr {
+    Error::new_err(m)
+}
+
+/// A label parsed by its `FromStr`, the error naming the parameter.
+fn parse<T: FromStr>(what: &str, text: &str) -> PyResult<T>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse()
+        .map_err(|e: T::Err| err(format!("{what}={text:?}: {e}")))
+}
+
+/// A workload scaled to `load_factor`, with estimates from `estimate`.
+fn prepare(
+    loaded: &mut Loaded,
+    load_factor: f64,
+    estimate: EstimateModel,
+) -> Result<Workload, Message> {
+    let jobs = std::mem::take(&mut loaded.workload);
+    let mut w = jobs.into_scaled(load_factor).map_err(|e| {
+        format!(
+            "scaling {} by load factor {load_factor}: {}",
+            loaded.name,
+            chain(&e)
+        )
+    })?;
+    w.set_estimates(estimate);
+    Ok(w)
+}
+
+/// The jobs `first..first + count` of a loaded workload (to its end without `count`), numbered
+/// from 0.
+fn window(loaded: &Loaded, first: usize, count: Option<usize>) -> Result<Workload, Message> {
+    let jobs = &loaded.workload.jobs;
+    let end = count.map_or(jobs.len(), |n| first.saturating_add(n).min(jobs.len()));
+    if first >= end {
+        return Err(format!(
+            "{} has {} jobs: first_job={first} with max_jobs={count:?} selects none",
+            loaded.name,
+            jobs.len()
+        ));
+    }
+    Ok(Workload::from_jobs(
+        jobs[first..end].to_vec(),
+        loaded.workload.procs_per_node,
+    ))
+}
+
+/// The metrics as a dict (counts as ints), after `labels`.
+fn metrics_dict<'py>(
+    py: Python<'py>,
+    labels: Vec<(&str, Bound<'py, PyAny>)>,
+    m: &RunMetrics,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in labels {
+        d.set_item(k, v)?;
+    }
+    for c in COLUMNS {
+        match (c.get)(m) {
+            Value::Count(n) => d.set_item(c.name, n)?,
+            Value::Real(x) => d.set_item(c.name, x)?,
+        }
+    }
+    Ok(d)
+}
+
+/// The per-job table as a dict of lists, in column order.
+fn jobs_dict<'py>(py: Python<'py>, w: &Workload, out: &Outcome) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in job_table(w, out) {
+        match col {
+            JobColumn::Ids(v) => d.set_item(name, v)?,
+            JobColumn::Reals(v) => d.set_item(name, v)?,
+            JobColumn::Counts(v) => d.set_item(name, v)?,
+            JobColumn::Texts(v) => d.set_item(name, v)?,
+            JobColumn::Flags(v) => d.set_item(name, v)?,
+        }
+    }
+    Ok(d)
+}
+
+/// The scheduler of a replay.
+enum Chosen {
+    /// A built-in label: no Python runs during the replay.
+    Builtin(SchedKind),
+    /// A Python object with `schedule(state)`.
+    Python(Py<PyAny>),
+}
+
+/// Replays `trace` under `sched` (a built-in label) or `policy` (a Python object with
+/// `schedule(state)`) and `alloc`; returns `(metrics, jobs, extra)`: the summary columns (labels
+/// first), the per-job table as column lists, and for a policy its call count and time.
+#[pyfunction]
+#[pyo3(signature = (trace, *, machine=None, sched=None, policy=None, alloc=None, load_factor=1.0,
+    estimate="exact", kill_at_estimate=false, validate=false, lenient=false, first_job=0,
+    max_jobs=None))]
+#[allow(clippy::too_many_arguments)]
+fn run<'py>(
+    py: Python<'py>,
+    trace: &str,
+    machine: Option<&str>,
+    sched: Option<&str>,
+    policy: Option<Py<PyAny>>,
+    alloc: Option<&str>,
+    load_factor: f64,
+    estimate: &str,
+    kill_at_estimate: bool,
+    validate: bool,
+    lenient: bool,
+    first_job: usize,
+    max_jobs: Option<usize>,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
+    let sched: Option<SchedKind> = sched.map(|s| parse("sched", s)).transpose()?;
+    let alloc: Option<AllocKind> = alloc.map(|a| parse("alloc", a)).transpose()?;
+    let estimate: EstimateModel = parse("estimate", estimate)?;
+    let chosen = match (sched, policy) {
+        (Some(s), None) => Chosen::Builtin(s),
+        (None, Some(p)) => Chosen::Python(p),
+        _ => {
+            return Err(err(
+                "give exactly one of sched= (a built-in scheduler label) and policy= (an object with schedule(state))".into(),
+            ));
+        }
+    };
+    let flat_ok = alloc.is_none_or(|a| a == AllocKind::Flat);
+    let mut loaded = py
+        .detach(|| trace::load(trace, machine, lenient, flat_ok))
+        .map_err(err)?;
+    let alloc = match alloc {
+        Some(a) => a,
+        None => *loaded.grid.allocators.first().ok_or_else(|| {
+            err(format!(
+                "{} has no default allocator: say alloc=",
+                loaded.name
+            ))
+        })?,
+    };
+    if lenient {
+        loaded
+            .workload
+            .retain_fitting(loaded.machine, &[alloc])
+            .map_err(|e| err(chain(&e)))?;
+    }
+    if first_job > 0 || max_jobs.is_some() {
+        loaded.workload = window(&loaded, first_job, max_jobs).map_err(err)?;
+    }
+    let workload = prepare(&mut loaded, load_factor, estimate).map_err(err)?;
+    let m = loaded.machine;
+    let options = ReplayOptions { kill_at_estimate };
+    let what = |s: &str| {
+        format!(
+            "replaying {} on {m} with {s} / {alloc} at load factor {load_factor} ({estimate} estimates)",
+            loaded.name
+        )
+    };
+    let allocator = alloc
+        .build(m)
+        .map_err(|e| err(format!("alloc={alloc} on {m}: {}", chain(&e))))?;
+    let extra = PyDict::new(py);
+    let (label, outcome) = match chosen {
+        Chosen::Builtin(s) => {
+            let out = py.detach(|| {
+                Engine::new(&workload, s.build(), allocator)
+                    .with_options(options)
+                    .run(&mut NoObserver)
+            });
+            (s.to_string(), out)
+        }
+        Chosen::Python(p) => {
+            let name = format!("python:{}", p.bind(py).get_type().name()?);
+            let (scheduler, state) = policy::PyPolicy::new(py, p)?;
+            let out = Engine::new(&workload, Box::new(scheduler), allocator)
+                .with_options(options)
+                .run(&mut NoObserver);
+            let mut st = state.bind(py).borrow_mut();
+            if let Some(e) = st.error.take() {
+                return Err(e);
+            }
+            extra.set_item("calls", st.calls)?;
+            extra.set_item("python_s", st.python_s)?;
+            (name, out)
+        }
+    };
+    let outcome = outcome.map_err(|e| err(format!("{}: {}", what(&label), chain(&e))))?;
+    if validate {
+        pwa_replay::engine::validate(&workload, m, &outcome).map_err(|e| {
+            err(format!(
+                "the schedule is invalid ({}): {}",
+                what(&label),
+                chain(&e)
+            ))
+        })?;
+    }
+    let metrics = summarize(&workload, m, alloc, &outcome);
+    let labels = vec![
+        ("trace", loaded.name.clone().into_pyobject(py)?.into_any()),
+        (
+            "sha256",
+            loaded.sha256.clone().into_pyobject(py)?.into_any(),
+        ),
+        ("machine", m.to_string().into_pyobject(py)?.into_any()),
+        ("scheduler", label.into_pyobject(py)?.into_any()),
+        ("allocator", alloc.to_string().into_pyobject(py)?.into_any()),
+        ("load_factor", load_factor.into_pyobject(py)?.into_any()),
+        (
+            "estimate",
+            estimate.to_string().into_pyobject(py)?.into_any(),
+        ),
+        (
+            "kill_at_estimate",
+            kill_at_estimate.into_pyobject(py)?.to_owned().into_any(),
+        ),
+        (
+            "validated",
+            validate.into_pyobject(py)?.to_owned().into_any(),
+        ),
+        (
+            "alloc_calls_skipped",
+            outcome.skipped_checks.into_pyobject(py)?.into_any(),
+        ),
+    ];
+    Ok((
+        metrics_dict(py, labels, &metrics)?,
+        jobs_dict(py, &workload, &outcome)?,
+        extra,
+    ))
+}
+
+/// Labels of a list argument: `None` → `default`, else each parsed.
+fn labels<T: FromStr + Clone>(
+    what: &str,
+    given: Option<Vec<String>>,
+    default: &[T],
+) -> PyResult<Vec<T>>
+where
+    T::Err: std::fmt::Display,
+{
+    match given {
+        None => Ok(default.to_vec()),
+        Some(v) => v.iter().map(|s| parse(what, s)).collect(),
+    }
+}
+
+/// Replays the grid `sched` × `alloc` × `estimate` × `loads` (a list of load factors, or a spec
+/// string: `0.5,1`, `0.1:1:0.1`, `auto`) of `trace` on `threads` workers; returns the summary
+/// table as column lists, one row per cell, in the command line's `summary.csv` order and columns.
+#[pyfunction]
+#[pyo3(signature = (trace, *, sched=None, alloc=None, loads=None, machine=None, estimate=None,
+    kill_at_estimate=false, validate=false, lenient=false, threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn sweep<'py>(
+    py: Python<'py>,
+    trace: &str,
+    sched: Option<Vec<String>>,
+    alloc: Option<Vec<String>>,
+    loads: Option<&Bound<'py, PyAny>>,
+    machine: Option<&str>,
+    estimate: Option<Vec<String>>,
+    kill_at_estimate: bool,
+    validate: bool,
+    lenient: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
+    let loads: LoadSpec = match loads {
+        None => parse("loads", "auto")?,
+        Some(l) => match l.extract::<String>() {
+            Ok(s) => parse("loads", &s)?,
+            Err(_) => {
+                let list: Vec<f64> = l.extract()?;
+                let text: Vec<String> = list.iter().map(f64::to_string).collect();
+                parse("loads", &text.join(","))?
+            }
+        },
+    };
+    let allocs_given: Option<Vec<AllocKind>> = alloc
+        .clone()
+        .map(|v| v.iter().map(|a| parse("alloc", a)).collect())
+        .transpose()?;
+    let flat_ok = allocs_given
+        .as_ref()
+        .is_none_or(|v| v.iter().all(|&a| a == AllocKind::Flat));
+    let mut loaded = py
+        .detach(|| trace::load(trace, machine, lenient, flat_ok))
+        .map_err(err)?;
+    let schedulers = labels("sched", sched, &loaded.grid.schedulers)?;
+    let allocators = labels("alloc", alloc, &loaded.grid.allocators)?;
+    let estimates = labels("estimate", estimate, &loaded.grid.estimates)?;
+    let m = loaded.machine;
+    for a in &allocators {
+        a.build(m)
+            .map_err(|e| err(format!("alloc={a} on {} ({m}): {}", loaded.name, chain(&e))))?;
+    }
+    if lenient {
+        loaded
+            .workload
+            .retain_fitting(m, &allocators)
+            .map_err(|e| err(chain(&e)))?;
+    }
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let options = ReplayOptions { kill_at_estimate };
+    let workload = &loaded.workload;
+    let series = Grid {
+        schedulers,
+        allocators,
+        loads: Vec::new(),
+        estimates,
+    };
+    let results = py
+        .detach(|| {
+            let runner =
+                |c: &Cell| Ok(replay_cell_with(workload, m, c, options, validate)?.metrics);
+            match loads {
+                LoadSpec::List(loads) => {
+                    let grid = Grid { loads, ..series };
+                    run_cells_with(&grid.cells(), threads, &runner, &|_| {})
+                }
+                LoadSpec::Auto(auto) => {
+                    run_auto_with(&series.series(), &auto, threads, &runner, &|_| {})
+                }
+            }
+        })
+        .map_err(|e| err(format!("sweeping {}: {}", loaded.name, chain(&e))))?;
+    let d = PyDict::new(py);
+    let n = results.len();
+    d.set_item("trace", vec![loaded.name.clone(); n])?;
+    d.set_item("machine", vec![m.to_string(); n])?;
+    let text = |f: &dyn Fn(&Cell) -> String| results.iter().map(|r| f(&r.cell)).collect::<Vec<_>>();
+    d.set_item("scheduler", text(&|c| c.scheduler.to_string()))?;
+    d.set_item("allocator", text(&|c| c.allocator.to_string()))?;
+    let lf: Vec<f64> = results.iter().map(|r| r.cell.load_factor).collect();
+    d.set_item("load_factor", lf)?;
+    if results
+        .iter()
+        .any(|r| r.cell.estimate != EstimateModel::Exact)
+    {
+        d.set_item("estimate", text(&|c| c.estimate.to_string()))?;
+    }
+    for c in COLUMNS {
+        if c.is_count() {
+            let v: Vec<u64> = results
+                .iter()
+                .map(|r| (c.get)(&r.metrics).as_u64())
+                .collect();
+            d.set_item(c.name, v)?;
+        } else {
+            let v: Vec<f64> = results.iter().map(|r| c.of(&r.metrics)).collect();
+            d.set_item(c.name, v)?;
+        }
+    }
+    Ok(d)
+}
+
+/// The catalogued logs: one dict per entry (name, description, file, folder, sha256, machine,
+/// procs_per_node, schedulers, allocators).
+#[pyfunction]
+fn catalog<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let cat = trace::catalog().map_err(err)?;
+    let list = PyList::empty(py);
+    for e in cat.entries() {
+        let d = PyDict::new(py);
+        d.set_item("name", &e.name)?;
+        d.set_item("description", &e.description)?;
+        d.set_item("file", &e.file)?;
+        d.set_item("folder", &e.folder)?;
+        d.set_item("sha256", &e.sha256)?;
+        d.set_item("machine", e.conversion.machine.to_string())?;
+        d.set_item("procs_per_node", e.conversion.procs_per_node)?;
+        let scheds: Vec<String> = e.grid.schedulers.iter().map(|s| s.to_string()).collect();
+        let allocs: Vec<String> = e.grid.allocators.iter().map(|a| a.to_string()).collect();
+        d.set_item("schedulers", scheds)?;
+        d.set_item("allocators", allocs)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// The workload statistics of `pwa-replay stats --format json`, as a JSON text.
+#[pyfunction]
+#[pyo3(signature = (trace, *, machine=None, lenient=false))]
+fn stats(py: Python<'_>, trace: &str, machine: Option<&str>, lenient: bool) -> PyResult<String> {
+    let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
+    let loaded = py
+        .detach(|| trace::load(trace, machine, lenient, true))
+        .map_err(err)?;
+    let s = WorkloadStats::of(&loaded.workload, loaded.machine, &loaded.dropped);
+    let mut v = serde_json::to_value(&s).map_err(|e| err(e.to_string()))?;
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("trace".into(), loaded.name.into());
+        obj.insert("sha256".into(), loaded.sha256.into());
+    }
+    Ok(v.to_string())
+}
+
+/// Runs the experiment file at `path` (docs/EXPERIMENTS.md; `quick`: its short budget) on
+/// `threads` workers; returns `(points, claims)` as column lists: every figure's points (figure,
+/// title, axis labels, series, x, y, ci_low, ci_high, n) and every claim's verdict (figure,
+/// statement, holds, measured).
+#[pyfunction]
+#[pyo3(signature = (path, *, quick=false, threads=None))]
+fn experiment<'py>(
+    py: Python<'py>,
+    path: &str,
+    quick: bool,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let text = std::fs::read_to_string(path).map_err(|e| err(format!("reading {path}: {e}")))?;
+    let plan = Plan::new(path, &text, quick).map_err(|e| err(chain(&e)))?;
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let results = py
+        .detach(|| {
+            let hook =
+                |_: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| compute();
+            run_experiment(
+                &plan,
+                &plan.units(),
+                &Loader::default(),
+                &hook,
+                &|_| {},
+                threads,
+            )
+        })
+        .map_err(|e| err(format!("{path}: {}", chain(&e))))?;
+    let figs = figures(&plan, &results);
+    let points = PyDict::new(py);
+    let each = |f: &dyn Fn(&FigureData) -> String| -> Vec<String> {
+        figs.iter()
+            .flat_map(|fig| std::iter::repeat_n(f(fig), fig.points.len()))
+            .collect()
+    };
+    points.set_item("figure", each(&|f| f.key()))?;
+    points.set_item("title", each(&|f| f.title.clone()))?;
+    points.set_item("x_label", each(&|f| f.x_label.clone()))?;
+    points.set_item("y_label", each(&|f| f.y_label.clone()))?;
+    let all = || figs.iter().flat_map(|f| f.points.iter());
+    points.set_item(
+        "series",
+        all().map(|p| p.series.clone()).collect::<Vec<_>>(),
+    )?;
+    points.set_item("x", all().map(|p| p.x).collect::<Vec<_>>())?;
+    points.set_item("y", all().map(|p| p.est.mean).collect::<Vec<_>>())?;
+    points.set_item("ci_low", all().map(|p| p.est.ci_low).collect::<Vec<_>>())?;
+    points.set_item("ci_high", all().map(|p| p.est.ci_high).collect::<Vec<_>>())?;
+    points.set_item("n", all().map(|p| p.est.n).collect::<Vec<_>>())?;
+    let v = verdicts(&plan, &figs);
+    let claims = PyDict::new(py);
+    claims.set_item(
+        "figure",
+        v.iter().map(|c| c.figure.clone()).collect::<Vec<_>>(),
+    )?;
+    claims.set_item(
+        "statement",
+        v.iter().map(|c| c.statement.clone()).collect::<Vec<_>>(),
+    )?;
+    claims.set_item("holds", v.iter().map(|c| c.holds).collect::<Vec<_>>())?;
+    claims.set_item(
+        "measured",
+        v.iter().map(|c| c.measured.clone()).collect::<Vec<_>>(),
+    )?;
+    Ok((points, claims))
+}
+
+/// The scheduler and allocator labels the library knows (syntax, example, meaning).
+#[pyfunction]
+fn labels_known(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    let scheds: Vec<(&str, &str, &str)> = pwa_replay::sched::SCHEDULERS
+        .iter()
+        .map(|s| (s.syntax, s.example, s.meaning))
+        .collect();
+    d.set_item("schedulers", scheds)?;
+    let allocs: Vec<String> = AllocKind::ALL.iter().map(|a| a.to_string()).collect();
+    d.set_item("allocators", allocs)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("Error", m.py().get_type::<Error>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(stats, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment, m)?)?;
+    m.add_function(wrap_pyfunction!(labels_known, m)?)?;
+    m.add_class::<policy::PyJob>()?;
+    m.add_class::<policy::State>()?;
+    m.add_class::<policy::QueueView>()?;
+    m.add_class::<policy::PyPlacement>()?;
+    m.add_class::<policy::PyReservation>()?;
+    Ok(())
+}

@@ -1,0 +1,43 @@
+//! Workloads by name for Python: the library's loader ([`pwa_replay::trace`]), which never
+//! downloads here (a log missing from the search path is an error saying to fetch it with
+//! `pwa-replay fetch NAME`), with errors as text naming the Python parameters.
+
+use pwa_replay::catalog::Catalog;
+use pwa_replay::machine::MachineSpec;
+use pwa_replay::trace::{self as lib, LoadError, NoMachine};
+
+pub use pwa_replay::trace::{LoadedTrace as Loaded, chain};
+
+/// An error message for Python (the library's error chain, joined by `: `).
+pub type Message = String;
+
+/// The catalog: `$PWA_CATALOG` when set, else the built-in one.
+pub fn catalog() -> Result<Catalog, Message> {
+    lib::catalog().map_err(|e| e.to_string())
+}
+
+/// Loads `trace` (catalog name, SWF path or `synth:` label) for `machine` (its own when `None`;
+/// a file without one is read on a flat machine sized from its header when `flat_ok`).
+pub fn load(
+    trace: &str,
+    machine: Option<MachineSpec>,
+    lenient: bool,
+    flat_ok: bool,
+) -> Result<Loaded, Message> {
+    let no_machine = if flat_ok {
+        NoMachine::FlatFromHeader
+    } else {
+        NoMachine::Refuse
+    };
+    lib::load(trace, machine, lenient, no_machine, &lib::no_fetch, None).map_err(|e| match e {
+        LoadError::NeedsMachine { what } => format!(
+            "{what}: say which machine (machine=\"mesh:22x16\", \"flat:128\", \"hypercube:7\"){}",
+            if flat_ok {
+                ""
+            } else {
+                "; with alloc=\"flat\", a flat machine sized from its header is used"
+            }
+        ),
+        e => e.to_string(),
+    })
+}

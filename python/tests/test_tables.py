@@ -1,0 +1,97 @@
+"""The data frames against the command line's files."""
+
+import subprocess
+
+import polars as pl
+import pytest
+
+import pwa_replay as pr
+
+# Wall-clock columns differ from run to run.
+WALL = {"alloc_time_s", "sim_wall_s"}
+
+
+def test_sweep_frame_equals_the_cli_summary(cli, tmp_path):
+    out = tmp_path / "sweep"
+    subprocess.run(
+        [cli, "sweep", "--trace", "kth-sp2", "--sched", "fcfs,easy", "--alloc", "flat",
+         "--loads", "0.5,1", "--quiet", "--out", out],
+        check=True,
+    )
+    want = pl.read_csv(out / "summary.csv")
+    got = pr.sweep("kth-sp2", sched=["fcfs", "easy"], alloc=["flat"], loads=[0.5, 1.0])
+    assert got.columns == want.columns
+    assert got.height == want.height == 8
+    keep = [c for c in want.columns if c not in WALL]
+    for c in keep:
+        g, w = got[c].to_list(), want[c].to_list()
+        if got[c].dtype == pl.Float64:
+            assert g == pytest.approx(w, rel=1e-12, nan_ok=True), c
+        else:
+            assert g == w, c
+
+
+def test_run_jobs_frame_equals_the_cli_jobs_table(cli, tmp_path):
+    jobs = tmp_path / "jobs.csv"
+    subprocess.run(
+        [cli, "run", "--trace", "sdsc-96", "--sched", "window:240", "--alloc", "mpl",
+         "--load-factor", "0.8", "--jobs-out", jobs],
+        check=True, capture_output=True,
+    )
+    want = pl.read_csv(jobs, schema_overrides={"torus": pl.String})
+    got = pr.run("sdsc-96", sched="window:240", alloc="mpl", load_factor=0.8).jobs
+    assert got.columns == want.columns
+    for c in want.columns:
+        g, w = got[c].to_list(), want[c].fill_null("").to_list() if c == "torus" else want[c].to_list()
+        assert g == (pytest.approx(w, rel=1e-12) if got[c].dtype == pl.Float64 else w), c
+
+
+def test_catalog_and_stats():
+    cat = pr.catalog()
+    assert {"sdsc-96", "kth-sp2"} <= set(cat["name"].to_list())
+    s = pr.stats("sdsc-96")
+    assert s["machine"] == "mesh:22x16" and s["jobs"] > 10_000 and s["trace"] == "sdsc-96"
+    assert "fcfs" in [x[0] for x in pr.labels()["schedulers"]]
+
+
+EXPERIMENT = """
+[[panel]]
+name = "uniform"
+workload = "synth:uniform,mesh=8x8,jobs=200,rate={x}"
+sched = ["fcfs", "oo"]
+alloc = ["ff"]
+x = { name = "rate", values = [0.5, 4.0] }
+replicate = { count = 2 }
+
+[[figure]]
+name = "turnaround"
+panel = "uniform"
+y = "mean_turnaround_s"
+
+[[claim]]
+figure = "turnaround"
+statement = "Out-of-order scheduling is never worse than FCFS."
+predicate = "below"
+a = "oo+ff"
+b = "fcfs+ff"
+"""
+
+
+def test_experiment_points_equal_the_cli_figure_data(cli, tmp_path):
+    spec = tmp_path / "demo.toml"
+    spec.write_text(EXPERIMENT)
+    out = tmp_path / "out"
+    subprocess.run([cli, "experiment", spec, "--out", out, "--quiet"], check=True)
+    want = pl.read_csv(out / "turnaround.csv")
+    got = pr.experiment(spec)
+    points = got.points.filter(pl.col("figure") == "turnaround")
+    assert points.select(want.columns).equals(want)
+    assert points["n"].to_list() == [2] * 4
+    assert got.claims["holds"].to_list() == [True]
+
+
+def test_an_experiment_error_names_the_file_and_line(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text(EXPERIMENT.replace('"oo"]', '"nope"]'))
+    with pytest.raises(pr.Error, match=r"bad\.toml.*nope"):
+        pr.experiment(spec)
