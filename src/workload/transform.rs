@@ -119,17 +119,22 @@ pub enum ShapeRule {
     Nodes,
     /// The most cube-like box of `n' ≥ n` nodes that fits (k-dimensional mesh or torus).
     Box,
+    /// `n` nodes rounded up to a power of two, any nodes (flat machine, k-dimensional mesh or
+    /// torus): the requests semitorus allocation grants, for a fully connected reference that
+    /// pays the same rounding (semitorus-allocation.md).
+    Pow2,
 }
 
 impl ShapeRule {
     /// Every rule, in documentation order.
-    pub const ALL: [ShapeRule; 6] = [
+    pub const ALL: [ShapeRule; 7] = [
         ShapeRule::SquareTall,
         ShapeRule::SquareWide,
         ShapeRule::Paragon,
         ShapeRule::Subcube,
         ShapeRule::Nodes,
         ShapeRule::Box,
+        ShapeRule::Pow2,
     ];
 
     /// The label used in the catalog and on the command line.
@@ -141,6 +146,7 @@ impl ShapeRule {
             ShapeRule::Subcube => "subcube",
             ShapeRule::Nodes => "nodes",
             ShapeRule::Box => "box",
+            ShapeRule::Pow2 => "pow2",
         }
     }
 
@@ -164,7 +170,7 @@ impl ShapeRule {
                 MachineSpec::Mesh { .. }
             ) | (ShapeRule::Subcube, MachineSpec::Hypercube { .. })
                 | (
-                    ShapeRule::Nodes,
+                    ShapeRule::Nodes | ShapeRule::Pow2,
                     MachineSpec::Flat { .. } | MachineSpec::Grid { .. }
                 )
                 | (ShapeRule::Box, MachineSpec::Grid { .. })
@@ -215,7 +221,7 @@ pub enum TransformError {
     },
     /// Unknown shape rule label.
     #[error(
-        "shape rule `{0}` is not one of square-tall, square-wide, paragon, subcube, nodes, box"
+        "shape rule `{0}` is not one of square-tall, square-wide, paragon, subcube, nodes, box, pow2"
     )]
     UnknownShapeRule(String),
     /// Processors per node must be at least 1.
@@ -446,6 +452,10 @@ impl ShapeTable {
             (MachineSpec::Grid { dims, .. }, ShapeRule::Box) => {
                 box_shape(n, dims).map(Request::Block)
             }
+            (MachineSpec::Flat { .. } | MachineSpec::Grid { .. }, ShapeRule::Pow2) => n
+                .checked_next_power_of_two()
+                .filter(|&p| p <= machine.nodes())
+                .map(Request::Nodes),
             _ => None,
         }
     }
@@ -750,6 +760,24 @@ mod tests {
         assert_eq!(paragon_shape(8, m), Some(Shape::new(4, 2)));
         assert_eq!(paragon_shape(10, m), Some(Shape::new(5, 2)));
         assert_eq!(paragon_shape(353, m), None);
+    }
+
+    #[test]
+    fn pow2_rounds_up_to_a_power_of_two_that_fits() {
+        let torus: MachineSpec = "torus:8x8x8".parse().unwrap();
+        let mut t = ShapeTable::new(torus, ShapeRule::Pow2).unwrap();
+        let got: Vec<Option<Request>> = [1, 3, 100, 128, 336, 512, 513]
+            .into_iter()
+            .map(|n| t.request(n))
+            .collect();
+        let want = [1, 4, 128, 128, 512, 512].map(|n| Some(Request::Nodes(n)));
+        assert_eq!(got[..6], want, "rounded up");
+        assert_eq!(got[6], None, "more than the machine");
+        let mut flat = ShapeTable::new(MachineSpec::Flat { nodes: 338 }, ShapeRule::Pow2).unwrap();
+        assert_eq!(flat.request(256), Some(Request::Nodes(256)));
+        assert_eq!(flat.request(300), None, "512 > 338 nodes: never fits");
+        assert!(ShapeTable::new("mesh:8x8".parse().unwrap(), ShapeRule::Pow2).is_err());
+        assert_eq!("pow2".parse::<ShapeRule>(), Ok(ShapeRule::Pow2));
     }
 
     #[test]

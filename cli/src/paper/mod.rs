@@ -271,9 +271,13 @@ fn write_semitorus(run: &PaperRun, opts: &Options) -> anyhow::Result<()> {
         .panels
         .iter()
         .enumerate()
+        .filter(|(_, p)| !p.name.ends_with("-pow2"))
         .filter_map(|(i, p)| {
             let utilization = figure(format!("{}-utilization", p.name))?;
             let bsld = figure(format!("{}-bsld", p.name))?;
+            let matched = figure(format!("{}-pow2-utilization", p.name))
+                .zip(figure(format!("{}-pow2-bsld", p.name)))
+                .map(|(utilization, bsld)| semitorus::Curves { utilization, bsld });
             let jobs = run
                 .results
                 .lines
@@ -290,6 +294,7 @@ fn write_semitorus(run: &PaperRun, opts: &Options) -> anyhow::Result<()> {
                 jobs,
                 utilization,
                 bsld,
+                matched,
             })
         })
         .collect();

@@ -6,6 +6,12 @@
 //! from them: how far each series is from the fully connected machine under the same scheduler,
 //! and the study's headline with a verdict.
 //!
+//! EP and NEP round every request up to a power of two; the fully connected machine (`flat`) does
+//! not. The file's `<trace>-pow2` panels give `flat` the same rounded requests (the catalog's `pow2`
+//! shape rule): the *rounding-matched* reference. The README compares every series with both, states
+//! the rounding's own cost (`flat` on rounded against unrounded requests), and judges the headline
+//! against the matched reference.
+//!
 //! The study's backfilling is EASY (`easy`, exact estimates).
 
 use std::fmt::Write as _;
@@ -35,6 +41,28 @@ pub struct System<'a> {
     pub utilization: &'a FigureData,
     /// Mean bounded slowdown against the load factor.
     pub bsld: &'a FigureData,
+    /// The fully connected machine given the requests rounded up to a power of two (the
+    /// `<trace>-pow2` panel), when it ran.
+    pub matched: Option<Curves<'a>>,
+}
+
+/// One panel's curves against the load factor.
+#[derive(Clone, Copy)]
+pub struct Curves<'a> {
+    /// Utilization.
+    pub utilization: &'a FigureData,
+    /// Mean bounded slowdown.
+    pub bsld: &'a FigureData,
+}
+
+impl<'a> System<'a> {
+    /// The system's own panel.
+    fn curves(&self) -> Curves<'a> {
+        Curves {
+            utilization: self.utilization,
+            bsld: self.bsld,
+        }
+    }
 }
 
 /// How far a series is from the fully connected reference, over the loads both measured up to
@@ -68,22 +96,34 @@ fn at(f: &FigureData, series: &str, x: f64) -> Option<f64> {
 
 /// The distance of `series` from `reference` in one system, over loads ≤ `max_load`.
 pub fn distance(sys: &System<'_>, series: &str, reference: &str, max_load: f64) -> Distance {
+    distance_between(sys.curves(), series, sys.curves(), reference, max_load)
+}
+
+/// The distance of `series` in `a` from `reference` in `b`, over the loads ≤ `max_load` both
+/// measured.
+pub fn distance_between(
+    a: Curves<'_>,
+    series: &str,
+    b: Curves<'_>,
+    reference: &str,
+    max_load: f64,
+) -> Distance {
     let mut d = Distance {
         loads: 0,
         max_util_gap: 0.0,
         max_bsld_ratio: 0.0,
         bsld_ratio_at_1: None,
     };
-    for p in sys
+    for p in a
         .bsld
         .points
         .iter()
         .filter(|p| p.series == series && p.x <= max_load)
     {
         let (Some(ref_bsld), Some(util), Some(ref_util)) = (
-            at(sys.bsld, reference, p.x),
-            at(sys.utilization, series, p.x),
-            at(sys.utilization, reference, p.x),
+            at(b.bsld, reference, p.x),
+            at(a.utilization, series, p.x),
+            at(b.utilization, reference, p.x),
         ) else {
             continue;
         };
@@ -160,31 +200,118 @@ pub fn readme(systems: &[System<'_>], quick: bool) -> String {
             );
         }
     }
+    matched_tables(&mut s, systems);
     let _ = writeln!(s, "\n## The study's headline\n");
     for r in systems {
-        let d = distance(r, "easy+nep", "easy+flat", 1.0);
-        let verdict = format!(
-            "{} (max |Δ utilization| {:.3}, max bounded-slowdown ratio {:.2} over {} loads)",
-            if d.comparable() {
-                "**holds**"
-            } else {
-                "**differs**"
-            },
-            d.max_util_gap,
-            d.max_bsld_ratio,
-            d.loads
-        );
-        let _ = writeln!(
-            s,
-            "- {} on `{}`: EASY/NEP comparable to the fully connected machine — {verdict}",
-            r.trace, r.machine
-        );
+        let plain = distance(r, "easy+nep", "easy+flat", 1.0);
+        match r.matched {
+            Some(m) => {
+                let d = distance_between(r.curves(), "easy+nep", m, "easy+flat", 1.0);
+                let _ = writeln!(
+                    s,
+                    "- {} on `{}`: EASY/NEP comparable to the fully connected machine given the same \
+                     rounded requests — {} (against the unrounded machine: {})",
+                    r.trace,
+                    r.machine,
+                    verdict(&d),
+                    verdict(&plain)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "- {} on `{}`: EASY/NEP comparable to the fully connected machine — {}",
+                    r.trace,
+                    r.machine,
+                    verdict(&plain)
+                );
+            }
+        }
     }
     let _ = writeln!(
         s,
-        "\nFigures per system: `<trace>-utilization`, `<trace>-bsld`, `<trace>-wait` (CSV `series,x,y,ci_low,ci_high` + PNG)."
+        "\nFigures per system: `<trace>-utilization`, `<trace>-bsld`, `<trace>-wait`, and the rounding-matched reference's `<trace>-pow2-utilization`, `<trace>-pow2-bsld` (CSV `series,x,y,ci_low,ci_high` + PNG)."
     );
     s
+}
+
+/// "**holds** (max |Δ utilization| …, max bounded-slowdown ratio … over … loads)".
+fn verdict(d: &Distance) -> String {
+    format!(
+        "{} (max |Δ utilization| {:.3}, max bounded-slowdown ratio {:.2} over {} loads)",
+        if d.comparable() {
+            "**holds**"
+        } else {
+            "**differs**"
+        },
+        d.max_util_gap,
+        d.max_bsld_ratio,
+        d.loads
+    )
+}
+
+/// The tables against the rounding-matched reference and of the rounding's own cost, for the
+/// systems whose `-pow2` panel ran.
+fn matched_tables(s: &mut String, systems: &[System<'_>]) {
+    if systems.iter().all(|r| r.matched.is_none()) {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Against the rounding-matched reference\n\n\
+         EP and NEP grant every request rounded up to a power of two; `flat` above does not round. \
+         Here the reference is `flat` given the same rounded requests (the catalog's `<trace>-pow2`, \
+         shape rule `pow2`), so what remains is the partition schemes' own cost.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| system | series | vs (requests rounded to 2^k) | loads ≤ 1 | max \\|Δ utilization\\| | max bsld ratio | bsld ratio at lf 1 | comparable |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    for r in systems {
+        let Some(m) = r.matched else { continue };
+        for series in COMPARED {
+            let reference = reference(series);
+            let d = distance_between(r.curves(), series, m, &reference, 1.0);
+            let _ = writeln!(
+                s,
+                "| {} | `{series}` | `{reference}` | {} |",
+                r.trace,
+                row(&d)
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n### The rounding's own cost\n\n`flat` given the rounded requests against `flat` given \
+         the requests as they are, under the same scheduler.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| system | scheduler | loads ≤ 1 | max \\|Δ utilization\\| | max bsld ratio | bsld ratio at lf 1 | comparable |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for r in systems {
+        let Some(m) = r.matched else { continue };
+        for sched in ["fcfs", "easy"] {
+            let flat = format!("{sched}+flat");
+            let d = distance_between(m, &flat, r.curves(), &flat, 1.0);
+            let _ = writeln!(s, "| {} | `{sched}` | {} |", r.trace, row(&d));
+        }
+    }
+}
+
+/// The distance columns: loads, max |Δ utilization|, max and lf-1 bounded-slowdown ratios, verdict.
+fn row(d: &Distance) -> String {
+    format!(
+        "{} | {:.3} | {:.2} | {} | {}",
+        d.loads,
+        d.max_util_gap,
+        d.max_bsld_ratio,
+        d.bsld_ratio_at_1
+            .map_or("—".to_string(), |x| format!("{x:.2}")),
+        if d.comparable() { "yes" } else { "no" }
+    )
 }
 
 /// Writes the README.
@@ -243,6 +370,7 @@ mod tests {
             jobs: 10,
             utilization: &utilization,
             bsld: &bsld,
+            matched: None,
         };
         let d = distance(&sys, "fcfs+nep", "fcfs+flat", 1.0);
         assert_eq!(d.loads, 2);
@@ -263,5 +391,50 @@ mod tests {
     fn every_compared_series_has_a_flat_reference() {
         assert_eq!(reference("easy+nep"), "easy+flat");
         assert!(COMPARED.iter().all(|s| !s.ends_with("+flat")));
+    }
+
+    #[test]
+    fn the_headline_is_judged_against_the_rounding_matched_reference() {
+        // Unrounded flat: slowdown 2 at both loads; flat on rounded requests: 4 and 6; NEP: 5, 7.
+        let utilization = figure(&[
+            ("easy+flat", 0.5, 0.40),
+            ("easy+flat", 1.0, 0.70),
+            ("easy+nep", 0.5, 0.40),
+            ("easy+nep", 1.0, 0.69),
+        ]);
+        let bsld = figure(&[
+            ("easy+flat", 0.5, 2.0),
+            ("easy+flat", 1.0, 2.0),
+            ("easy+nep", 0.5, 5.0),
+            ("easy+nep", 1.0, 7.0),
+        ]);
+        let m_util = figure(&[("easy+flat", 0.5, 0.40), ("easy+flat", 1.0, 0.68)]);
+        let m_bsld = figure(&[("easy+flat", 0.5, 4.0), ("easy+flat", 1.0, 6.0)]);
+        let sys = System {
+            trace: "t".into(),
+            machine: "torus:8x8x8".into(),
+            jobs: 10,
+            utilization: &utilization,
+            bsld: &bsld,
+            matched: Some(Curves {
+                utilization: &m_util,
+                bsld: &m_bsld,
+            }),
+        };
+        let text = readme(&[sys], false);
+        // NEP vs matched: ratios 1.25, 1.17 (≤ 1.5), utilization gap 0.01: comparable.
+        assert!(
+            text.contains("| t | `easy+nep` | `easy+flat` | 2 | 0.010 | 1.25 | 1.17 | yes |"),
+            "{text}"
+        );
+        // The rounding's cost: flat on rounded requests vs flat, ratios 2 and 3.
+        assert!(
+            text.contains("| t | `easy` | 2 | 0.020 | 3.00 | 3.00 | no |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("same rounded requests — **holds** (max |Δ utilization| 0.010, max bounded-slowdown ratio 1.25 over 2 loads) (against the unrounded machine: **differs**"),
+            "{text}"
+        );
     }
 }
