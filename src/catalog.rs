@@ -110,7 +110,7 @@ impl DefaultGrid {
             MachineSpec::Hypercube { .. } => DefaultGrid {
                 schedulers: vec![
                     SchedKind::Lazy,
-                    SchedKind::ScanUp,
+                    SchedKind::ScanUp(Default::default()),
                     SchedKind::Static,
                     Fcfs,
                     OutOfOrder,

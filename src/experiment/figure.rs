@@ -94,16 +94,40 @@ impl FigureData {
             let _ = writeln!(
                 s,
                 "{},{},{},{},{}",
-                p.series, p.x, p.est.mean, p.est.ci_low, p.est.ci_high
+                csv_field(&p.series),
+                p.x,
+                p.est.mean,
+                p.est.ci_low,
+                p.est.ci_high
             );
         }
         s
     }
 }
 
+/// `field` as one CSV field (RFC 4180): quoted, inner quotes doubled, when it holds a comma, a
+/// quote or a line break (a label such as `scan-up:join,step` or `gang:slice=1,nmax=4`), else as is.
+pub fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\"")).into()
+    } else {
+        field.into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_with_a_comma_is_one_quoted_field() {
+        assert_eq!(
+            csv_field("scan-up:join,step+buddy"),
+            "\"scan-up:join,step+buddy\""
+        );
+        assert_eq!(csv_field("say \"x\", y"), "\"say \"\"x\"\", y\"");
+        assert_eq!(csv_field("window:240+mpl"), "window:240+mpl");
+    }
 
     #[test]
     fn csv_is_long_format_with_the_five_columns() {

@@ -7,7 +7,7 @@
 //! the allocator directly, so any scheduler pairs with any allocator.
 //!
 //! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`,
-//! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down`, `static`,
+//! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down:join`, `static`,
 //! `largest-first:16`, `gang:slice=600`, `easy`, `easy:sjbf`, `conservative`) are parsed by
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
 //!
@@ -52,6 +52,7 @@ use crate::workload::{Job, JobId};
 pub use backfill::DeferredPass;
 pub use gang::{GangLog, GangParams, gang_with_log};
 pub use plan::{Reservation, RunningJob};
+pub use scan::{Advance, Arrivals, Blocked, ScanReading};
 
 /// The engine as a scheduler sees it.
 ///
@@ -167,10 +168,11 @@ pub enum SchedKind {
     Lazy,
     /// `lazy:T`: lazy scheduling with a fixed waiting threshold of `T` seconds.
     LazyFixed(SimTime),
-    /// `scan-up`: scan (Krueger et al., lazy-scheduling-hypercube.md §2.3), towards larger cubes.
-    ScanUp,
-    /// `scan-down`: scan towards smaller cubes.
-    ScanDown,
+    /// `scan-up[:READING]`: scan (Krueger et al., lazy-scheduling-hypercube.md §2.3), towards larger
+    /// cubes, under a reading of §2.3 (`join`, `step`, `skip`; [`ScanReading`]).
+    ScanUp(ScanReading),
+    /// `scan-down[:READING]`: scan towards smaller cubes.
+    ScanDown(ScanReading),
     /// `static`: static partitioning (lazy-scheduling-hypercube.md §3.1).
     Static,
     /// `gang[:slice=S,nmax=N,retry=R,switch=C]`: MPJ-CoSched&TS, gang scheduling by time-slice
@@ -215,8 +217,8 @@ pub const SCHEDULERS: &[SchedInfo] = &[
     SchedInfo { syntax: "bq:SECONDS|bq:inf", example: "bq:100", meaning: "bypass queue with a threshold time" },
     SchedInfo { syntax: "lazy", example: "lazy", meaning: "lazy scheduling, threshold d_t²·λ" },
     SchedInfo { syntax: "lazy:SECONDS", example: "lazy:30", meaning: "lazy scheduling, a fixed threshold" },
-    SchedInfo { syntax: "scan-up", example: "scan-up", meaning: "scan towards larger subcubes" },
-    SchedInfo { syntax: "scan-down", example: "scan-down", meaning: "scan towards smaller subcubes" },
+    SchedInfo { syntax: "scan-up[:join,step,skip]", example: "scan-up", meaning: "scan towards larger subcubes (a reading of §2.3)" },
+    SchedInfo { syntax: "scan-down[:join,step,skip]", example: "scan-down:join", meaning: "scan towards smaller subcubes" },
     SchedInfo { syntax: "static", example: "static", meaning: "static partitioning" },
     SchedInfo { syntax: "gang[:slice=S,nmax=N,retry=R,switch=C]", example: "gang:slice=600", meaning: "gang scheduling by time-slice classes" },
     SchedInfo { syntax: "largest-first[:R]", example: "largest-first:16", meaning: "space sharing, largest first, R retries" },
@@ -254,8 +256,8 @@ impl fmt::Display for SchedKind {
             SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
             SchedKind::Lazy => f.write_str("lazy"),
             SchedKind::LazyFixed(t) => write!(f, "lazy:{t}"),
-            SchedKind::ScanUp => f.write_str("scan-up"),
-            SchedKind::ScanDown => f.write_str("scan-down"),
+            SchedKind::ScanUp(r) => scan_label(f, "scan-up", r),
+            SchedKind::ScanDown(r) => scan_label(f, "scan-down", r),
             SchedKind::Static => f.write_str("static"),
             SchedKind::Gang(p) => write!(f, "{p}"),
             SchedKind::LargestFirst(r) => write!(f, "largest-first:{r}"),
@@ -263,6 +265,16 @@ impl fmt::Display for SchedKind {
             SchedKind::EasySjbf => f.write_str("easy:sjbf"),
             SchedKind::Conservative => f.write_str("conservative"),
         }
+    }
+}
+
+/// `scan-up` / `scan-down`, then `:` and the reading's non-default options, if any.
+fn scan_label(f: &mut fmt::Formatter<'_>, name: &str, r: &ScanReading) -> fmt::Result {
+    let options = r.to_string();
+    if options.is_empty() {
+        f.write_str(name)
+    } else {
+        write!(f, "{name}:{options}")
     }
 }
 
@@ -277,8 +289,8 @@ impl FromStr for SchedKind {
                 "oo" => Ok(SchedKind::OutOfOrder),
                 "delay" => Ok(SchedKind::Delay),
                 "lazy" => Ok(SchedKind::Lazy),
-                "scan-up" => Ok(SchedKind::ScanUp),
-                "scan-down" => Ok(SchedKind::ScanDown),
+                "scan-up" => Ok(SchedKind::ScanUp(ScanReading::default())),
+                "scan-down" => Ok(SchedKind::ScanDown(ScanReading::default())),
                 "static" => Ok(SchedKind::Static),
                 "gang" => Ok(SchedKind::Gang(GangParams::default())),
                 "largest-first" => Ok(SchedKind::LargestFirst(GangParams::RETRY)),
@@ -304,6 +316,12 @@ impl FromStr for SchedKind {
                 .ok()
                 .filter(|t| *t >= 0.0 && t.is_finite())
                 .map(SchedKind::LazyFixed)
+                .ok_or_else(bad),
+            Some(("scan-up", args)) => ScanReading::parse_args(args)
+                .map(SchedKind::ScanUp)
+                .ok_or_else(bad),
+            Some(("scan-down", args)) => ScanReading::parse_args(args)
+                .map(SchedKind::ScanDown)
                 .ok_or_else(bad),
             Some(("gang", args)) => GangParams::parse_args(args)
                 .map(SchedKind::Gang)
@@ -332,8 +350,8 @@ impl SchedKind {
             SchedKind::BypassQueue(_) => 8,
             SchedKind::Lazy => 9,
             SchedKind::LazyFixed(_) => 10,
-            SchedKind::ScanUp => 11,
-            SchedKind::ScanDown => 12,
+            SchedKind::ScanUp(_) => 11,
+            SchedKind::ScanDown(_) => 12,
             SchedKind::Static => 13,
             SchedKind::Gang(_) => 14,
             SchedKind::LargestFirst(_) => 15,
@@ -360,8 +378,8 @@ impl SchedKind {
             SchedKind::BypassQueue(t) => Box::new(bypass_queue::bypass_queue(t)),
             SchedKind::Lazy => Box::new(lazy::Lazy::new(lazy::Threshold::Dynamic)),
             SchedKind::LazyFixed(t) => Box::new(lazy::Lazy::new(lazy::Threshold::Fixed(t))),
-            SchedKind::ScanUp => Box::new(scan::Scan::new(scan::Direction::Up)),
-            SchedKind::ScanDown => Box::new(scan::Scan::new(scan::Direction::Down)),
+            SchedKind::ScanUp(r) => Box::new(scan::Scan::new(scan::Direction::Up, r)),
+            SchedKind::ScanDown(r) => Box::new(scan::Scan::new(scan::Direction::Down, r)),
             SchedKind::Static => Box::new(static_partition::StaticPartition::default()),
             SchedKind::Gang(p) => Box::new(gang::Gang::new(p)),
             SchedKind::LargestFirst(r) => Box::new(largest_first::LargestFirst::new(r)),

@@ -98,13 +98,52 @@ fn scan_up_sweeps_and_holds_late_arrivals() {
         (3.0, 1.0, 1),
         (4.0, 1.0, 3),
     ]);
-    let up = run_valid(&w, CUBE4, SchedKind::ScanUp, AllocKind::Buddy);
+    let up = run_valid(
+        &w,
+        CUBE4,
+        SchedKind::ScanUp(Default::default()),
+        AllocKind::Buddy,
+    );
     assert_eq!(starts(&up), [0.0, 1.0, 6.0, 6.0, 10.0]);
     assert_eq!(placements(&up)[3], "010*");
     let oo = run_valid(&w, CUBE4, SchedKind::OutOfOrder, AllocKind::Buddy);
     assert_eq!(starts(&oo)[3], 3.0, "OO would start the 1-cube at once");
-    let down = run_valid(&w, CUBE4, SchedKind::ScanDown, AllocKind::Buddy);
+    let down = run_valid(
+        &w,
+        CUBE4,
+        SchedKind::ScanDown(Default::default()),
+        AllocKind::Buddy,
+    );
     assert_eq!(starts(&down)[..2], [0.0, 1.0]);
+}
+
+/// The three readings of §2.3's scan on the stream of `scan_up_sweeps_and_holds_late_arrivals`
+/// (worked by hand): j0 2-cube [0, 10), j1 3-cube [1, 6), then j2 (3-cube, t = 2), j3 (1-cube,
+/// t = 3), j4 (3-cube, t = 4).
+#[test]
+fn scan_readings_of_the_arrivals_the_pointer_and_a_blocked_head() {
+    let w = cubes(&[
+        (0.0, 10.0, 2),
+        (1.0, 5.0, 3),
+        (2.0, 5.0, 3),
+        (3.0, 1.0, 1),
+        (4.0, 1.0, 3),
+    ]);
+    let scan = |label: &str| {
+        let kind: SchedKind = label.parse().expect(label);
+        starts(&run_valid(&w, CUBE4, kind, AllocKind::Buddy))
+    };
+    // join: j4 joins Q_3's sweep (j2 pending), so after j2 (t = 6) the scan waits for j4, which
+    // starts when j0 frees 0*** at 10; j3 then finds every node busy until j2 and j4 end at 11.
+    assert_eq!(scan("scan-up:join"), [0.0, 1.0, 6.0, 11.0, 10.0]);
+    // skip: j2 does not fit at 2, the scan leaves Q_3 and serves j3 on arrival (3); j2 and j4 as in
+    // the default reading.
+    assert_eq!(scan("scan-up:skip"), [0.0, 1.0, 6.0, 3.0, 10.0]);
+    // step: one queue per event. t = 0 (machine empty): Q_1 (empty), Q_2 → j0. t = 1: Q_3 → j1.
+    // t = 2: Q_4, t = 3: Q_0 (empty, jobs running: stop). t = 4: Q_1 → j3 on 010*. t = 5: Q_2.
+    // t = 6: Q_3 → j2 on 1***, j4 blocks until j0 ends at 10.
+    assert_eq!(scan("scan-up:step"), [0.0, 1.0, 6.0, 4.0, 10.0]);
+    assert_eq!(scan("scan-up:hold,jump,wait"), scan("scan-up"));
 }
 
 /// Static_Request / Static_Release on a 4-cube: partitions 0***, 10**, 110*, 1110, 1111; a second

@@ -27,6 +27,10 @@ pub struct Args {
     /// (the experiment files' figures; the lazy and coscheduling figures run again).
     #[arg(long)]
     pub resume: bool,
+    /// The lazy figures' scan series under another reading of §2.3 (`scan-up:join`,
+    /// `scan-up:step,skip`, …; docs/PAPER.md "Readings of scan").
+    #[arg(long, value_name = "LABEL", value_parser = scan_label)]
+    pub lazy_scan: Option<pwa_replay::sched::SchedKind>,
     /// No progress lines on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -49,6 +53,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         no_traces: args.no_traces,
         progress: !args.quiet,
         resume: args.resume,
+        lazy_scan: args.lazy_scan,
     })?;
     manifest.finish(&args.out)
+}
+
+/// A `scan-up[:…]` or `scan-down[:…]` label.
+fn scan_label(s: &str) -> Result<pwa_replay::sched::SchedKind, String> {
+    use pwa_replay::sched::SchedKind;
+    match s.parse::<SchedKind>().map_err(|e| e.to_string())? {
+        k @ (SchedKind::ScanUp(_) | SchedKind::ScanDown(_)) => Ok(k),
+        other => Err(format!(
+            "`{other}` is not a scan label (scan-up[:join,step,skip])"
+        )),
+    }
 }

@@ -96,6 +96,8 @@ pub struct Options {
     pub progress: bool,
     /// Reuse the replicas an earlier (interrupted) run cached under `out/cells/`.
     pub resume: bool,
+    /// The lazy figures' scan reading, if not the default (`--lazy-scan`).
+    pub lazy_scan: Option<pwa_replay::sched::SchedKind>,
 }
 
 /// Whether the catalog log `trace` is on the search path (`paper` never downloads).
@@ -335,7 +337,10 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let stop = stop_on_ctrl_c()?;
     let source = crate::trace::loader();
     let replicas = Replicas::new(&opts.out, opts.resume, &lock, &stop, &source);
-    let lazy_budget = lazy::LazyBudget::new(opts.quick);
+    let mut lazy_budget = lazy::LazyBudget::new(opts.quick);
+    if let Some(scan) = opts.lazy_scan {
+        lazy_budget.scan = scan;
+    }
     let keep = |key: &str| selected(&opts.only, key);
     let sync_say = |m: &str| {
         if opts.progress {
