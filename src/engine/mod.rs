@@ -87,7 +87,7 @@ use crate::sched::SchedKind;
 use crate::workload::{JobId, Request, Workload};
 
 /// What happened to one job.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JobRecord {
     /// Start time (of its first run segment).
     pub start: SimTime,

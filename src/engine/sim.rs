@@ -472,7 +472,7 @@ impl State<'_> {
         }
         let rec = &mut self.records[i];
         rec.end = self.now;
-        let placement = rec.placement;
+        let placement = rec.placement.clone();
         if epoch > 0 {
             self.segments.push(Segment {
                 job: id,
@@ -540,7 +540,7 @@ impl State<'_> {
     }
 
     /// Runs a job on `placement` (already occupied) from now on: a first start or a resume.
-    fn run_on(&mut self, id: JobId, placement: Placement, service: SimTime) {
+    fn run_on(&mut self, id: JobId, placement: &Placement, service: SimTime) {
         let i = id.index();
         let p = &mut self.progress[i];
         p.since = self.now;
@@ -559,11 +559,11 @@ impl State<'_> {
         self.records[id.index()] = JobRecord {
             start: self.now,
             end: self.now + service,
-            placement,
+            placement: placement.clone(),
             killed,
             reserved: Some(self.promised[id.index()]).filter(|t| !t.is_nan()),
         };
-        self.run_on(id, placement, service);
+        self.run_on(id, &placement, service);
         obs.on_start(self.now, id, &placement);
     }
 
@@ -575,7 +575,7 @@ impl State<'_> {
                 job: id,
                 since: self.progress[id.index()].since,
                 est_end: self.progress[id.index()].est_end,
-                placement: self.records[id.index()].placement,
+                placement: self.records[id.index()].placement.clone(),
             })
             .collect()
     }
@@ -657,7 +657,7 @@ impl State<'_> {
             return false;
         }
         let i = id.index();
-        let placement = self.records[i].placement;
+        let placement = self.records[i].placement.clone();
         let p = &mut self.progress[i];
         p.served += self.now - p.since;
         p.epoch += 1;
@@ -679,13 +679,13 @@ impl State<'_> {
             self.policy_error(Some(id), PolicyProblem::NotSuspended);
             return false;
         }
-        let placement = self.records[id.index()].placement;
+        let placement = self.records[id.index()].placement.clone();
         if !self.alloc.is_free(&placement) {
             return false;
         }
         self.alloc.occupy(&placement);
         let (service, _) = self.service(id.index());
-        self.run_on(id, placement, service);
+        self.run_on(id, &placement, service);
         obs.on_resume(self.now, id, &placement);
         true
     }
@@ -752,7 +752,7 @@ impl System for Sys<'_, '_> {
     }
     fn placement(&self, id: JobId) -> Option<Placement> {
         (self.st.status.get(id.index()) == Some(&Status::Running))
-            .then(|| self.st.records[id.index()].placement)
+            .then(|| self.st.records[id.index()].placement.clone())
     }
     fn snapshot(&self) -> Box<dyn Allocator> {
         self.st.alloc.snapshot()
@@ -790,20 +790,24 @@ const NOT_STARTED: JobRecord = JobRecord {
 /// Whether `p` covers exactly request `req` (a submesh of its shape or its 90° turn when flagged, a
 /// box of its extents, a subcube of its dimension, or its node count); a box request or a node
 /// count may also be granted a box of power-of-two extents holding the request's node count rounded
-/// up to a power of two (semitorus allocation).
+/// up to a power of two (semitorus allocation). Non-contiguous pieces cover a submesh or box request
+/// of at most as many nodes (paging grants whole pages: the surplus is internal fragmentation).
 fn covers(req: &Request, p: &Placement) -> bool {
     if let Placement::Block(b) = p
         && crate::resource::is_rounded_semitorus(req, b)
     {
         return true;
     }
-    match (*req, *p) {
-        (Request::Submesh(want), Placement::Submesh { at, rotated }) => {
+    match (*req, p) {
+        (Request::Submesh(want), &Placement::Submesh { at, rotated }) => {
             at.shape == if rotated { want.rotated() } else { want }
         }
         (Request::Block(want), Placement::Block(b)) => b.extent == want,
         (Request::Subcube(d), Placement::Subcube(c)) => c.dim() == d,
-        (req, Placement::Nodes(n)) => req.nodes() == n,
+        (req, &Placement::Nodes(n)) => req.nodes() == n,
+        (Request::Submesh(_) | Request::Block(_), Placement::Pieces(ps)) => {
+            ps.nodes() >= req.nodes()
+        }
         _ => false,
     }
 }
