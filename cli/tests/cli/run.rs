@@ -240,7 +240,7 @@ fn help_names_every_registered_scheduler_and_allocator() {
         }
         for a in pwa_replay::machine::AllocKind::ALL {
             assert!(
-                help.contains(a.label()),
+                help.contains(a.label().as_ref()),
                 "{cmd} --help misses {}",
                 a.label()
             );
