@@ -136,6 +136,8 @@ columns! {
     head_fragmentation: Real, "fraction", "head-of-queue fragmentation";
     mean_estimate_error: Real, "", "mean |estimate − run time| / run time";
     underestimated_share: Real, "fraction", "share of jobs underestimated";
+    mean_pieces: Real, "", "mean connected pieces per job";
+    mean_pairwise_hops: Real, "hops", "mean pairwise hop distance within a job";
 }
 
 /// The column called `name`.

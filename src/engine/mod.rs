@@ -65,6 +65,7 @@
 
 pub mod columns;
 mod fragmentation;
+pub mod locality;
 mod metrics;
 pub mod observation;
 mod observer;
@@ -75,6 +76,7 @@ mod validate;
 pub use fragmentation::{
     FragStep, FragSummary, Fragmentation, measure_fragmentation, summarize_fragmentation,
 };
+pub use locality::{Locality, compact_hops, locality};
 pub use metrics::summarize;
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
 pub use sim::Engine;
@@ -220,6 +222,10 @@ pub struct RunMetrics {
     pub mean_estimate_error: f64,
     /// Share of the jobs with a positive run time whose estimate at submission was below it, 0..1.
     pub underestimated_share: f64,
+    /// Mean over the jobs of the connected pieces of their nodes ([`locality`]).
+    pub mean_pieces: f64,
+    /// Mean over the jobs of the mean hop distance between their nodes ([`locality`]).
+    pub mean_pairwise_hops: f64,
 }
 
 /// What a scheduler did wrong.

@@ -148,7 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("the schedule is invalid ({what})"))?;
     }
     if let (Some(path), Some(fmt)) = (&args.jobs_out, jobs_format) {
-        write_jobs(path, fmt, &workload, &outcome)?;
+        write_jobs(path, fmt, &workload, t.machine, &outcome)?;
     }
     let m = summarize(&workload, t.machine, r.alloc, &outcome);
     let labels = vec![
@@ -203,9 +203,10 @@ fn write_jobs(
     path: &Path,
     fmt: TableFormat,
     w: &pwa_replay::workload::Workload,
+    machine: pwa_replay::machine::MachineSpec,
     out: &pwa_replay::engine::Outcome,
 ) -> anyhow::Result<()> {
-    let mut df = per_job_frame(w, out)?;
+    let mut df = per_job_frame(w, machine, out)?;
     write_atomic(path, |f| match fmt {
         TableFormat::Csv => CsvWriter::new(f).finish(&mut df).context("writing CSV"),
         TableFormat::Parquet => ParquetWriter::new(f)

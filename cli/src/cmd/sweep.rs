@@ -507,7 +507,7 @@ impl<'a> CellRun<'a> {
         .map_err(anyhow::Error::from_boxed)?;
         if self.args.per_job {
             let path = jobs::per_job_path(self.out, cell);
-            jobs::write_per_job(&path, &run.workload, &run.outcome)?;
+            jobs::write_per_job(&path, &run.workload, machine, &run.outcome)?;
         }
         if self.args.swf_out {
             let path = jobs::swf_path(self.out, cell);

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use polars::prelude::{Column, DataFrame, ParquetWriter};
-use pwa_replay::engine::Outcome;
-use pwa_replay::machine::Placement;
+use pwa_replay::engine::{Locality, Outcome, locality};
+use pwa_replay::machine::{MachineSpec, Placement};
 use pwa_replay::sweep::Cell;
 use pwa_replay::swf::{self, Header, Record};
 use pwa_replay::workload::{EstimateModel, Workload};
@@ -37,10 +37,18 @@ pub fn swf_path(dir: &Path, cell: &Cell) -> PathBuf {
     dir.join("swf").join(format!("{}.swf", stem(cell)))
 }
 
-/// The per-job table of one replay: one row per job in arrival order.
-pub fn per_job_frame(w: &Workload, out: &Outcome) -> anyhow::Result<DataFrame> {
+/// The per-job table of one replay on `machine`: one row per job in arrival order.
+pub fn per_job_frame(
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+) -> anyhow::Result<DataFrame> {
     let n = w.jobs.len();
     let recs = &out.records;
+    let near: Vec<Locality> = recs
+        .iter()
+        .map(|r| locality(machine, &r.placement))
+        .collect();
     let col_f = |name: &str, f: &dyn Fn(usize) -> f64| {
         Column::new(name.into(), (0..n).map(f).collect::<Vec<f64>>())
     };
@@ -94,6 +102,22 @@ pub fn per_job_frame(w: &Workload, out: &Outcome) -> anyhow::Result<DataFrame> {
                 .map(|i| out.tori.get(i).map_or(0, |t| t.len() as u32))
                 .collect::<Vec<u32>>(),
         ),
+        Column::new(
+            "pieces".into(),
+            near.iter().map(|l| l.pieces).collect::<Vec<u32>>(),
+        ),
+        Column::new(
+            "mean_pairwise_hops".into(),
+            near.iter()
+                .map(|l| l.mean_pairwise_hops)
+                .collect::<Vec<f64>>(),
+        ),
+        Column::new(
+            "bounding_box_nodes".into(),
+            near.iter()
+                .map(|l| l.bounding_box_nodes)
+                .collect::<Vec<u64>>(),
+        ),
     ];
     DataFrame::new(n, cols).context("building the per-job table")
 }
@@ -113,14 +137,19 @@ fn placement(p: &Placement) -> String {
             let (xb, yb, xe, ye) = at.paper();
             format!("({xb},{yb},{xe},{ye})")
         }
-        Placement::Block(_) => p.to_string(),
+        Placement::Block(_) | Placement::Pieces(_) => p.to_string(),
         other => format!("{} nodes", other.nodes()),
     }
 }
 
 /// Writes a cell's per-job table.
-pub fn write_per_job(path: &Path, w: &Workload, out: &Outcome) -> anyhow::Result<()> {
-    let mut df = per_job_frame(w, out)?;
+pub fn write_per_job(
+    path: &Path,
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+) -> anyhow::Result<()> {
+    let mut df = per_job_frame(w, machine, out)?;
     write_atomic(path, |f| {
         ParquetWriter::new(f)
             .finish(&mut df)
@@ -210,7 +239,7 @@ mod tests {
     #[test]
     fn per_job_table_holds_the_hand_worked_values() {
         let (w, out) = example();
-        let df = per_job_frame(&w, &out).unwrap();
+        let df = per_job_frame(&w, "mesh:4x4".parse().unwrap(), &out).unwrap();
         assert_eq!(df.height(), 2);
         let f = |c: &str| -> Vec<f64> {
             df.column(c)
@@ -235,6 +264,8 @@ mod tests {
         assert_eq!(f("end_s"), [10.0, 15.5]);
         assert_eq!(s("shape"), ["2x3", "1x3"]);
         assert_eq!(s("placement"), ["(1,1,2,3)", "(3,1,3,3)"]);
+        // 2x3: 15 pairs, 9 + 16 = 25 hops in all; 1x3: 3 pairs, 4 hops.
+        assert_eq!(f("mean_pairwise_hops"), [25.0 / 15.0, 4.0 / 3.0]);
         let rotated: Vec<bool> = df
             .column("rotated")
             .unwrap()
