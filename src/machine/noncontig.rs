@@ -6,7 +6,9 @@
 //! occupying, vacating, snapshots and [`Allocator::mesh`] are written once, here.
 //!
 //! A request `w × h` asks for `w·h` nodes in any shape; it is granted exactly that many (paging:
-//! whole pages, the surplus being internal fragmentation) or nothing.
+//! whole pages, the surplus being internal fragmentation) or nothing. The granted submeshes are
+//! recorded in the order the rule took them, each one that continues the previous one to the right
+//! in the same rows merged into it (the same nodes in fewer boxes).
 
 use super::{AllocKind, Allocator, Mesh, SpecError, mismatch};
 use crate::resource::{
@@ -104,7 +106,7 @@ impl<R: PieceRule> Allocator for PieceAllocator<R> {
         if shape.w == 0 || shape.h == 0 {
             return None;
         }
-        let parts = self.rule.place(&mut self.mesh, shape)?;
+        let parts = coalesce(self.rule.place(&mut self.mesh, shape)?);
         let w = self.mesh.size().w;
         Some(Placement::Pieces(Pieces::new(
             parts.iter().map(|s| to_block(w, s)).collect(),
@@ -173,6 +175,26 @@ impl<R: PieceRule> Allocator for PieceAllocator<R> {
     }
 }
 
+/// `parts` with each submesh that continues the previous one to the right (same rows, adjacent
+/// columns) merged into it: the same nodes in fewer boxes (paging's single-node pages in a row
+/// become one box).
+fn coalesce(parts: Vec<Submesh>) -> Vec<Submesh> {
+    let mut out: Vec<Submesh> = Vec::with_capacity(parts.len());
+    for s in parts {
+        match out.last_mut() {
+            Some(last)
+                if last.base.y == s.base.y
+                    && last.shape.h == s.shape.h
+                    && last.base.x + last.shape.w == s.base.x =>
+            {
+                last.shape.w += s.shape.w;
+            }
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
 /// The free submeshes of `mesh` taken one after another by `next` (given the nodes still needed)
 /// until `need` nodes are held; the mesh is left as it was. `None` when `next` finds nothing first.
 pub fn take_greedily(
@@ -218,6 +240,14 @@ mod tests {
             extent: Dims::new(&[1, 1, 1]).unwrap(),
         };
         assert_eq!(to_submesh(10, &three), None);
+    }
+
+    #[test]
+    fn pieces_side_by_side_in_a_row_become_one_box() {
+        let one = |x, y| Submesh::from_paper(x, y, x, y);
+        let got = coalesce(vec![one(1, 1), one(2, 1), one(4, 1), one(1, 2), one(2, 2)]);
+        let paper: Vec<_> = got.iter().map(Submesh::paper).collect();
+        assert_eq!(paper, [(1, 1, 2, 1), (4, 1, 4, 1), (1, 2, 2, 2)]);
     }
 
     #[test]
