@@ -16,12 +16,13 @@
 //!   the covered extent (on a torus the shortest arc of the ring holding every coordinate); on a
 //!   hypercube `2^k` with `k` the address bits that vary; on a flat machine the node count.
 //!
-//! The **contiguous optimum** of `n` nodes ([`compact_hops`]) is the mean pairwise hops of the most
-//! compact placement of `n` nodes on a 2D mesh: the `a × b` box (`a ≥ b`, `b` as close to `√n` as the
-//! count allows, `n` ≤ `a·b` with the last row partly filled, row-major) of least mean pairwise hops
-//! among `b = ⌈√n⌉ … 1`; the dilation model divides by it.
+//! The **contiguous reference** of a request ([`contiguous_hops`]) is the mean pairwise hops of the
+//! request granted contiguously: its own `w × h` submesh or box (no wrap); for a node count (flat,
+//! hypercube) the most compact placement of `n` nodes on a 2D mesh ([`compact_hops`]: the `a × b`
+//! rectangle filled row by row, `a = ⌈n/b⌉`, of least mean pairwise hops over `b = 1 … ⌈√n⌉`). The
+//! dilation model divides by it.
 
-use crate::resource::{Block, Dims, MachineSpec, Placement};
+use crate::resource::{Block, Dims, MachineSpec, Placement, Request};
 
 /// The locality measures of one job (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -261,7 +262,30 @@ fn cube_locality(dim: u8, ids: &[u32]) -> Locality {
     }
 }
 
-/// The contiguous optimum of `n` nodes (module doc): the least mean pairwise hops of `n` nodes
+/// The mean pairwise hops of a box of these extents (no wrap), 0 for a single node.
+pub fn box_hops(extents: &[u32]) -> f64 {
+    let n: u64 = extents.iter().map(|&e| u64::from(e)).product();
+    if n < 2 {
+        return 0.0;
+    }
+    let sum: u128 = extents
+        .iter()
+        .map(|&e| line_pair_sum(&vec![n / u64::from(e); e as usize]))
+        .sum();
+    sum as f64 / (n * (n - 1) / 2) as f64
+}
+
+/// The contiguous reference of `req` (module doc): its own box's mean pairwise hops, or for a node
+/// count or subcube the most compact 2D placement's.
+pub fn contiguous_hops(req: &Request) -> f64 {
+    match *req {
+        Request::Submesh(s) => box_hops(&[s.w, s.h]),
+        Request::Block(d) => box_hops(&d.iter().collect::<Vec<_>>()),
+        other => compact_hops(other.nodes()),
+    }
+}
+
+/// The most compact placement of `n` nodes on a 2D mesh (module doc): the least mean pairwise hops of `n` nodes
 /// filling an `a × b` mesh rectangle row by row, over `b = 1 … ⌈√n⌉`, `a = ⌈n / b⌉`.
 pub fn compact_hops(n: u32) -> f64 {
     if n < 2 {
@@ -337,6 +361,15 @@ mod tests {
             (l.pieces, l.mean_pairwise_hops, l.bounding_box_nodes),
             (1, 1.0, 3)
         );
+    }
+
+    #[test]
+    fn contiguous_reference_is_the_request_s_own_box() {
+        use crate::resource::Shape;
+        assert!((contiguous_hops(&Request::Submesh(Shape::new(2, 3))) - 25.0 / 15.0).abs() < 1e-12);
+        assert_eq!(contiguous_hops(&Request::Submesh(Shape::new(1, 2))), 1.0);
+        assert_eq!(contiguous_hops(&Request::Submesh(Shape::new(1, 1))), 0.0);
+        assert!((contiguous_hops(&Request::Nodes(4)) - 8.0 / 6.0).abs() < 1e-12);
     }
 
     #[test]

@@ -87,7 +87,14 @@ pub fn summarize(
         .fold(f64::NEG_INFINITY, f64::max);
     m.makespan_s = (last_end - first_submit).max(0.0);
     let served = |(j, r): (&crate::workload::Job, &super::JobRecord)| {
-        if r.killed { j.estimate } else { j.runtime }
+        if r.killed {
+            j.estimate
+        } else {
+            match outcome.dilation.get(j.id.index()) {
+                Some(&factor) => j.runtime * factor,
+                None => j.runtime,
+            }
+        }
     };
     let node_seconds: f64 = pairs()
         .map(|p| f64::from(p.1.placement.nodes()) * served(p))
@@ -239,6 +246,7 @@ mod tests {
             predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 2), rec(10.0, 15.0, 4)],
             tori: Vec::new(),
+            dilation: Vec::new(),
             segments: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,

@@ -188,6 +188,8 @@ struct State<'w> {
     /// A copy of the allocator on the empty machine, for [`System::empty_allocator`].
     empty: Box<dyn Allocator>,
     options: ReplayOptions,
+    /// Each started job's run-time factor under [`ReplayOptions::dilation`] (empty when off).
+    dilation: Vec<f64>,
     status: Vec<Status>,
     /// One record per job; `start` is NaN until the job starts.
     records: Vec<JobRecord>,
@@ -245,6 +247,7 @@ impl<'w> Engine<'w> {
                 empty: alloc.snapshot(),
                 alloc,
                 options: ReplayOptions::default(),
+                dilation: Vec::new(),
                 status: vec![Status::NotArrived; n],
                 records: vec![NOT_STARTED; n],
                 progress: vec![Progress::default(); n],
@@ -532,10 +535,14 @@ impl State<'_> {
     /// killed at their estimates.
     fn service(&self, i: usize) -> (SimTime, bool) {
         let job = &self.source[i];
-        if self.options.kill_at_estimate && job.runtime > job.estimate {
+        let runtime = match self.dilation.get(i) {
+            Some(&factor) => job.runtime * factor,
+            None => job.runtime,
+        };
+        if self.options.kill_at_estimate && runtime > job.estimate {
             (job.estimate, true)
         } else {
-            (job.runtime, false)
+            (runtime, false)
         }
     }
 
@@ -555,6 +562,13 @@ impl State<'_> {
 
     /// A first start on a placement already occupied.
     fn begin(&mut self, id: JobId, placement: Placement, obs: &mut dyn Observer) {
+        if let Some(model) = self.options.dilation {
+            if self.dilation.is_empty() {
+                self.dilation = vec![1.0; self.records.len()];
+            }
+            let req = self.source[id.index()].request;
+            self.dilation[id.index()] = model.factor(self.alloc.machine(), &req, &placement);
+        }
         let (service, killed) = self.service(id.index());
         self.records[id.index()] = JobRecord {
             start: self.now,
@@ -713,6 +727,7 @@ impl State<'_> {
             predictions: self.predictions,
             records,
             tori,
+            dilation: self.dilation,
             segments,
             alloc: self.counters.alloc,
             skipped_checks: self.counters.skipped,

@@ -267,6 +267,7 @@ mod tests {
             predictions: Vec::new(),
             records,
             tori: Vec::new(),
+            dilation: Vec::new(),
             segments,
             alloc: Default::default(),
             skipped_checks: 0,

@@ -118,12 +118,23 @@ pub fn validate(
     check_occupancy(machine, outcome, holds)
 }
 
-/// The service a record says the job received.
-fn service(job: &Job, rec: &JobRecord) -> Result<SimTime, ValidationError> {
+/// The service a record says the job received: its run time, stretched by the outcome's dilation
+/// factor when there is one (`factor`).
+fn service(job: &Job, rec: &JobRecord, factor: Option<f64>) -> Result<SimTime, ValidationError> {
+    let runtime = match factor {
+        Some(f) if f.is_finite() && f >= 1.0 => job.runtime * f,
+        Some(_) => {
+            return Err(ValidationError::WrongSegments {
+                job: job.id,
+                problem: "dilation factor below 1 or not finite",
+            });
+        }
+        None => job.runtime,
+    };
     if !rec.killed {
-        return Ok(job.runtime);
+        return Ok(runtime);
     }
-    if job.runtime > job.estimate {
+    if runtime > job.estimate {
         Ok(job.estimate)
     } else {
         Err(ValidationError::WrongSegments {
@@ -149,7 +160,7 @@ fn holding_intervals(
                 submit: job.submit,
             });
         }
-        let service = service(job, rec)?;
+        let service = service(job, rec, outcome.dilation.get(job.id.index()).copied())?;
         let mut mine = Vec::new();
         while let Some(s) = segs.next_if(|s| s.job <= job.id) {
             if s.job < job.id {

@@ -104,3 +104,55 @@ fn non_contiguous_labels_parse_and_print() {
         "2D meshes only"
     );
 }
+
+/// The burst fixture on an 8×8 mesh.
+fn burst() -> (pwa_replay::workload::Workload, MachineSpec) {
+    use pwa_replay::swf::{ReadOptions, read_all};
+    use pwa_replay::workload::Conversion;
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/fixtures/burst.swf.txt");
+    let mesh: MachineSpec = "mesh:8x8".parse().unwrap();
+    let (_, recs, _) = read_all(&file, ReadOptions::strict()).expect("fixture parses");
+    let w = Conversion::for_machine(mesh)
+        .apply(&recs)
+        .expect("fixture converts")
+        .workload;
+    (w, mesh)
+}
+
+/// Dilation stretches each job by its own placement's factor, the validator accepts the stretched
+/// schedule, α = 0 changes nothing, and without dilation the outcome carries no factors.
+#[test]
+fn dilation_stretches_dispersed_jobs_and_is_off_by_default() {
+    use pwa_replay::engine::{Dilation, NoObserver, ReplayOptions, replay, replay_with, validate};
+    use pwa_replay::sched::SchedKind;
+    let (w, mesh) = burst();
+    for alloc in ["gabl", "paging:0", "ff"] {
+        let a: AllocKind = alloc.parse().unwrap();
+        for sched in [SchedKind::Fcfs, SchedKind::Easy] {
+            let plain = replay(&w, mesh, sched, a, &mut NoObserver).unwrap();
+            assert!(plain.dilation.is_empty());
+            let model = Dilation::Linear { alpha: 0.5 };
+            let opts = |d| ReplayOptions {
+                dilation: Some(d),
+                ..ReplayOptions::default()
+            };
+            let run = |d| replay_with(&w, mesh, sched, a, opts(d), &mut NoObserver).unwrap();
+            let zero = run(Dilation::Linear { alpha: 0.0 });
+            assert_eq!(zero.records, plain.records, "{alloc}: α = 0 is no dilation");
+            let out = run(model);
+            validate(&w, mesh, &out).expect("valid stretched schedule");
+            for (i, (job, rec)) in w.jobs.iter().zip(&out.records).enumerate() {
+                let f = model.factor(mesh, &job.request, &rec.placement);
+                assert_eq!(out.dilation[i], f);
+                assert_eq!(rec.end, rec.start + job.runtime * f);
+            }
+            if alloc == "ff" {
+                assert!(
+                    out.dilation.iter().all(|&f| f == 1.0),
+                    "a job granted its own box"
+                );
+            }
+        }
+    }
+}

@@ -227,6 +227,7 @@ mod tests {
                 rec(10.0, 15.5, Submesh::from_paper(3, 1, 3, 3), true),
             ],
             tori: Vec::new(),
+            dilation: Vec::new(),
             segments: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,
