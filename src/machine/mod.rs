@@ -29,6 +29,7 @@ mod first_fit_kd;
 mod mesh;
 mod noncontig;
 mod paging;
+mod paging_kd;
 mod semitorus;
 
 pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
@@ -49,6 +50,7 @@ pub use mpl::{Mpl, MplFixedRule, MplRule};
 pub use mpl_fixed::MplFixed;
 pub use noncontig::{PieceAllocator, PieceRule};
 pub use paging::{MAX_PAGE_ORDER, PageOrder, PageSpec, Paging};
+pub use paging_kd::GridPaging;
 pub use semitorus::{
     Scheme, Semitorus, TorusConversion, convert, cube_like, initial_set, wrap_flags,
 };

@@ -165,10 +165,11 @@ impl PieceRule for Paging {
     }
 }
 
-/// The paging allocator `spec` on an all-free 2D mesh.
+/// The paging allocator `spec` on an all-free 2D mesh, or on a k-D mesh or torus (paging_kd.rs).
 pub fn build_with(spec: PageSpec, machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
     let rule = match machine {
         MachineSpec::Mesh { size } => Paging::new(size, spec),
+        MachineSpec::Grid { .. } => return super::paging_kd::build(spec, machine),
         _ => Paging::new(Shape::new(1, 1), spec),
     };
     noncontig::build(AllocKind::Paging(spec), machine, rule)
