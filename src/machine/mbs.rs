@@ -175,10 +175,11 @@ impl PieceRule for Mbs {
     }
 }
 
-/// The registry's constructor: MBS on a 2D mesh.
+/// The registry's constructor: MBS on a 2D mesh, or with cubes on a k-D mesh or torus (mbs_kd.rs).
 pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
     let size = match machine {
         MachineSpec::Mesh { size } => size,
+        MachineSpec::Grid { .. } => return super::mbs_kd::build(machine),
         _ => Shape::new(1, 1),
     };
     noncontig::build(AllocKind::Mbs, machine, Mbs::new(size))

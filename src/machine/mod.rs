@@ -26,6 +26,7 @@ pub use crate::resource::{
 
 mod cube;
 mod first_fit_kd;
+mod mbs_kd;
 mod mesh;
 mod noncontig;
 mod paging;
@@ -45,6 +46,7 @@ pub use free_list::FreeList;
 pub use gabl::Gabl;
 pub use gray_code::{GrayCode, gray, gray_position};
 pub use mbs::Mbs;
+pub use mbs_kd::GridMbs;
 pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule, RegionCounter};
 pub use mpl::{Mpl, MplFixedRule, MplRule};
 pub use mpl_fixed::MplFixed;

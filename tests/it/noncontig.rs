@@ -98,11 +98,12 @@ fn non_contiguous_labels_parse_and_print() {
     }
     assert!("paging:x".parse::<AllocKind>().is_err());
     assert!(
-        AllocKind::Mbs
+        AllocKind::Gabl
             .build("torus:4x4x4".parse().unwrap())
             .is_err(),
         "2D meshes only"
     );
+    assert!(AllocKind::Mbs.build("torus:4x4x4".parse().unwrap()).is_ok());
 }
 
 /// The burst fixture on an 8×8 mesh.
@@ -158,19 +159,24 @@ fn dilation_stretches_dispersed_jobs_and_is_off_by_default() {
 }
 
 proptest! {
-    /// Paging on k-D meshes and tori: whole pages, no node twice, release restores the free set.
+    /// Paging and MBS on k-D meshes and tori: whole pages (MBS: exact counts), no node twice,
+    /// release restores the free set.
     #[test]
     fn grid_paging_never_overlaps(
         dims in proptest::collection::vec(1u32..6, 3..=4),
         wrap in any::<bool>(),
-        k in 0u8..3,
+        k in 0u8..4,
         ops in proptest::collection::vec((proptest::collection::vec(1u32..4, 4), any::<bool>(), any::<u16>()), 1..30),
     ) {
         use pwa_replay::resource::Dims;
         let d = Dims::new(&dims).unwrap();
         let machine = MachineSpec::Grid { dims: d, wrap };
-        let spec = PageSpec::parse(&k.to_string()).unwrap();
-        let kind = AllocKind::Paging(spec);
+        // k = 3 stands for MBS (exact counts), 0..3 for paging:k.
+        let kind = if k == 3 {
+            AllocKind::Mbs
+        } else {
+            AllocKind::Paging(PageSpec::parse(&k.to_string()).unwrap())
+        };
         let mut alloc = kind.build(machine).unwrap();
         let total = machine.nodes();
         let mut busy = vec![false; total as usize];
@@ -191,12 +197,13 @@ proptest! {
             let got = alloc.allocate(&req);
             prop_assert_eq!(&snap, &got);
             let Some(p) = got else {
-                if k == 0 {
-                    prop_assert!(n > free, "refused {} nodes with {} free", n, free);
+                if k == 0 || k == 3 {
+                    prop_assert!(n > free, "{} refused {} nodes with {} free", kind, n, free);
                 }
                 continue;
             };
-            prop_assert!(p.nodes() >= n && p.nodes() < n + (1 << (k * dims.len() as u8)));
+            let page = if k == 3 { 1 } else { 1 << (k * dims.len() as u8) };
+            prop_assert!(p.nodes() >= n && p.nodes() < n + page, "{} granted {} for {}", kind, p.nodes(), n);
             for id in machine.node_ids(&p).expect("on the grid") {
                 prop_assert!(!busy[id as usize], "node {} twice", id);
                 busy[id as usize] = true;
@@ -227,7 +234,7 @@ fn grid_paging_replays_validate() {
         .apply(&recs)
         .expect("fixture converts")
         .workload;
-    for label in ["paging:0", "paging:1:shuffled"] {
+    for label in ["paging:0", "paging:1:shuffled", "mbs"] {
         let a: AllocKind = label.parse().unwrap();
         for sched in [SchedKind::Fcfs, SchedKind::Easy, SchedKind::Conservative] {
             let out = replay(&w, torus, sched, a, &mut NoObserver).expect("replays");
