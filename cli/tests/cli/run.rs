@@ -142,7 +142,13 @@ fn non_contiguous_allocation_with_dilation() {
     for col in ["pieces", "mean_pairwise_hops", "bounding_box_nodes"] {
         assert!(first.contains(col), "{first}");
     }
-    let plain = json_ok(&mut run(s, "mesh:2x2", "easy", "gabl", &["--format", "json"]));
+    let plain = json_ok(&mut run(
+        s,
+        "mesh:2x2",
+        "easy",
+        "gabl",
+        &["--format", "json"],
+    ));
     assert!(plain.get("dilation").is_none());
     fails_with(
         &mut run(s, "mesh:2x2", "easy", "gabl", &["--dilation", "linear:-1"]),
