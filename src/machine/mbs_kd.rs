@@ -251,6 +251,16 @@ impl Allocator for GridMbs {
         Box::new(self.clone())
     }
 
+    /// MBS places any request of at most the free nodes: a count.
+    fn fits(&mut self, req: &Request) -> bool {
+        let n = match *req {
+            Request::Block(d) if d.len() == self.dims.len() => d.volume(),
+            Request::Nodes(n) => u64::from(n),
+            _ => return false,
+        };
+        n > 0 && n <= u64::from(self.free_nodes)
+    }
+
     fn fits_beside(&mut self, taken: &Placement, req: &Request) -> bool {
         self.occupy(taken);
         let fits = self.fits(req);

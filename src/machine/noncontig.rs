@@ -22,6 +22,12 @@ pub trait PieceRule: Clone + Send + 'static {
     /// finds none. `mesh` may be changed while searching but must be left as it was.
     fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<Vec<Submesh>>;
 
+    /// Whether the rule places every request of at most the free nodes (MBS, GABL, ANCA, one-node
+    /// pages): then whether a request fits is a count, and no placement needs computing.
+    fn places_any_free(&self) -> bool {
+        true
+    }
+
     /// Nodes the rule grants a `shape` request on an empty mesh of `size` (`None`: never fits).
     fn granted_empty(&self, size: Shape, shape: Shape) -> Option<u32> {
         let n = shape.w.checked_mul(shape.h)?;
@@ -134,17 +140,11 @@ impl<R: PieceRule> Allocator for PieceAllocator<R> {
         let Some(parts) = self.submeshes(p) else {
             return false;
         };
-        if !parts.iter().all(|s| self.mesh.is_free(s)) {
-            return false;
-        }
-        let mut probe = self.mesh.clone();
-        parts.iter().all(|s| {
-            let free = probe.is_free(s);
-            if free {
-                probe.occupy(s);
-            }
-            free
-        })
+        parts.iter().all(|s| self.mesh.is_free(s))
+            && parts
+                .iter()
+                .enumerate()
+                .all(|(i, a)| parts[i + 1..].iter().all(|b| !overlap(a, b)))
     }
 
     fn free_nodes(&self) -> u32 {
@@ -162,6 +162,17 @@ impl<R: PieceRule> Allocator for PieceAllocator<R> {
         Box::new(self.clone())
     }
 
+    /// A count when the rule places any request of at most the free nodes, else a find.
+    fn fits(&mut self, req: &Request) -> bool {
+        match *req {
+            Request::Submesh(s) if self.rule.places_any_free() => {
+                s.w.checked_mul(s.h)
+                    .is_some_and(|n| n > 0 && n <= self.mesh.free_nodes())
+            }
+            _ => self.find(req).is_some(),
+        }
+    }
+
     fn mesh(&self) -> Option<&Mesh> {
         Some(&self.mesh)
     }
@@ -173,6 +184,14 @@ impl<R: PieceRule> Allocator for PieceAllocator<R> {
         self.vacate(taken);
         fits
     }
+}
+
+/// Whether two submeshes share a node.
+fn overlap(a: &Submesh, b: &Submesh) -> bool {
+    a.base.x < b.base.x + b.shape.w
+        && b.base.x < a.base.x + a.shape.w
+        && a.base.y < b.base.y + b.shape.h
+        && b.base.y < a.base.y + a.shape.h
 }
 
 /// `parts` with each submesh that continues the previous one to the right (same rows, adjacent
@@ -248,6 +267,28 @@ mod tests {
         let got = coalesce(vec![one(1, 1), one(2, 1), one(4, 1), one(1, 2), one(2, 2)]);
         let paper: Vec<_> = got.iter().map(Submesh::paper).collect();
         assert_eq!(paper, [(1, 1, 2, 1), (4, 1, 4, 1), (1, 2, 2, 2)]);
+    }
+
+    #[test]
+    fn overlapping_pieces_are_not_free() {
+        let mut a = PieceAllocator::new(Shape::new(4, 4), crate::machine::Gabl);
+        let w = 4;
+        let two = |s: [Submesh; 2]| {
+            Placement::Pieces(Pieces::new(s.iter().map(|s| to_block(w, s)).collect()))
+        };
+        let apart = two([
+            Submesh::from_paper(1, 1, 2, 2),
+            Submesh::from_paper(3, 1, 4, 1),
+        ]);
+        let crossing = two([
+            Submesh::from_paper(1, 1, 2, 2),
+            Submesh::from_paper(2, 2, 3, 3),
+        ]);
+        assert!(a.is_free(&apart));
+        assert!(!a.is_free(&crossing));
+        a.occupy(&apart);
+        assert!(!a.is_free(&apart));
+        assert_eq!(a.free_nodes(), 10);
     }
 
     #[test]

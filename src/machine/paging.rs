@@ -129,6 +129,11 @@ fn interleave(c: u32, r: u32) -> u64 {
 }
 
 impl PieceRule for Paging {
+    /// Single-node pages place any request of at most the free nodes; larger pages need free pages.
+    fn places_any_free(&self) -> bool {
+        self.pages.iter().all(|p| p.shape.area() == 1)
+    }
+
     fn place(&self, mesh: &mut Mesh, shape: Shape) -> Option<Vec<Submesh>> {
         let need = shape.w.checked_mul(shape.h)?;
         if need > mesh.free_nodes() {

@@ -51,6 +51,7 @@ proptest! {
             let n = rw * rh;
             let free = busy.iter().filter(|b| !**b).count() as u32;
             let snap = alloc.snapshot().find(&req);
+            prop_assert_eq!(alloc.fits(&req), snap.is_some(), "{}: fits is find", kind);
             let got = alloc.allocate(&req);
             prop_assert_eq!(&snap, &got, "{}: a snapshot answers as the original", kind);
             let Some(p) = got else {
@@ -194,6 +195,7 @@ proptest! {
             let n = req.nodes();
             let free = busy.iter().filter(|b| !**b).count() as u32;
             let snap = alloc.snapshot().find(&req);
+            prop_assert_eq!(alloc.fits(&req), snap.is_some(), "{}: fits is find", kind);
             let got = alloc.allocate(&req);
             prop_assert_eq!(&snap, &got);
             let Some(p) = got else {
