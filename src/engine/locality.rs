@@ -84,6 +84,12 @@ fn grid(machine: MachineSpec, dims: Dims, wrap: bool, p: &Placement) -> Option<L
     if n == 0 {
         return None;
     }
+    if let [b] = boxes.as_slice() {
+        let short = |i: usize| !wrap || 2 * (b.extent.get(i) - 1) <= dims.get(i);
+        if (0..dims.len()).all(short) {
+            return Some(single_box(b));
+        }
+    }
     let pieces = if boxes.len() > 1 {
         let mut ids: Vec<u32> = machine.node_ids(p)?.collect();
         ids.sort_unstable();
@@ -128,6 +134,31 @@ fn grid(machine: MachineSpec, dims: Dims, wrap: bool, p: &Placement) -> Option<L
         },
         bounding_box_nodes: bbox,
     })
+}
+
+/// The measures of one box whose ring distances are its line distances (no wrap, or every extent
+/// `e` with `2(e − 1) ≤ D`), in closed form: per dimension `m²·e(e² − 1)/6` for `m = n/e` nodes on
+/// each of `e` coordinates; one piece; the box is its own bounding box.
+fn single_box(b: &Block) -> Locality {
+    let n = b.extent.volume();
+    let sum: u128 = b
+        .extent
+        .iter()
+        .map(|e| {
+            let (e, m) = (u128::from(e), u128::from(n / u64::from(e)));
+            m * m * e * (e * e - 1) / 6
+        })
+        .sum();
+    let pairs = n * n.saturating_sub(1) / 2;
+    Locality {
+        pieces: 1,
+        mean_pairwise_hops: if pairs == 0 {
+            0.0
+        } else {
+            sum as f64 / pairs as f64
+        },
+        bounding_box_nodes: n,
+    }
 }
 
 /// Σ over unordered pairs of `|a − b|`, `hist[c]` nodes at coordinate `c` of a line.
