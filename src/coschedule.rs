@@ -215,6 +215,7 @@ mod tests {
             records: vec![rec(2.0, 3.0), rec(0.0, 7.0), rec(1.0, 3.0)],
             segments: vec![seg(0.0, 2.0), seg(5.0, 7.0)],
             tori: Vec::new(),
+            dilation: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,
             alloc_time_s: 0.0,

@@ -28,6 +28,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// Width × height of a rectangular request or submesh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -290,7 +291,7 @@ pub fn is_rounded_count(req: &Request, n: u32) -> bool {
 }
 
 /// Where a job runs: what an allocator granted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Placement {
     /// `n` anonymous nodes of a flat machine (no ids).
     Nodes(u32),
@@ -305,6 +306,31 @@ pub enum Placement {
     Block(Block),
     /// A subcube of a hypercube.
     Subcube(Subcube),
+    /// Several disjoint boxes of a 2D mesh or a k-dimensional grid, granted by a non-contiguous
+    /// allocator (paging, MBS, GABL, ANCA).
+    Pieces(Pieces),
+}
+
+/// The disjoint boxes of a non-contiguous placement, in the order the allocator granted them. On a 2D
+/// mesh (`mesh:WxH`) each is a 2-dimensional [`Block`] whose base is the node id `y·W + x`, so that
+/// one representation serves every grid. Shared ([`Arc`]): cloning a placement does not copy them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Pieces(Arc<[Block]>);
+
+impl Pieces {
+    /// The placement of these boxes (at least one; the allocator checks that they are disjoint).
+    pub fn new(boxes: Vec<Block>) -> Self {
+        Pieces(boxes.into())
+    }
+    /// The boxes.
+    pub fn boxes(&self) -> &[Block] {
+        &self.0
+    }
+    /// Nodes held: the sum of the boxes' volumes (saturating at `u32::MAX`).
+    pub fn nodes(&self) -> u32 {
+        let n: u64 = self.0.iter().map(|b| b.extent.volume()).sum();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
 }
 
 impl Placement {
@@ -315,6 +341,7 @@ impl Placement {
             Placement::Submesh { at, .. } => at.shape.area(),
             Placement::Block(b) => u32::try_from(b.extent.volume()).unwrap_or(u32::MAX),
             Placement::Subcube(c) => 1u32 << c.dim(),
+            Placement::Pieces(ref p) => p.nodes(),
         }
     }
     /// The granted shape as tables print it: `WxH`, `AxBx…`, `2^k` or the node count.
@@ -324,13 +351,14 @@ impl Placement {
             Placement::Submesh { at, .. } => at.shape.to_string(),
             Placement::Block(b) => b.extent.to_string(),
             Placement::Subcube(c) => format!("2^{}", c.dim()),
+            Placement::Pieces(p) => p.nodes().to_string(),
         }
     }
 }
 
 impl fmt::Display for Placement {
     /// `(x_b,y_b,x_e,y_e)` 1-based for a submesh (as the papers write it); `N nodes`; a box as
-    /// `@base+AxBx…`; a subcube as its pattern (`10**1*`).
+    /// `@base+AxBx…`; a subcube as its pattern (`10**1*`); pieces as their boxes, space-separated.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Placement::Nodes(n) => write!(f, "{n} nodes"),
@@ -340,6 +368,13 @@ impl fmt::Display for Placement {
             }
             Placement::Block(b) => write!(f, "@{}+{}", b.base, b.extent),
             Placement::Subcube(c) => write!(f, "{c}"),
+            Placement::Pieces(p) => {
+                for (i, b) in p.boxes().iter().enumerate() {
+                    let sep = if i > 0 { " " } else { "" };
+                    write!(f, "{sep}@{}+{}", b.base, b.extent)?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -391,9 +426,13 @@ impl MachineSpec {
 
     /// The node ids of `p` on this machine, or `None` when `p` is anonymous ([`Placement::Nodes`])
     /// or does not belong to this topology or lies (partly) outside it. A subcube's ids come in
-    /// increasing order; a submesh's and a box's in row-major order of their offsets.
+    /// increasing order; a submesh's and a box's in row-major order of their offsets; pieces' box by
+    /// box (their disjointness is the validator's to check).
     pub fn node_ids(&self, p: &Placement) -> Option<Box<dyn Iterator<Item = u32> + '_>> {
-        match (*self, *p) {
+        if let Placement::Pieces(pieces) = p {
+            return self.piece_ids(pieces);
+        }
+        match (*self, p.clone()) {
             (MachineSpec::Mesh { size }, Placement::Submesh { at, .. }) => {
                 let inside = at.shape.w > 0
                     && at.shape.h > 0
@@ -413,6 +452,20 @@ impl MachineSpec {
             }
             _ => None,
         }
+    }
+
+    /// The node ids of every box of `pieces`, `None` when one does not lie on this mesh or grid.
+    fn piece_ids(&self, pieces: &Pieces) -> Option<Box<dyn Iterator<Item = u32> + '_>> {
+        let (dims, wrap) = match *self {
+            MachineSpec::Mesh { size } => (Dims::new(&[size.w, size.h])?, false),
+            MachineSpec::Grid { dims, wrap } => (dims, wrap),
+            _ => return None,
+        };
+        let mut ids = Vec::with_capacity(pieces.nodes() as usize);
+        for &b in pieces.boxes() {
+            ids.extend(block_ids(dims, wrap, b)?);
+        }
+        Some(Box::new(ids.into_iter()))
     }
 
     /// The coordinates of node `id` of a k-dimensional grid (dimension 0 fastest).

@@ -112,9 +112,14 @@ fn metrics_dict<'py>(
 }
 
 /// The per-job table as a dict of lists, in column order.
-fn jobs_dict<'py>(py: Python<'py>, w: &Workload, out: &Outcome) -> PyResult<Bound<'py, PyDict>> {
+fn jobs_dict<'py>(
+    py: Python<'py>,
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for (name, col) in job_table(w, out) {
+    for (name, col) in job_table(w, machine, out) {
         match col {
             JobColumn::Ids(v) => d.set_item(name, v)?,
             JobColumn::Reals(v) => d.set_item(name, v)?,
@@ -194,7 +199,10 @@ fn run<'py>(
     }
     let workload = prepare(&mut loaded, load_factor, estimate).map_err(err)?;
     let m = loaded.machine;
-    let options = ReplayOptions { kill_at_estimate };
+    let options = ReplayOptions {
+        kill_at_estimate,
+        dilation: None,
+    };
     let what = |s: &str| {
         format!(
             "replaying {} on {m} with {s} / {alloc} at load factor {load_factor} ({estimate} estimates)",
@@ -269,7 +277,7 @@ fn run<'py>(
     ];
     Ok((
         metrics_dict(py, labels, &metrics)?,
-        jobs_dict(py, &workload, &outcome)?,
+        jobs_dict(py, &workload, m, &outcome)?,
         extra,
     ))
 }
@@ -348,7 +356,10 @@ fn sweep<'py>(
     let threads = threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let options = ReplayOptions { kill_at_estimate };
+    let options = ReplayOptions {
+        kill_at_estimate,
+        dilation: None,
+    };
     let workload = &loaded.workload;
     let series = Grid {
         schedulers,

@@ -155,7 +155,7 @@ impl PyReservation {
     /// Where the job would start then.
     #[getter]
     fn placement(&self) -> PyPlacement {
-        PyPlacement(self.placement)
+        PyPlacement(self.placement.clone())
     }
 
     /// Whether a job on `placement` that outlasts the reserved start still leaves the job a
@@ -297,7 +297,7 @@ impl State {
         let sys = self.sys()?;
         let started = match &placement {
             None => sys.try_start(id),
-            Some(p) => sys.try_start_on(id, p.0),
+            Some(p) => sys.try_start_on(id, p.0.clone()),
         };
         if started {
             match (&placement, self.now_state.as_mut()) {

@@ -6,7 +6,9 @@
 //! The per-job table (`run --jobs-out`, `sweep --per-job`, the Python package's `Result.jobs`) is
 //! [`job_table`]: its columns in order, as plain vectors, for any front end to turn into a frame.
 
+use super::locality::{Locality, locality};
 use super::{Outcome, RunMetrics};
+use crate::resource::MachineSpec;
 use crate::resource::Placement;
 use crate::workload::Workload;
 
@@ -141,6 +143,8 @@ columns! {
     head_fragmentation: Real, "fraction", "head-of-queue fragmentation";
     mean_estimate_error: Real, "", "mean |estimate − run time| / run time";
     underestimated_share: Real, "fraction", "share of jobs underestimated";
+    mean_pieces: Real, "", "mean connected pieces per job";
+    mean_pairwise_hops: Real, "hops", "mean pairwise hop distance within a job";
 }
 
 /// The column called `name`.
@@ -151,7 +155,7 @@ pub fn column(name: &str) -> Option<&'static Column> {
 /// The values of one column of the per-job table.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JobColumn {
-    /// Job numbers.
+    /// Job numbers and other 64-bit counts.
     Ids(Vec<u64>),
     /// Times in seconds.
     Reals(Vec<f64>),
@@ -166,10 +170,19 @@ pub enum JobColumn {
 /// The per-job table of one replay, one row per job in arrival order: `job_id` (the log's job
 /// number), `submit_s`, `start_s`, `end_s`, `wait_s`, `run_s`, `size` (nodes granted),
 /// `asked_procs`, `shape` ([`granted_shape`]), `placement`, `rotated`, `torus` and `torus_dims`
-/// (semitorus allocators; empty and 0 otherwise).
-pub fn job_table(w: &Workload, out: &Outcome) -> Vec<(&'static str, JobColumn)> {
+/// (semitorus allocators; empty and 0 otherwise), and the locality of each placement on `machine`
+/// (`pieces`, `mean_pairwise_hops`, `bounding_box_nodes`, [`locality`]).
+pub fn job_table(
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+) -> Vec<(&'static str, JobColumn)> {
     let n = w.jobs.len();
     let recs = &out.records;
+    let near: Vec<Locality> = recs
+        .iter()
+        .map(|r| locality(machine, &r.placement))
+        .collect();
     let reals = |f: &dyn Fn(usize) -> f64| JobColumn::Reals((0..n).map(f).collect());
     vec![
         (
@@ -221,6 +234,18 @@ pub fn job_table(w: &Workload, out: &Outcome) -> Vec<(&'static str, JobColumn)> 
                     .collect(),
             ),
         ),
+        (
+            "pieces",
+            JobColumn::Counts(near.iter().map(|l| l.pieces).collect()),
+        ),
+        (
+            "mean_pairwise_hops",
+            JobColumn::Reals(near.iter().map(|l| l.mean_pairwise_hops).collect()),
+        ),
+        (
+            "bounding_box_nodes",
+            JobColumn::Ids(near.iter().map(|l| l.bounding_box_nodes).collect()),
+        ),
     ]
 }
 
@@ -234,14 +259,14 @@ pub fn granted_shape(p: &Placement) -> String {
 }
 
 /// A placement as the per-job table writes it: `(xb,yb,xe,ye)` of a submesh (the papers'
-/// corners), a box as it prints, else `N nodes`.
+/// corners), a box or pieces as they print, else `N nodes`.
 pub fn placement_text(p: &Placement) -> String {
     match p {
         Placement::Submesh { at, .. } => {
             let (xb, yb, xe, ye) = at.paper();
             format!("({xb},{yb},{xe},{ye})")
         }
-        Placement::Block(_) => p.to_string(),
+        Placement::Block(_) | Placement::Pieces(_) => p.to_string(),
         other => format!("{} nodes", other.nodes()),
     }
 }

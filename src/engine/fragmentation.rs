@@ -556,6 +556,7 @@ mod tests {
             predictions: Vec::new(),
             records,
             tori: Vec::new(),
+            dilation: Vec::new(),
             segments: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,

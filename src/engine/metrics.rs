@@ -30,6 +30,9 @@
 //!   time, the estimate being the one the scheduler was told at submission (the predictor's,
 //!   `Outcome::predictions`, or the job's own); underestimated share = share of those jobs whose
 //!   estimate was below their run time;
+//! * mean pieces, mean pairwise hops = means over the jobs of their [`Locality`](super::Locality)
+//!   (connected pieces of their nodes; mean hop distance between them, exact; see
+//!   [`locality`](super::locality) for the topologies);
 //! * mean torus dimensionality = mean number of dimensions of the torus each job ran as (as the
 //!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori.
 
@@ -84,7 +87,14 @@ pub fn summarize(
         .fold(f64::NEG_INFINITY, f64::max);
     m.makespan_s = (last_end - first_submit).max(0.0);
     let served = |(j, r): (&crate::workload::Job, &super::JobRecord)| {
-        if r.killed { j.estimate } else { j.runtime }
+        if r.killed {
+            j.estimate
+        } else {
+            match outcome.dilation.get(j.id.index()) {
+                Some(&factor) => j.runtime * factor,
+                None => j.runtime,
+            }
+        }
     };
     let node_seconds: f64 = pairs()
         .map(|p| f64::from(p.1.placement.nodes()) * served(p))
@@ -121,11 +131,24 @@ pub fn summarize(
     m.mean_free_regions = frag.mean_free_regions;
     m.head_fragmentation = frag.external_head;
     (m.mean_estimate_error, m.underestimated_share) = estimate_accuracy(workload, outcome);
+    (m.mean_pieces, m.mean_pairwise_hops) = mean_locality(machine, &outcome.records[..n]);
     if !outcome.tori.is_empty() {
         m.mean_torus_dims =
             outcome.tori.iter().map(|t| t.len() as f64).sum::<f64>() / outcome.tori.len() as f64;
     }
     m
+}
+
+/// Means over the jobs of their pieces and mean pairwise hops ([`locality`](super::locality())).
+fn mean_locality(machine: MachineSpec, records: &[super::JobRecord]) -> (f64, f64) {
+    let (mut pieces, mut hops) = (0.0, 0.0);
+    for r in records {
+        let l = super::locality(machine, &r.placement);
+        pieces += f64::from(l.pieces);
+        hops += l.mean_pairwise_hops;
+    }
+    let n = records.len().max(1) as f64;
+    (pieces / n, hops / n)
 }
 
 /// Mean relative error of the estimates given at submission and the share below the run time,
@@ -223,6 +246,7 @@ mod tests {
             predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 2), rec(10.0, 15.0, 4)],
             tori: Vec::new(),
+            dilation: Vec::new(),
             segments: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,

@@ -64,7 +64,9 @@
 //! [`Workload`]: crate::workload::Workload
 
 pub mod columns;
+pub mod dilation;
 mod fragmentation;
+pub mod locality;
 mod metrics;
 pub mod observation;
 mod observer;
@@ -72,9 +74,11 @@ mod sim;
 mod timeline;
 mod validate;
 
+pub use dilation::Dilation;
 pub use fragmentation::{
     FragStep, FragSummary, Fragmentation, measure_fragmentation, summarize_fragmentation,
 };
+pub use locality::{Locality, box_hops, compact_hops, contiguous_hops, locality};
 pub use metrics::summarize;
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
 pub use sim::Engine;
@@ -87,7 +91,7 @@ use crate::sched::SchedKind;
 use crate::workload::{JobId, Request, Workload};
 
 /// What happened to one job.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JobRecord {
     /// Start time (of its first run segment).
     pub start: SimTime,
@@ -114,10 +118,12 @@ pub struct Segment {
 }
 
 /// Engine options of one replay.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ReplayOptions {
     /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).
     pub kill_at_estimate: bool,
+    /// Stretch each job's run time by the dispersal of its nodes ([`Dilation`]); `None`: off.
+    pub dilation: Option<Dilation>,
 }
 
 /// The result of one replay: a record per job (indexed by `JobId`) and the allocator's counters.
@@ -132,6 +138,9 @@ pub struct Outcome {
     /// The torus each job ran as (`tori[i]` for job `JobId(i)`) when the allocator converts its
     /// placements to tori (semitorus allocation), else empty.
     pub tori: Vec<Dims>,
+    /// With [`ReplayOptions::dilation`], the factor each job's run time was stretched by
+    /// (`dilation[i]` for job `JobId(i)`, ≥ 1); empty when off.
+    pub dilation: Vec<f64>,
     /// Every run segment of the jobs that were ever suspended, by job then time (empty when no
     /// job was; the others ran in one segment `[start, end)`).
     pub segments: Vec<Segment>,
@@ -220,6 +229,10 @@ pub struct RunMetrics {
     pub mean_estimate_error: f64,
     /// Share of the jobs with a positive run time whose estimate at submission was below it, 0..1.
     pub underestimated_share: f64,
+    /// Mean over the jobs of the connected pieces of their nodes ([`locality`]).
+    pub mean_pieces: f64,
+    /// Mean over the jobs of the mean hop distance between their nodes ([`locality`]).
+    pub mean_pairwise_hops: f64,
 }
 
 /// What a scheduler did wrong.

@@ -150,6 +150,7 @@ mod tests {
             ],
             segments: vec![],
             tori: Vec::new(),
+            dilation: Vec::new(),
             alloc: AllocStats::default(),
             skipped_checks: 0,
             alloc_time_s: 0.0,

@@ -188,6 +188,8 @@ struct State<'w> {
     /// A copy of the allocator on the empty machine, for [`System::empty_allocator`].
     empty: Box<dyn Allocator>,
     options: ReplayOptions,
+    /// Each started job's run-time factor under [`ReplayOptions::dilation`] (empty when off).
+    dilation: Vec<f64>,
     status: Vec<Status>,
     /// One record per job; `start` is NaN until the job starts.
     records: Vec<JobRecord>,
@@ -245,6 +247,7 @@ impl<'w> Engine<'w> {
                 empty: alloc.snapshot(),
                 alloc,
                 options: ReplayOptions::default(),
+                dilation: Vec::new(),
                 status: vec![Status::NotArrived; n],
                 records: vec![NOT_STARTED; n],
                 progress: vec![Progress::default(); n],
@@ -472,7 +475,7 @@ impl State<'_> {
         }
         let rec = &mut self.records[i];
         rec.end = self.now;
-        let placement = rec.placement;
+        let placement = rec.placement.clone();
         if epoch > 0 {
             self.segments.push(Segment {
                 job: id,
@@ -532,15 +535,19 @@ impl State<'_> {
     /// killed at their estimates.
     fn service(&self, i: usize) -> (SimTime, bool) {
         let job = &self.source[i];
-        if self.options.kill_at_estimate && job.runtime > job.estimate {
+        let runtime = match self.dilation.get(i) {
+            Some(&factor) => job.runtime * factor,
+            None => job.runtime,
+        };
+        if self.options.kill_at_estimate && runtime > job.estimate {
             (job.estimate, true)
         } else {
-            (job.runtime, false)
+            (runtime, false)
         }
     }
 
     /// Runs a job on `placement` (already occupied) from now on: a first start or a resume.
-    fn run_on(&mut self, id: JobId, placement: Placement, service: SimTime) {
+    fn run_on(&mut self, id: JobId, placement: &Placement, service: SimTime) {
         let i = id.index();
         let p = &mut self.progress[i];
         p.since = self.now;
@@ -555,15 +562,22 @@ impl State<'_> {
 
     /// A first start on a placement already occupied.
     fn begin(&mut self, id: JobId, placement: Placement, obs: &mut dyn Observer) {
+        if let Some(model) = self.options.dilation {
+            if self.dilation.is_empty() {
+                self.dilation = vec![1.0; self.records.len()];
+            }
+            let req = self.source[id.index()].request;
+            self.dilation[id.index()] = model.factor(self.alloc.machine(), &req, &placement);
+        }
         let (service, killed) = self.service(id.index());
         self.records[id.index()] = JobRecord {
             start: self.now,
             end: self.now + service,
-            placement,
+            placement: placement.clone(),
             killed,
             reserved: Some(self.promised[id.index()]).filter(|t| !t.is_nan()),
         };
-        self.run_on(id, placement, service);
+        self.run_on(id, &placement, service);
         obs.on_start(self.now, id, &placement);
     }
 
@@ -575,7 +589,7 @@ impl State<'_> {
                 job: id,
                 since: self.progress[id.index()].since,
                 est_end: self.progress[id.index()].est_end,
-                placement: self.records[id.index()].placement,
+                placement: self.records[id.index()].placement.clone(),
             })
             .collect()
     }
@@ -657,7 +671,7 @@ impl State<'_> {
             return false;
         }
         let i = id.index();
-        let placement = self.records[i].placement;
+        let placement = self.records[i].placement.clone();
         let p = &mut self.progress[i];
         p.served += self.now - p.since;
         p.epoch += 1;
@@ -679,13 +693,13 @@ impl State<'_> {
             self.policy_error(Some(id), PolicyProblem::NotSuspended);
             return false;
         }
-        let placement = self.records[id.index()].placement;
+        let placement = self.records[id.index()].placement.clone();
         if !self.alloc.is_free(&placement) {
             return false;
         }
         self.alloc.occupy(&placement);
         let (service, _) = self.service(id.index());
-        self.run_on(id, placement, service);
+        self.run_on(id, &placement, service);
         obs.on_resume(self.now, id, &placement);
         true
     }
@@ -713,6 +727,7 @@ impl State<'_> {
             predictions: self.predictions,
             records,
             tori,
+            dilation: self.dilation,
             segments,
             alloc: self.counters.alloc,
             skipped_checks: self.counters.skipped,
@@ -752,7 +767,7 @@ impl System for Sys<'_, '_> {
     }
     fn placement(&self, id: JobId) -> Option<Placement> {
         (self.st.status.get(id.index()) == Some(&Status::Running))
-            .then(|| self.st.records[id.index()].placement)
+            .then(|| self.st.records[id.index()].placement.clone())
     }
     fn snapshot(&self) -> Box<dyn Allocator> {
         self.st.alloc.snapshot()
@@ -791,21 +806,25 @@ const NOT_STARTED: JobRecord = JobRecord {
 /// box of its extents, a subcube of its dimension, or its node count); a box request or a node
 /// count may also be granted a box of power-of-two extents holding the request's node count rounded
 /// up to a power of two (semitorus allocation), and any request that rounded count of anonymous
-/// nodes (`flat:pow2`).
+/// nodes (`flat:pow2`). Non-contiguous pieces cover a submesh or box request of at most as many
+/// nodes (paging grants whole pages: the surplus is internal fragmentation).
 fn covers(req: &Request, p: &Placement) -> bool {
     if let Placement::Block(b) = p
         && crate::resource::is_rounded_semitorus(req, b)
     {
         return true;
     }
-    match (*req, *p) {
-        (Request::Submesh(want), Placement::Submesh { at, rotated }) => {
+    match (*req, p) {
+        (Request::Submesh(want), &Placement::Submesh { at, rotated }) => {
             at.shape == if rotated { want.rotated() } else { want }
         }
         (Request::Block(want), Placement::Block(b)) => b.extent == want,
         (Request::Subcube(d), Placement::Subcube(c)) => c.dim() == d,
-        (req, Placement::Nodes(n)) => {
+        (req, &Placement::Nodes(n)) => {
             req.nodes() == n || crate::resource::is_rounded_count(&req, n)
+        }
+        (Request::Submesh(_) | Request::Block(_), Placement::Pieces(ps)) => {
+            ps.nodes() >= req.nodes()
         }
         _ => false,
     }

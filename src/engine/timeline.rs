@@ -78,11 +78,11 @@ impl<'a> Timeline<'a> {
             while let Some(s) = segs.next_if(|s| s.job.index() <= i) {
                 if s.job.index() == i {
                     own = true;
-                    runs.push(bare_run(job, s.start, s.end, r.placement));
+                    runs.push(bare_run(job, s.start, s.end, r.placement.clone()));
                 }
             }
             if !own {
-                runs.push(bare_run(job, r.start, r.end, r.placement));
+                runs.push(bare_run(job, r.start, r.end, r.placement.clone()));
             }
         }
         runs.retain(|r| r.end > r.start);
@@ -267,6 +267,7 @@ mod tests {
             predictions: Vec::new(),
             records,
             tori: Vec::new(),
+            dilation: Vec::new(),
             segments,
             alloc: Default::default(),
             skipped_checks: 0,

@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 
 use super::{JobRecord, Outcome};
 use crate::SimTime;
-use crate::resource::{MachineSpec, Placement, Request};
+use crate::resource::{MachineSpec, Pieces, Placement, Request};
 use crate::workload::{Job, JobId, Workload};
 
 /// What is wrong with a schedule.
@@ -118,12 +118,23 @@ pub fn validate(
     check_occupancy(machine, outcome, holds)
 }
 
-/// The service a record says the job received.
-fn service(job: &Job, rec: &JobRecord) -> Result<SimTime, ValidationError> {
+/// The service a record says the job received: its run time, stretched by the outcome's dilation
+/// factor when there is one (`factor`).
+fn service(job: &Job, rec: &JobRecord, factor: Option<f64>) -> Result<SimTime, ValidationError> {
+    let runtime = match factor {
+        Some(f) if f.is_finite() && f >= 1.0 => job.runtime * f,
+        Some(_) => {
+            return Err(ValidationError::WrongSegments {
+                job: job.id,
+                problem: "dilation factor below 1 or not finite",
+            });
+        }
+        None => job.runtime,
+    };
     if !rec.killed {
-        return Ok(job.runtime);
+        return Ok(runtime);
     }
-    if job.runtime > job.estimate {
+    if runtime > job.estimate {
         Ok(job.estimate)
     } else {
         Err(ValidationError::WrongSegments {
@@ -149,7 +160,7 @@ fn holding_intervals(
                 submit: job.submit,
             });
         }
-        let service = service(job, rec)?;
+        let service = service(job, rec, outcome.dilation.get(job.id.index()).copied())?;
         let mut mine = Vec::new();
         while let Some(s) = segs.next_if(|s| s.job <= job.id) {
             if s.job < job.id {
@@ -215,7 +226,7 @@ fn check_placement(job: &Job, p: &Placement, machine: MachineSpec) -> Result<(),
             problem,
         })
     };
-    let shape_ok = match (job.request, *p) {
+    let shape_ok = match (job.request, p.clone()) {
         (req, Placement::Block(b)) if crate::resource::is_rounded_semitorus(&req, &b) => true,
         // The request's count, or (`flat:pow2`) that count rounded up to a power of two.
         (req, Placement::Nodes(n))
@@ -232,6 +243,15 @@ fn check_placement(job: &Job, p: &Placement, machine: MachineSpec) -> Result<(),
         }
         (Request::Block(want), Placement::Block(b)) => b.extent == want,
         (Request::Subcube(d), Placement::Subcube(c)) => c.dim() == d,
+        (Request::Submesh(_) | Request::Block(_), Placement::Pieces(ps)) => {
+            if ps.nodes() < job.request.nodes() {
+                return bad("granted pieces holding fewer nodes than requested");
+            }
+            if !pieces_disjoint(&ps, machine) {
+                return bad("granted pieces that overlap or do not lie on the machine");
+            }
+            true
+        }
         _ => return bad("granted a placement of another kind than the request"),
     };
     if !shape_ok {
@@ -241,6 +261,16 @@ fn check_placement(job: &Job, p: &Placement, machine: MachineSpec) -> Result<(),
         return bad("granted a placement that does not lie on the machine");
     }
     Ok(())
+}
+
+/// Whether every piece lies on `machine` and no node belongs to two of them.
+fn pieces_disjoint(ps: &Pieces, machine: MachineSpec) -> bool {
+    let Some(ids) = machine.node_ids(&Placement::Pieces(ps.clone())) else {
+        return false;
+    };
+    let mut ids: Vec<u32> = ids.collect();
+    ids.sort_unstable();
+    ids.windows(2).all(|w| w[0] != w[1])
 }
 
 /// Sweeps start/end events in time order (ends first at equal times) over a node owner table.
@@ -260,7 +290,7 @@ fn check_occupancy(
     let mut owner: Vec<u32> = Vec::new();
     let mut busy: u64 = 0;
     for (at, is_start, job) in events {
-        let p = outcome.records[job.index()].placement;
+        let p = &outcome.records[job.index()].placement;
         if is_start {
             busy += u64::from(p.nodes());
             if busy > u64::from(machine.nodes()) {
@@ -274,7 +304,7 @@ fn check_occupancy(
         } else {
             busy -= u64::from(p.nodes());
         }
-        if let Some(ids) = machine.node_ids(&p) {
+        if let Some(ids) = machine.node_ids(p) {
             if owner.is_empty() {
                 owner = vec![u32::MAX; machine.nodes() as usize];
             }

@@ -11,6 +11,7 @@ use super::ExperimentError;
 use super::measure::{self, Measure};
 use super::predicate::{self, Predicate};
 use super::spec::{self, ExperimentFile, ReplicateSpec, ShakeSpec, Values};
+use crate::engine::Dilation;
 use crate::machine::AllocKind;
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
@@ -72,6 +73,8 @@ pub struct Panel {
     pub stop: Option<Stop>,
     /// End jobs at their estimate.
     pub kill_at_estimate: bool,
+    /// Run times stretched by dispersal (`None`: off).
+    pub dilation: Option<Dilation>,
 }
 
 /// One series: policy label templates and a legend label.
@@ -147,6 +150,8 @@ pub struct Cell {
     pub shake: Option<ShakeModel>,
     /// End jobs at their estimate.
     pub kill_at_estimate: bool,
+    /// Run times stretched by dispersal (`None`: off).
+    pub dilation: Option<Dilation>,
 }
 
 impl Cell {
@@ -175,6 +180,9 @@ impl Cell {
         }
         if self.kill_at_estimate {
             s.push_str("|kill");
+        }
+        if let Some(d) = self.dilation {
+            let _ = write!(s, "|dilation={d}");
         }
         s
     }
@@ -305,6 +313,7 @@ impl Panel {
             watch: self.watch,
             shake: self.shake,
             kill_at_estimate: self.kill_at_estimate,
+            dilation: self.dilation,
         })
     }
 
@@ -405,6 +414,15 @@ fn panel(
                 .map_err(|e| at.err(&m.span(), "machine", e.to_string()))
         })
         .transpose()?;
+    let dilation = p
+        .dilation
+        .as_ref()
+        .map(|s| {
+            s.get_ref()
+                .parse::<Dilation>()
+                .map_err(|e| at.err(&s.span(), "dilation", e.to_string()))
+        })
+        .transpose()?;
     // `--quick` never makes a panel bigger than its own budget.
     let quick_jobs = if quick { f.quick.jobs } else { None };
     let jobs = match (quick_jobs, p.jobs.or(d.jobs)) {
@@ -482,6 +500,7 @@ fn panel(
             .map(shake_model),
         stop,
         kill_at_estimate: p.kill_at_estimate.or(d.kill_at_estimate).unwrap_or(false),
+        dilation,
     };
     if let Some(r) = replicate
         && panel.rule.max > 1

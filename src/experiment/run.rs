@@ -568,6 +568,7 @@ fn simulate(prepared: &Prepared, cell: &Cell, seed: u64) -> Result<RunMetrics, C
     let machine = prepared.machine();
     let options = ReplayOptions {
         kill_at_estimate: cell.kill_at_estimate,
+        dilation: cell.dilation,
     };
     let out = engine::replay_with(
         &w,

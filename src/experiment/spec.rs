@@ -107,6 +107,8 @@ pub struct PanelSpec {
     pub stop: Option<Spanned<StopSpec>>,
     /// End jobs at their estimate.
     pub kill_at_estimate: Option<bool>,
+    /// Communication model stretching run times by dispersal (`linear:0.5`); default off.
+    pub dilation: Option<Spanned<String>>,
 }
 
 /// One series named in full.

@@ -263,8 +263,8 @@ impl Allocator for Buddy {
 mod tests {
     use super::*;
 
-    fn shown(p: Option<Placement>) -> String {
-        p.map_or_else(|| "none".to_string(), |p| p.to_string())
+    fn shown(p: &Option<Placement>) -> String {
+        p.as_ref().map_or_else(|| "none".to_string(), |p| p.to_string())
     }
 
     fn lists(b: &Buddy) -> Vec<Vec<String>> {
@@ -281,23 +281,23 @@ mod tests {
         let req = |k| Request::Subcube(k);
         // F_4 = {****} decomposes: 1*** → F_3, 01** → F_2, 001* → F_1; the job gets 000*.
         let a = b.allocate(&req(1));
-        assert_eq!(shown(a), "000*");
+        assert_eq!(shown(&a), "000*");
         assert_eq!(lists(&b), [vec![], vec!["001*"], vec!["01**"], vec!["1***"], vec![]]);
         // F_2 is not empty: 01** straight from the list.
         let c = b.allocate(&req(2));
-        assert_eq!(shown(c), "01**");
+        assert_eq!(shown(&c), "01**");
         // F_0 empty, F_1 = {001*}: split into 0010 (job) and 0011 (F_0).
         let d = b.allocate(&req(0));
-        assert_eq!(shown(d), "0010");
+        assert_eq!(shown(&d), "0010");
         assert_eq!(lists(&b), [vec!["0011"], vec![], vec![], vec!["1***"], vec![]]);
         assert_eq!(b.free_nodes(), 9);
         // Release 000*: its buddy 001* is not free (0010 busy), so it stays in F_1.
-        b.vacate(&a.unwrap());
+        b.vacate(a.as_ref().unwrap());
         assert_eq!(lists(&b), [vec!["0011"], vec!["000*"], vec![], vec!["1***"], vec![]]);
         // Release 0010: merges with 0011 → 001*, with 000* → 00**; 01** busy stops it.
-        b.vacate(&d.unwrap());
+        b.vacate(d.as_ref().unwrap());
         assert_eq!(lists(&b), [vec![], vec![], vec!["00**"], vec!["1***"], vec![]]);
-        b.vacate(&c.unwrap());
+        b.vacate(c.as_ref().unwrap());
         assert_eq!(lists(&b), [vec![], vec![], vec![], vec![], vec!["****"]]);
         assert_eq!(b.free_nodes(), 16);
     }
@@ -313,7 +313,7 @@ mod tests {
         }
         assert!(b.is_free(&Placement::Subcube(Subcube::new(3, 0, 0b110))));
         assert_eq!(b.find(&Request::Subcube(1)), None);
-        assert_eq!(shown(b.find(&Request::Subcube(0))), "000");
+        assert_eq!(shown(&b.find(&Request::Subcube(0))), "000");
     }
 
     #[test]
@@ -324,9 +324,9 @@ mod tests {
         b.occupy(&odd);
         assert_eq!(b.free_nodes(), 12);
         assert!(!b.is_free(&odd));
-        assert_eq!(shown(b.find(&Request::Subcube(1))), "010*", "the first free aligned 1-cube");
-        assert_eq!(shown(b.find(&Request::Subcube(2))), "01**");
-        assert_eq!(shown(b.find(&Request::Subcube(3))), "none");
+        assert_eq!(shown(&b.find(&Request::Subcube(1))), "010*", "the first free aligned 1-cube");
+        assert_eq!(shown(&b.find(&Request::Subcube(2))), "01**");
+        assert_eq!(shown(&b.find(&Request::Subcube(3))), "none");
         b.vacate(&odd);
         assert_eq!(lists(&b)[4], ["****"]);
     }

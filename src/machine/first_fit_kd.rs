@@ -321,7 +321,7 @@ mod tests {
                 let extent = Dims::new(&r[..dims.len()]).unwrap();
                 let want = if ff.fits_empty(&Request::Block(extent)) { brute(&ff, extent) } else { None };
                 let got = ff.allocate(&Request::Block(extent));
-                prop_assert_eq!(got.map(|p| match p { Placement::Block(b) => b.base, _ => u32::MAX }), want);
+                prop_assert_eq!(got.as_ref().map(|p| match p { Placement::Block(b) => b.base, _ => u32::MAX }), want);
                 if let Some(p) = got {
                     prop_assert!(!ff.is_free(&p));
                     held.push(p);

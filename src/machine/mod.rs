@@ -3,9 +3,12 @@
 //! The topology itself is named by a [`MachineSpec`] (in [`crate::resource`], with the requests and
 //! placements); an [`Allocator`] owns a machine's free/busy state and decides *where* (and whether) a
 //! [`Request`] fits. Allocators are built from an [`AllocKind`] label (`ff`, `bf`, `fo`, `as`, `mpl`,
-//! `mpl-fixed`, `buddy`, `freelist`, `graycode`, `buddy2d`, `flat`, `flat:pow2`, …), and labels appear unchanged in every
+//! `mpl-fixed`, `buddy`, `freelist`, `graycode`, `buddy2d`, `flat`, `flat:pow2`, the semitorus ones,
+//! and the non-contiguous `mbs`, `gabl`, `anca`, `paging:K[:order]`), and labels appear unchanged in
+//! every
 //! table. The six submesh allocators are one
-//! [`MeshAllocator`] each, differing only in their [`PlacementRule`].
+//! [`MeshAllocator`] each, differing only in their [`PlacementRule`]; the non-contiguous ones one
+//! [`PieceAllocator`] each around a [`PieceRule`], granting [`Placement::Pieces`].
 //!
 //! **Adding an allocator** takes its own file (with a `build` function) and one line in the
 //! `allocators!` registry below, which declares the module, the [`AllocKind`] variant, its label and
@@ -14,6 +17,7 @@
 //! Coordinates are 0-based internally (`x` in `0..W`, `y` in `0..H`); the papers' 1-based
 //! `(x_b, y_b, x_e, y_e)` notation is available through [`Submesh::paper`].
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -23,10 +27,15 @@ pub use crate::resource::{
 
 mod cube;
 mod first_fit_kd;
+mod mbs_kd;
 mod mesh;
+mod noncontig;
+mod paging;
+mod paging_kd;
 mod semitorus;
 
 pub use adaptive_scan::{AdaptiveScan, AdaptiveScanRule};
+pub use anca::Anca;
 pub use best_fit::{BestFit, BestFitRule};
 pub use buddy::Buddy;
 pub use buddy_2d::{Buddy2d, Buddy2dRule};
@@ -36,17 +45,24 @@ pub use fixed_orientation::{FixedOrientation, FixedOrientationRule, orient_to};
 pub use flat::Flat;
 pub use flat_pow2::FlatPow2;
 pub use free_list::FreeList;
+pub use gabl::Gabl;
 pub use gray_code::{GrayCode, gray, gray_position};
+pub use mbs::Mbs;
+pub use mbs_kd::GridMbs;
 pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule, RegionCounter};
 pub use mpl::{Mpl, MplFixedRule, MplRule};
 pub use mpl_fixed::MplFixed;
+pub use noncontig::{PieceAllocator, PieceRule};
+pub use paging::{MAX_PAGE_ORDER, PageOrder, PageSpec, Paging};
+pub use paging_kd::GridPaging;
 pub use semitorus::{
     Scheme, Semitorus, TorusConversion, convert, cube_like, initial_set, wrap_flags,
 };
 
 /// The allocator registry: one line per allocator — `Variant = module, "label", "description"` —
 /// declares the module (whose `build(machine)` makes the allocator) and the [`AllocKind`] variant.
-/// Table order is the order of the lines.
+/// Table order is the order of the lines. The one allocator with parameters in its label, paging
+/// (`paging:K[:order]`, [`PageSpec`]), is written into the macro after them.
 macro_rules! allocators {
     ($($(#[$doc:meta])* $variant:ident = $module:ident, $label:literal;)+) => {
         $(mod $module;)+
@@ -55,21 +71,26 @@ macro_rules! allocators {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum AllocKind {
             $($(#[$doc])* $variant,)+
+            /// Paging (Lo et al. 1997): pages of `2^K × 2^K` nodes in a page order, non-contiguous.
+            Paging(PageSpec),
         }
 
         impl AllocKind {
-            /// Every kind, in table order.
-            pub const ALL: &'static [AllocKind] = &[$(AllocKind::$variant),+];
+            /// Every kind, in table order (paging as `paging:0`).
+            pub const ALL: &'static [AllocKind] =
+                &[$(AllocKind::$variant,)+ AllocKind::Paging(PageSpec::DEFAULT)];
             /// The label used on the command line and in tables.
-            pub fn label(self) -> &'static str {
+            pub fn label(self) -> Cow<'static, str> {
                 match self {
-                    $(AllocKind::$variant => $label,)+
+                    $(AllocKind::$variant => Cow::Borrowed($label),)+
+                    AllocKind::Paging(spec) => Cow::Owned(spec.to_string()),
                 }
             }
             /// The allocator for `machine`, all nodes free, or why this allocator does not work there.
             pub fn build(self, machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
                 match self {
                     $(AllocKind::$variant => $module::build(machine),)+
+                    AllocKind::Paging(spec) => paging::build_with(spec, machine),
                 }
             }
         }
@@ -110,6 +131,12 @@ allocators! {
     EpPair = ep_pair, "ep:pair";
     /// Semitorus allocation, non-equal partition, pair conversion.
     NepPair = nep_pair, "nep:pair";
+    /// Multiple Buddy Strategy (Lo et al. 1997), non-contiguous, 2D mesh.
+    Mbs = mbs, "mbs";
+    /// Greedy Available Busy List (Bani-Mohammad et al. 2007), non-contiguous, 2D mesh.
+    Gabl = gabl, "gabl";
+    /// Adaptive Non-Contiguous Allocation (Chang & Mohapatra 1998), 2D mesh.
+    Anca = anca, "anca";
 }
 
 /// A machine or allocator label that could not be read.
@@ -232,17 +259,23 @@ pub(crate) fn mismatch(kind: AllocKind, machine: MachineSpec) -> SpecError {
 
 impl fmt::Display for AllocKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
+        f.write_str(&self.label())
     }
 }
 
 impl FromStr for AllocKind {
     type Err = SpecError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let label = s.trim();
+        if let Some(arg) = label.strip_prefix("paging:") {
+            return PageSpec::parse(arg)
+                .map(AllocKind::Paging)
+                .ok_or_else(|| SpecError::Alloc(s.to_string()));
+        }
         AllocKind::ALL
             .iter()
             .copied()
-            .find(|k| k.label() == s.trim())
+            .find(|k| k.label() == label)
             .ok_or_else(|| SpecError::Alloc(s.to_string()))
     }
 }

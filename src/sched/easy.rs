@@ -196,7 +196,7 @@ impl Easy {
                             false
                         }
                         Some(p) => {
-                            start_on(w.id, p, state.as_mut(), sys) && {
+                            start_on(w.id, &p, state.as_mut(), sys) && {
                                 shadow.take(&p, end);
                                 refused.clear();
                                 free = state.free_nodes();
@@ -217,11 +217,11 @@ impl Easy {
 }
 
 /// Starts `j` on `p` (free now) and marks it busy in `now_state`.
-fn start_on(j: JobId, p: Placement, now_state: &mut dyn Allocator, sys: &mut dyn System) -> bool {
-    if !sys.try_start_on(j, p) {
+fn start_on(j: JobId, p: &Placement, now_state: &mut dyn Allocator, sys: &mut dyn System) -> bool {
+    if !sys.try_start_on(j, p.clone()) {
         return false;
     }
-    now_state.occupy(&p);
+    now_state.occupy(p);
     true
 }
 

@@ -369,7 +369,7 @@ impl Gang {
 
     /// Takes `job` out of class `ci` (its nodes there become free).
     fn leave_class(&mut self, job: JobId, ci: usize) {
-        let placement = self.jobs[&job].placement;
+        let placement = self.jobs[&job].placement.clone();
         let class = &mut self.classes[ci];
         class.alloc.vacate(&placement);
         class.members.retain(|m| m.job != job);
@@ -383,7 +383,7 @@ impl Gang {
         let first = p.run == Run::NotStarted;
         let ok = match p.run {
             Run::Running => return,
-            Run::NotStarted => sys.try_start_on(job, p.placement),
+            Run::NotStarted => sys.try_start_on(job, p.placement.clone()),
             Run::Suspended => sys.resume(job),
         };
         if ok {
@@ -445,7 +445,7 @@ impl Gang {
             {
                 continue;
             }
-            let placement = placed.placement;
+            let placement = placed.placement.clone();
             self.classes[ci].alloc.occupy(&placement);
             self.classes[ci].members.push(Member { job, alt: true });
             if let Some(p) = self.jobs.get_mut(&job) {

@@ -15,7 +15,7 @@ use crate::resource::{Placement, Request};
 use crate::workload::JobId;
 
 /// A job running now, as a scheduler sees it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunningJob {
     /// The job.
     pub job: JobId,
@@ -28,7 +28,7 @@ pub struct RunningJob {
 }
 
 /// A start time and the placement a job would get then.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Reservation {
     /// Earliest start.
     pub start: SimTime,
@@ -74,7 +74,7 @@ pub fn earliest_start(
 pub fn ends_in_order(now: SimTime, running: &[RunningJob]) -> Vec<(SimTime, JobId, Placement)> {
     let mut ends: Vec<_> = running
         .iter()
-        .map(|r| (r.est_end.max(now), r.job, r.placement))
+        .map(|r| (r.est_end.max(now), r.job, r.placement.clone()))
         .collect();
     ends.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     ends

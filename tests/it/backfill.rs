@@ -121,6 +121,7 @@ fn an_overrunning_job_is_taken_to_end_now() {
     // Killed at its estimate, job 0 ends at 10 and the head starts on time.
     let opts = ReplayOptions {
         kill_at_estimate: true,
+        ..ReplayOptions::default()
     };
     let killed = replay_with(&w, flat(10), EASY, AllocKind::Flat, opts, &mut NoObserver).unwrap();
     validate(&w, flat(10), &killed).unwrap();
@@ -396,7 +397,10 @@ proptest! {
     fn backfilling_schedules_are_valid_deterministic_and_split_proof(
         raw in stream(), exact in any::<bool>(), kill in any::<bool>()
     ) {
-        let opts = ReplayOptions { kill_at_estimate: kill };
+        let opts = ReplayOptions {
+            kill_at_estimate: kill,
+            ..ReplayOptions::default()
+        };
         for (as_mesh, m, a) in cases() {
             let w = to_workload(&raw, as_mesh, exact);
             for s in [EASY, SJBF, CONS] {
@@ -481,7 +485,10 @@ proptest! {
     ) {
         // Long streams on a small machine: deep queues, compressions, overruns, jobs and
         // reservations of length 0 at every stage of an instant.
-        let opts = ReplayOptions { kill_at_estimate: kill };
+        let opts = ReplayOptions {
+            kill_at_estimate: kill,
+            ..ReplayOptions::default()
+        };
         let w = to_workload(&raw, false, exact);
         let counts = replay_with(&w, flat(nodes), CONS, AllocKind::Flat, opts, &mut NoObserver)
             .unwrap();

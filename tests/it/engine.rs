@@ -325,7 +325,7 @@ fn validator_rejects_broken_schedules() {
         },
         rotated: true,
     };
-    assert_eq!(with(&|r| r[1].placement = rotated), Ok(()));
+    assert_eq!(with(&|r| r[1].placement = rotated.clone()), Ok(()));
     assert!(matches!(
         with(&|r| {
             r[1].start = 0.5;

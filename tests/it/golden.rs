@@ -2,7 +2,8 @@
 //!
 //! Every scheduler × every allocator replays the small SWF fixtures of `tests/golden/fixtures/` on an
 //! 8×8 mesh (and the flat allocator on `flat:64`); the per-job tables (job, start, end, placement) are
-//! compared with `tests/golden/<fixture>.txt`. A handful of sdsc-96 cells are pinned by the sha256 of
+//! compared with `tests/golden/<fixture>.txt` (the non-contiguous allocators with
+//! `tests/golden/noncontig-<fixture>.txt`). A handful of sdsc-96 cells are pinned by the sha256 of
 //! their table (`tests/golden/sdsc-96.txt`), when the log is on the search path.
 //!
 //! A change of behaviour that is meant shows up as a reviewed diff: rerun with `PWA_UPDATE_GOLDEN=1`
@@ -39,6 +40,17 @@ const SCHEDULERS: &[&str] = &[
 ];
 
 const MESH_ALLOCATORS: &[&str] = &["ff", "bf", "fo", "as", "mpl", "mpl-fixed", "flat"];
+
+/// The non-contiguous allocators, pinned in files of their own (`noncontig-<fixture>.txt`).
+const PIECE_ALLOCATORS: &[&str] = &[
+    "paging:0",
+    "paging:1",
+    "paging:1:snake",
+    "paging:2:shuffled",
+    "mbs",
+    "gabl",
+    "anca",
+];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -131,6 +143,27 @@ fn fixture_tables(fixture: &str) -> String {
         all += &run(&on_flat, flat, sched, "flat");
     }
     all
+}
+
+/// Every scheduler × every non-contiguous allocator on the 8×8 mesh.
+fn piece_tables(fixture: &str) -> String {
+    let file = root().join(format!("tests/golden/fixtures/{fixture}.swf.txt"));
+    let mesh: MachineSpec = "mesh:8x8".parse().expect("machine");
+    let on_mesh = load(&file, mesh);
+    let mut all = String::new();
+    for sched in SCHEDULERS {
+        for alloc in PIECE_ALLOCATORS {
+            writeln!(all, "## {sched} {alloc} on {mesh}").expect("write");
+            all += &run(&on_mesh, mesh, sched, alloc);
+        }
+    }
+    all
+}
+
+#[test]
+fn golden_tables_of_the_non_contiguous_allocators() {
+    check("noncontig-ties.txt", &piece_tables("ties"));
+    check("noncontig-burst.txt", &piece_tables("burst"));
 }
 
 #[test]

@@ -52,8 +52,8 @@ fn run(kind: AllocKind, order: u8, ops: &[Op]) -> Result<Vec<Placement>, TestCas
                 let snap_answer = alloc.snapshot().find(&Request::Subcube(k));
                 let got = alloc.allocate(&Request::Subcube(k));
                 prop_assert_eq!(
-                    snap_answer,
-                    got,
+                    &snap_answer,
+                    &got,
                     "{}: a snapshot answers as the original",
                     kind
                 );
@@ -67,7 +67,7 @@ fn run(kind: AllocKind, order: u8, ops: &[Op]) -> Result<Vec<Placement>, TestCas
                 }
                 if let Some(p) = got {
                     prop_assert!(exists, "{} granted a cube that is not free", kind);
-                    let Placement::Subcube(c) = p else {
+                    let Placement::Subcube(c) = p.clone() else {
                         return Err(TestCaseError::fail("not a subcube"));
                     };
                     prop_assert_eq!(c.dim(), k);
@@ -76,7 +76,7 @@ fn run(kind: AllocKind, order: u8, ops: &[Op]) -> Result<Vec<Placement>, TestCas
                         prop_assert!(!busy[id as usize], "{} overlaps at node {}", kind, id);
                         busy[id as usize] = true;
                     }
-                    held.push(p);
+                    held.push(p.clone());
                     granted.push(p);
                 }
             }

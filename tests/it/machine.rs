@@ -266,11 +266,11 @@ fn replay(kind: AllocKind, size: Shape, ops: &[Op]) -> Vec<Option<Placement>> {
                 let got = a.allocate(&Request::Submesh(req));
                 assert_eq!(
                     (planned, found),
-                    (got, got),
+                    (got.clone(), got.clone()),
                     "{kind}: find and a snapshot agree"
                 );
-                check_choice(kind, &model, req, got);
-                if let Some(p @ Placement::Submesh { at, .. }) = got {
+                check_choice(kind, &model, req, got.clone());
+                if let Some(p @ Placement::Submesh { at, .. }) = got.clone() {
                     model.set(&at, true);
                     live.push(p);
                 }
@@ -372,7 +372,7 @@ proptest! {
                 let got = f.allocate(&Request::Nodes(n));
                 prop_assert_eq!(got.is_some(), n > 0 && n <= free);
                 if let Some(p) = got {
-                    prop_assert_eq!(p, Placement::Nodes(n));
+                    prop_assert_eq!(&p, &Placement::Nodes(n));
                     free -= n;
                     live.push(p);
                 }

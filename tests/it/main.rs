@@ -7,6 +7,7 @@ mod golden;
 mod hypercube;
 mod lazy;
 mod machine;
+mod noncontig;
 mod predict;
 mod sched;
 mod seam;

@@ -106,6 +106,7 @@ fn kills_stay_at_the_user_estimate_under_predictions() {
     );
     let options = ReplayOptions {
         kill_at_estimate: true,
+        ..ReplayOptions::default()
     };
     let out = replay_with(
         &w,
@@ -192,7 +193,10 @@ proptest! {
         spec.sort_by(|a, b| a.0.total_cmp(&b.0));
         let correction = if kill { Correction::Steps } else { Correction::Estimate };
         let w = stream(&spec, EstimateModel::Predict(correction));
-        let options = ReplayOptions { kill_at_estimate: kill };
+        let options = ReplayOptions {
+            kill_at_estimate: kill,
+            ..ReplayOptions::default()
+        };
         for sched in [SchedKind::Easy, SchedKind::EasySjbf, SchedKind::Conservative, SchedKind::Fcfs] {
             let run = || replay_with(&w, flat(6), sched, AllocKind::Flat, options,
                 &mut pwa_replay::engine::NoObserver).unwrap();
@@ -223,7 +227,10 @@ proptest! {
         spec.sort_by(|a, b| a.0.total_cmp(&b.0));
         let w = stream(&spec, EstimateModel::Tsafrir);
         prop_assert!(w.jobs.iter().all(|j| j.estimate >= j.runtime && j.estimate > 0.0));
-        let options = ReplayOptions { kill_at_estimate: true };
+        let options = ReplayOptions {
+            kill_at_estimate: true,
+            ..ReplayOptions::default()
+        };
         for sched in [SchedKind::Easy, SchedKind::EasySjbf, SchedKind::Conservative] {
             let out = replay_with(&w, flat(6), sched, AllocKind::Flat, options,
                 &mut pwa_replay::engine::NoObserver).unwrap();

@@ -249,6 +249,7 @@ fn kill_at_estimate_ends_overrunning_jobs() {
     assert_eq!((report.missing, report.overrun), (0, 1));
     let kill = ReplayOptions {
         kill_at_estimate: true,
+        ..ReplayOptions::default()
     };
     for (opts, end0, killed) in [(kill, 4.0, 1), (ReplayOptions::default(), 10.0, 0)] {
         let out = replay_with(
@@ -328,6 +329,7 @@ fn outcome(records: Vec<JobRecord>) -> Outcome {
         records,
         segments: Vec::new(),
         tori: Vec::new(),
+        dilation: Vec::new(),
         alloc: Default::default(),
         skipped_checks: 0,
         alloc_time_s: 0.0,

@@ -25,6 +25,6 @@ pub fn sched_help(what: &str) -> String {
 
 /// Help of an `--alloc` option: `what`, then every allocator label of the library's registry.
 pub fn alloc_help(what: &str) -> String {
-    let labels: Vec<&str> = AllocKind::ALL.iter().map(|a| a.label()).collect();
+    let labels: Vec<_> = AllocKind::ALL.iter().map(|a| a.label()).collect();
     format!("{what}: {}", labels.join(", "))
 }

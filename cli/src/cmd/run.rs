@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use polars::prelude::{CsvWriter, ParquetWriter, SerWriter};
-use pwa_replay::engine::{NoObserver, Outcome, ReplayOptions, replay_with, summarize, validate};
+use pwa_replay::engine::{
+    Dilation, NoObserver, Outcome, ReplayOptions, replay_with, summarize, validate,
+};
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{EstimateModel, Workload};
@@ -58,6 +60,11 @@ pub struct Replay {
     /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).
     #[arg(long)]
     pub kill_at_estimate: bool,
+    /// Stretch each job's run time by the dispersal of its nodes: linear:α runs a job
+    /// run × (1 + α·(mean pairwise hops / contiguous optimum − 1)) — a communication model, not a
+    /// measurement (docs/ALGORITHMS.md, "Dilation"). Off by default.
+    #[arg(long, value_name = "linear:α")]
+    pub dilation: Option<Dilation>,
 }
 
 /// A finished replay: the trace as loaded, the workload as replayed (scaled, with estimates) and
@@ -97,6 +104,7 @@ impl Replay {
         );
         let options = ReplayOptions {
             kill_at_estimate: self.kill_at_estimate,
+            dilation: self.dilation,
         };
         let outcome = replay_with(
             &workload,
@@ -148,10 +156,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("the schedule is invalid ({what})"))?;
     }
     if let (Some(path), Some(fmt)) = (&args.jobs_out, jobs_format) {
-        write_jobs(path, fmt, &workload, &outcome)?;
+        write_jobs(path, fmt, &workload, t.machine, &outcome)?;
     }
     let m = summarize(&workload, t.machine, r.alloc, &outcome);
-    let labels = vec![
+    let mut labels = vec![
         ("trace", Value::from(t.name.clone())),
         ("sha256", Value::from(t.sha256.clone())),
         ("machine", Value::from(t.machine.to_string())),
@@ -163,6 +171,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("validated", Value::from(args.validate)),
         ("alloc_calls_skipped", Value::from(outcome.skipped_checks)),
     ];
+    if let Some(d) = r.dilation {
+        labels.push(("dilation", Value::from(d.to_string())));
+    }
     let values = metrics::values(&m);
     let text = match args.format {
         Format::Json => {
@@ -203,9 +214,10 @@ fn write_jobs(
     path: &Path,
     fmt: TableFormat,
     w: &pwa_replay::workload::Workload,
+    machine: pwa_replay::machine::MachineSpec,
     out: &pwa_replay::engine::Outcome,
 ) -> anyhow::Result<()> {
-    let mut df = per_job_frame(w, out)?;
+    let mut df = per_job_frame(w, machine, out)?;
     write_atomic(path, |f| match fmt {
         TableFormat::Csv => CsvWriter::new(f).finish(&mut df).context("writing CSV"),
         TableFormat::Parquet => ParquetWriter::new(f)

@@ -22,8 +22,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
-use pwa_replay::engine::ReplayOptions;
 use pwa_replay::engine::RunMetrics;
+use pwa_replay::engine::{Dilation, ReplayOptions};
 use pwa_replay::machine::AllocKind;
 use pwa_replay::replicate::seed_for;
 use pwa_replay::sched::SchedKind;
@@ -71,6 +71,11 @@ pub struct Args {
     /// walltimes).
     #[arg(long)]
     pub kill_at_estimate: bool,
+    /// Stretch each job's run time by the dispersal of its nodes: linear:α runs a job
+    /// run × (1 + α·(mean pairwise hops / contiguous optimum − 1)) — a communication model, not a
+    /// measurement (docs/ALGORITHMS.md, "Dilation"). Off by default.
+    #[arg(long, value_name = "linear:α")]
+    pub dilation: Option<Dilation>,
     /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
     /// policy is past the knee of its turnaround curve; capped at 3.0; `auto:FROM:CAP:STEP` for
     /// another start, cap and step).
@@ -394,6 +399,9 @@ fn cell_context(args: &Args, loaded: &LoadedTrace) -> BTreeMap<String, String> {
     if args.kill_at_estimate {
         context.insert("kill_at_estimate".to_string(), "true".to_string());
     }
+    if let Some(d) = args.dilation {
+        context.insert("dilation".to_string(), d.to_string());
+    }
     context
 }
 
@@ -495,6 +503,7 @@ impl<'a> CellRun<'a> {
         let machine = self.loaded.machine;
         let options = ReplayOptions {
             kill_at_estimate: self.args.kill_at_estimate,
+            dilation: self.args.dilation,
         };
         let run = sweep::replay_replica(
             &self.loaded.workload,
@@ -507,7 +516,7 @@ impl<'a> CellRun<'a> {
         .map_err(anyhow::Error::from_boxed)?;
         if self.args.per_job {
             let path = jobs::per_job_path(self.out, cell);
-            jobs::write_per_job(&path, &run.workload, &run.outcome)?;
+            jobs::write_per_job(&path, &run.workload, machine, &run.outcome)?;
         }
         if self.args.swf_out {
             let path = jobs::swf_path(self.out, cell);

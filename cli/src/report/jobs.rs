@@ -8,6 +8,7 @@ use anyhow::Context;
 use polars::prelude::{Column, DataFrame, ParquetWriter};
 use pwa_replay::engine::Outcome;
 use pwa_replay::engine::columns::{JobColumn, job_table};
+use pwa_replay::machine::MachineSpec;
 use pwa_replay::sweep::Cell;
 use pwa_replay::swf::{self, Header, Record};
 use pwa_replay::workload::{EstimateModel, Workload};
@@ -37,10 +38,14 @@ pub fn swf_path(dir: &Path, cell: &Cell) -> PathBuf {
     dir.join("swf").join(format!("{}.swf", stem(cell)))
 }
 
-/// The per-job table of one replay: one row per job in arrival order (the library's
+/// The per-job table of one replay on `machine`: one row per job in arrival order (the library's
 /// [`job_table`] as a frame).
-pub fn per_job_frame(w: &Workload, out: &Outcome) -> anyhow::Result<DataFrame> {
-    let cols = job_table(w, out)
+pub fn per_job_frame(
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+) -> anyhow::Result<DataFrame> {
+    let cols = job_table(w, machine, out)
         .into_iter()
         .map(|(name, values)| match values {
             JobColumn::Ids(v) => Column::new(name.into(), v),
@@ -54,8 +59,13 @@ pub fn per_job_frame(w: &Workload, out: &Outcome) -> anyhow::Result<DataFrame> {
 }
 
 /// Writes a cell's per-job table.
-pub fn write_per_job(path: &Path, w: &Workload, out: &Outcome) -> anyhow::Result<()> {
-    let mut df = per_job_frame(w, out)?;
+pub fn write_per_job(
+    path: &Path,
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+) -> anyhow::Result<()> {
+    let mut df = per_job_frame(w, machine, out)?;
     write_atomic(path, |f| {
         ParquetWriter::new(f)
             .finish(&mut df)
@@ -133,6 +143,7 @@ mod tests {
                 rec(10.0, 15.5, Submesh::from_paper(3, 1, 3, 3), true),
             ],
             tori: Vec::new(),
+            dilation: Vec::new(),
             segments: Vec::new(),
             alloc: Default::default(),
             skipped_checks: 0,
@@ -145,7 +156,7 @@ mod tests {
     #[test]
     fn per_job_table_holds_the_hand_worked_values() {
         let (w, out) = example();
-        let df = per_job_frame(&w, &out).unwrap();
+        let df = per_job_frame(&w, "mesh:4x4".parse().unwrap(), &out).unwrap();
         assert_eq!(df.height(), 2);
         let f = |c: &str| -> Vec<f64> {
             df.column(c)
@@ -170,6 +181,8 @@ mod tests {
         assert_eq!(f("end_s"), [10.0, 15.5]);
         assert_eq!(s("shape"), ["2x3", "1x3"]);
         assert_eq!(s("placement"), ["(1,1,2,3)", "(3,1,3,3)"]);
+        // 2x3: 15 pairs, 9 + 16 = 25 hops in all; 1x3: 3 pairs, 4 hops.
+        assert_eq!(f("mean_pairwise_hops"), [25.0 / 15.0, 4.0 / 3.0]);
         let rotated: Vec<bool> = df
             .column("rotated")
             .unwrap()

@@ -208,3 +208,36 @@ fn instants_and_windows_outside_the_run_are_errors() {
         &["--frames"],
     );
 }
+
+/// Non-contiguous allocation on mesh:4x2 with paging:0: job 1 (1 node) takes (0,0); job 2 (4 nodes)
+/// takes the next free nodes in row-major order, (1,0)…(3,0) and (0,1) — two pieces that do not
+/// touch. The snapshot paints both pieces in job 2's one colour: four cells of it to job 1's one.
+#[test]
+fn a_job_s_pieces_are_drawn_in_its_one_colour() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("pics");
+    let text =
+        String::from("; Version: 2.2\n") + &swf_line(1, 0, 100, 1, 1) + &swf_line(2, 0, 100, 4, 1);
+    let trace = write(dir.path(), "pieces.swf", &text);
+    let mut c = bin();
+    c.args([
+        "draw",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--machine",
+        "mesh:4x2",
+    ])
+    .args(["--sched", "fcfs", "--alloc", "paging:0"])
+    .args(["--at", "50", "--out", out.to_str().unwrap()]);
+    ok(&mut c);
+    let snap = read_png(&out.join("snapshot-000.png"));
+    let colours = snap.job_colours((0, 880), (90, 790), 2000);
+    assert_eq!(colours.len(), 2, "two jobs, one colour each: {colours:?}");
+    let mut counts: Vec<usize> = colours.values().copied().collect();
+    counts.sort_unstable();
+    let ratio = counts[1] as f64 / counts[0] as f64;
+    assert!(
+        (3.5..4.5).contains(&ratio),
+        "job 2 holds 4 cells to job 1's 1: {counts:?}"
+    );
+}

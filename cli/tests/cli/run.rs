@@ -116,6 +116,46 @@ fn table_format_and_per_job_tables() {
     );
 }
 
+/// A non-contiguous allocator with the communication model: the schedule validates, the per-job
+/// table has the locality columns, and the JSON names the model (only when it is on).
+#[test]
+fn non_contiguous_allocation_with_dilation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let swf = small(dir.path());
+    let s = swf.to_str().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    let extra = [
+        "--validate",
+        "--dilation",
+        "linear:1",
+        "--format",
+        "json",
+        "--jobs-out",
+        csv.to_str().unwrap(),
+    ];
+    let v = json_ok(&mut run(s, "mesh:2x2", "easy", "gabl", &extra));
+    assert_eq!(v["dilation"], "linear:1");
+    assert_eq!(v["allocator"], "gabl");
+    assert_eq!(v["mean_pieces"], 1.0);
+    let header = std::fs::read_to_string(&csv).expect("csv written");
+    let first = header.lines().next().unwrap_or_default();
+    for col in ["pieces", "mean_pairwise_hops", "bounding_box_nodes"] {
+        assert!(first.contains(col), "{first}");
+    }
+    let plain = json_ok(&mut run(
+        s,
+        "mesh:2x2",
+        "easy",
+        "gabl",
+        &["--format", "json"],
+    ));
+    assert!(plain.get("dilation").is_none());
+    fails_with(
+        &mut run(s, "mesh:2x2", "easy", "gabl", &["--dilation", "linear:-1"]),
+        &["linear:"],
+    );
+}
+
 #[test]
 fn bad_labels_and_impossible_jobs_are_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -240,7 +280,7 @@ fn help_names_every_registered_scheduler_and_allocator() {
         }
         for a in pwa_replay::machine::AllocKind::ALL {
             assert!(
-                help.contains(a.label()),
+                help.contains(a.label().as_ref()),
                 "{cmd} --help misses {}",
                 a.label()
             );

@@ -374,7 +374,7 @@ fn rebuild(now: SimTime, slots: impl Iterator<Item = (JobId, Slot, SimTime)>) ->
 /// The take and the release of `owner`'s reservation at `slot`, as planned at `now`.
 fn changes(owner: JobId, slot: Slot, length: SimTime, now: SimTime) -> impl Iterator<Item = Step> {
     let n = slot.placement.nodes();
-    span(slot, length, now)
+    span(&slot, length, now)
         .into_iter()
         .flatten()
         .map(move |(when, change)| Step::new(when, change, owner, n))
@@ -538,7 +538,7 @@ impl Plan {
                     return None;
                 }
                 let slot = slot_at(self.earliest(n, length, g, until)?);
-                self.advance(owner, g, slot, length);
+                self.advance(owner, g, slot.clone(), length);
                 Some(slot)
             }
             _ => {
@@ -547,7 +547,7 @@ impl Plan {
                 }
                 let slot =
                     slot_at(self.earliest(n, length, self.steps.len(), SimTime::INFINITY)?);
-                self.insert(owner, slot, length);
+                self.insert(owner, slot.clone(), length);
                 Some(slot)
             }
         }
@@ -1139,7 +1139,12 @@ mod tests {
         ];
         counts.gained(5.0);
         let mut p = counts
-            .plan(0.0, 4, || vec![running(0, 5.0, 6)], slots.into_iter())
+            .plan(
+                0.0,
+                4,
+                || vec![running(0, 5.0, 6)],
+                slots.clone().into_iter(),
+            )
             .expect("clean");
         // After a gain up to 5, job 1 fits now; job 2 then fits at 5, at stage 0, in the instant
         // job 1 gave back (the snapshot profile finds it there too): that gain ends just after 5.
@@ -1159,7 +1164,7 @@ mod tests {
         let req = Request::Nodes(8);
         let running = [running(0, 10.0, 6)];
         let mut p = counts
-            .plan(0.0, 4, || running.to_vec(), slots.into_iter())
+            .plan(0.0, 4, || running.to_vec(), slots.clone().into_iter())
             .expect("clean");
         let mut memo = Memo::default();
         let kept = p.replan(JobId(1), &req, 5.0, Some(&slot(10.0, 8)), &mut memo);

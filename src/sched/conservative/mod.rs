@@ -69,7 +69,7 @@ enum Mode {
 
 /// A waiting job, what the passes read of it (copied at arrival), and its reservation (none before
 /// its first pass).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Waiting {
     job: JobId,
     req: Request,
@@ -109,7 +109,7 @@ impl Moment {
 }
 
 /// A reservation: when (with its stage) and where.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Slot {
     when: Moment,
     placement: Placement,
@@ -130,7 +130,7 @@ enum Change {
 /// The take and the release of a reservation at `slot` of `length` seconds, as planned at `now`. A
 /// reservation already due that could not start (on the nodes of an overrunning job) keeps only its
 /// part from now on, and is dropped (`None`) once over.
-fn span(slot: Slot, length: SimTime, now: SimTime) -> Option<[(Moment, Change); 2]> {
+fn span(slot: &Slot, length: SimTime, now: SimTime) -> Option<[(Moment, Change); 2]> {
     let start = if slot.when.at < now {
         Moment::start_of(now)
     } else {
@@ -157,7 +157,7 @@ impl Plan {
     /// nowhere).
     fn replan(&mut self, w: &mut Waiting) {
         let slot = match self {
-            Plan::General(p) => p.replan(w.job, &w.req, w.estimate, w.slot),
+            Plan::General(p) => p.replan(w.job, &w.req, w.estimate, w.slot.as_ref()),
             Plan::Counts(p) => p.replan(w.job, &w.req, w.estimate, w.slot.as_ref(), &mut w.memo),
         };
         if slot.is_some() {
@@ -194,7 +194,10 @@ impl Conservative {
         for i in skip..self.waiting.len() {
             let w = &mut self.waiting[i];
             // A slot at a later stage of an instant now reached is re-planned at this stage.
-            let staged = w.slot.is_some_and(|s| s.when.at <= now && s.when.stage > 0);
+            let staged = w
+                .slot
+                .as_ref()
+                .is_some_and(|s| s.when.at <= now && s.when.stage > 0);
             if replan || staged || w.slot.is_none() {
                 plan.replan(w);
             }
@@ -202,7 +205,7 @@ impl Conservative {
                 let at = slot.when.at;
                 // A slot at a later stage of this instant waits for that stage's pass.
                 if at <= now && slot.when.stage == 0 {
-                    if sys.try_start_on(w.job, slot.placement) {
+                    if sys.try_start_on(w.job, slot.placement.clone()) {
                         self.started.insert(w.job, now);
                         started.push((w.job, now + w.estimate));
                         continue;
@@ -224,7 +227,7 @@ impl Conservative {
                 unplanned.get_or_insert(kept);
             }
             if kept < i {
-                self.waiting[kept] = self.waiting[i];
+                self.waiting.swap(kept, i);
             }
             kept += 1;
         }
@@ -255,7 +258,7 @@ impl Conservative {
         let slots = self
             .waiting
             .iter()
-            .filter_map(|w| w.slot.map(|slot| (w.job, slot, w.estimate)));
+            .filter_map(|w| w.slot.clone().map(|slot| (w.job, slot, w.estimate)));
         if let Mode::Counts(kept) = &mut self.mode {
             // The running jobs are read only when the plan is rebuilt.
             match kept.plan(now, sys.free_nodes(), || sys.running_jobs(), slots.clone()) {

@@ -11,7 +11,7 @@ use crate::sched::plan::{RunningJob, ends_in_order};
 use crate::workload::JobId;
 
 /// One change of the planned machine.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Step {
     when: Moment,
     change: Change,
@@ -61,12 +61,12 @@ impl Profile {
     pub(super) fn reserve_all(&mut self, slots: impl Iterator<Item = (JobId, Slot, SimTime)>) {
         let before = self.steps.len();
         for (owner, slot, length) in slots {
-            for (when, change) in span(slot, length, self.now).into_iter().flatten() {
+            for (when, change) in span(&slot, length, self.now).into_iter().flatten() {
                 self.steps.push(Step {
                     when,
                     change,
                     owner: Some(owner),
-                    placement: slot.placement,
+                    placement: slot.placement.clone(),
                 });
             }
         }
@@ -83,16 +83,16 @@ impl Profile {
         owner: JobId,
         req: &Request,
         length: SimTime,
-        slot: Option<Slot>,
+        slot: Option<&Slot>,
     ) -> Option<Slot> {
         self.steps.retain(|s| s.owner != Some(owner));
-        let found = self.earliest(req, length, slot.map(|s| s.placement))?;
-        for (when, change) in span(found, length, self.now).into_iter().flatten() {
+        let found = self.earliest(req, length, slot.map(|s| &s.placement))?;
+        for (when, change) in span(&found, length, self.now).into_iter().flatten() {
             self.push(Step {
                 when,
                 change,
                 owner: Some(owner),
-                placement: found.placement,
+                placement: found.placement.clone(),
             });
         }
         Some(found)
@@ -112,7 +112,7 @@ impl Profile {
         &self,
         req: &Request,
         length: SimTime,
-        previous: Option<Placement>,
+        previous: Option<&Placement>,
     ) -> Option<Slot> {
         let mut state = self.base.snapshot();
         let mut stale = Vec::new();
@@ -129,7 +129,10 @@ impl Profile {
                 k += 1;
             }
             let chosen = state.find(req);
-            let old = previous.filter(|p| Some(*p) != chosen && state.is_free(p));
+            let old = previous
+                .filter(|&p| Some(p) != chosen.as_ref() && state.is_free(p))
+                .cloned();
+            let tries_old = old.is_some();
             let mut clash = None;
             for p in chosen.into_iter().chain(old) {
                 match self.stays_free(state.as_ref(), &stale, k, when.at + length, &p) {
@@ -139,7 +142,7 @@ impl Profile {
             }
             when = match clash {
                 // Node counts: every start up to the clash has it in its window, so skip there.
-                Some((Placement::Nodes(_), at)) if old.is_none() => at,
+                Some((Placement::Nodes(_), at)) if !tries_old => at,
                 _ => next_moment(self.steps.get(k).map(|s| s.when), when)?,
             };
         }
