@@ -7,7 +7,9 @@
 //!
 //! [`earliest_start`] is the basic query: the job's placement now if it fits, else the first estimated
 //! end after which the allocator finds it a place (releasing the running jobs in order of estimated
-//! end, ties by job id), with the placement the allocator would choose then.
+//! end, ties by job id), with the placement the allocator would choose then: the allocator answers
+//! it ([`Allocator::find_after_releases`]), asking after each end by default, or fewer times where
+//! it can (k-D first fit gallops over the ends).
 
 use crate::SimTime;
 use crate::machine::Allocator;
