@@ -333,28 +333,26 @@ impl FirstFitKd {
         if b.extent.len() != k || u64::from(b.base) >= self.dims.volume() {
             return false;
         }
-        let base = MachineSpec::grid_coords(self.dims, b.base);
-        let mut stride = [0usize; MAX_DIMS];
-        let mut acc = 1;
-        for (d, s) in stride.iter_mut().enumerate().take(k) {
-            let (size, e) = (self.dims.get(d), b.extent.get(d));
-            if e > size || (!self.wrap && base[d] + e > size) {
+        let (mut base, mut size, mut stride) =
+            ([0usize; MAX_DIMS], [0usize; MAX_DIMS], [0usize; MAX_DIMS]);
+        let (mut rest, mut acc) = (b.base as usize, 1);
+        for d in 0..k {
+            size[d] = self.dims.get(d) as usize;
+            (base[d], rest) = (rest % size[d], rest / size[d]);
+            let e = b.extent.get(d) as usize;
+            if e > size[d] || (!self.wrap && base[d] + e > size[d]) {
                 return false;
             }
-            *s = acc;
-            acc *= size as usize;
+            stride[d] = acc;
+            acc *= size[d];
         }
-        let (c0, e0, d0) = (
-            base[0] as usize,
-            b.extent.get(0) as usize,
-            self.dims.get(0) as usize,
-        );
-        // An odometer over the offsets of dimensions 1..k.
+        let (c0, e0, d0) = (base[0], b.extent.get(0) as usize, size[0]);
+        // An odometer over the offsets of dimensions 1..k, with each coordinate (wrapping) and the
+        // row's first id kept up to date.
         let mut off = [0u32; MAX_DIMS];
+        let mut coord = base;
+        let mut row: usize = (1..k).map(|d| base[d] * stride[d]).sum();
         loop {
-            let row: usize = (1..k)
-                .map(|d| ((base[d] + off[d]) % self.dims.get(d)) as usize * stride[d])
-                .sum();
             run(row + c0, row + (c0 + e0).min(d0));
             if c0 + e0 > d0 {
                 run(row, row + c0 + e0 - d0);
@@ -364,11 +362,20 @@ impl FirstFitKd {
                 if d == k {
                     return true;
                 }
+                row -= coord[d] * stride[d];
                 off[d] += 1;
                 if off[d] < b.extent.get(d) {
+                    coord[d] = if coord[d] + 1 == size[d] {
+                        0
+                    } else {
+                        coord[d] + 1
+                    };
+                    row += coord[d] * stride[d];
                     break;
                 }
                 off[d] = 0;
+                coord[d] = base[d];
+                row += coord[d] * stride[d];
                 d += 1;
             }
         }
@@ -495,15 +502,19 @@ fn word_masks(lo: usize, hi: usize) -> impl Iterator<Item = (usize, u64)> {
     })
 }
 
-/// The nodes with coordinate `c_d < D_d − s`, as a bitset over node ids.
+/// The nodes with coordinate `c_d < D_d − s`, as a bitset over node ids: every node but the runs
+/// of `s·stride_d` ids with `c_d ≥ D_d − s`, one per ring of dimension `d`.
 fn coord_mask(dims: Dims, d: usize, s: u32) -> Vec<u64> {
     let n = dims.volume() as usize;
     let stride: usize = (0..d).map(|i| dims.get(i) as usize).product();
-    let dd = dims.get(d) as usize;
-    let mut m = vec![0u64; n.div_ceil(64)];
-    for id in 0..n {
-        if (id / stride) % dd < dd - s as usize {
-            m[id / 64] |= 1 << (id % 64);
+    let ring = dims.get(d) as usize * stride;
+    let mut m = vec![!0u64; n.div_ceil(64)];
+    if !n.is_multiple_of(64) {
+        m[n / 64] = (1u64 << (n % 64)) - 1;
+    }
+    for start in (0..n).step_by(ring) {
+        for (w, bits) in word_masks(start + ring - s as usize * stride, start + ring) {
+            m[w] &= !bits;
         }
     }
     m
