@@ -157,23 +157,27 @@ impl FirstFitKd {
         self.padded[words + 1 + dirty.start..words + 1 + dirty.end]
             .copy_from_slice(&self.cur[dirty.clone()]);
         self.dirty = live.clone();
-        let ahead = Window::new(&self.padded, origin + s as usize * stride, words);
         let cur = &mut self.cur[live.clone()];
         let lo = &lo[live.clone()];
         let at = live.start;
+        let ahead = Window::new(
+            &self.padded,
+            origin + (at * 64) + s as usize * stride,
+            cur.len(),
+        );
         if self.wrap {
             // Nodes with c_d ≥ D_d − s take their partner from the start of the ring.
-            let behind = Window::new(
-                &self.padded,
-                origin + s as usize * stride - dd * stride,
-                words,
-            );
-            for (i, (c, &m)) in cur.iter_mut().zip(lo).enumerate() {
-                *c &= (ahead.word(at + i) & m) | (behind.word(at + i) & !m);
+            let back = origin + at * 64 + s as usize * stride - dd * stride;
+            let behind = Window::new(&self.padded, back, cur.len());
+            let ahead = ahead.lo.iter().zip(ahead.hi).map(ahead.join());
+            let behind = behind.lo.iter().zip(behind.hi).map(behind.join());
+            for ((c, &m), (a, b)) in cur.iter_mut().zip(lo).zip(ahead.zip(behind)) {
+                *c &= (a & m) | (b & !m);
             }
         } else {
-            for (i, (c, &m)) in cur.iter_mut().zip(lo).enumerate() {
-                *c &= ahead.word(at + i) & m;
+            let ahead = ahead.lo.iter().zip(ahead.hi).map(ahead.join());
+            for ((c, &m), a) in cur.iter_mut().zip(lo).zip(ahead) {
+                *c &= a & m;
             }
         }
         match nonzero_span(cur) {
@@ -442,30 +446,30 @@ impl FirstFitKd {
     }
 }
 
-/// Reads a zero-padded bitset 64 bits at a time from a fixed bit offset.
+/// A zero-padded bitset read 64 bits at a time from a fixed bit offset: word `i` joins `lo[i]`
+/// and `hi[i]` (the next word), as two equal slices so that the pass's loop needs no bounds test.
 struct Window<'a> {
-    src: &'a [u64],
+    lo: &'a [u64],
+    hi: &'a [u64],
     shift: u32,
 }
 
 impl<'a> Window<'a> {
-    /// Word `i` of the window is bits `offset + 64·i ..` of `padded`; `words + 1` words are read.
-    fn new(padded: &'a [u64], offset: usize, words: usize) -> Self {
+    /// `len` words from bit `offset` of `padded`.
+    fn new(padded: &'a [u64], offset: usize, len: usize) -> Self {
         let q = offset / 64;
         Window {
-            src: &padded[q..q + words + 1],
+            lo: &padded[q..q + len],
+            hi: &padded[q + 1..q + 1 + len],
             shift: (offset % 64) as u32,
         }
     }
 
-    #[inline]
-    fn word(&self, i: usize) -> u64 {
-        let lo = self.src[i];
-        if self.shift == 0 {
-            lo
-        } else {
-            (lo >> self.shift) | (self.src[i + 1] << (64 - self.shift))
-        }
+    /// Joins a word and the next one: `(hi << (63 − r)) << 1` is `hi << (64 − r)`, and 0 when
+    /// `r = 0`, without a branch.
+    fn join(&self) -> impl Fn((&u64, &u64)) -> u64 + use<> {
+        let r = self.shift;
+        move |(&lo, &hi)| (lo >> r) | ((hi << (63 - r)) << 1)
     }
 }
 
