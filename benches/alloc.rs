@@ -13,8 +13,11 @@
 //!   buddy ≤ 100 ns, freelist ≤ 2 µs).
 //! * `torus/<alloc>/…` — semitorus allocation (`ep`, `nep`) on the 5-D torus 2x2x2x6x8 (384 nodes)
 //!   about half busy: `alloc_release` of a 16-node request (goal ≤ 1 µs); k-D first fit on a
-//!   half-busy 16×16×16 torus: `ff/fail` is a near-miss cube (the smallest that fails although
-//!   enough nodes are free; goal ≤ 5 µs), `ff/alloc_release` a 2×2×2 box.
+//!   half-busy 16×16×16 and 32×32×32 torus: `ff/fail/…` is a near-miss cube (the smallest that
+//!   fails although enough nodes are free; goal ≤ 5 µs on 16×16×16) on a fresh copy,
+//!   `ff/fail_remembered/…` the same asked again (a remembered failure answers),
+//!   `ff/earliest_start/…` its earliest start as the boxes placed end one by one, in order
+//!   (galloping over the release times), `ff/alloc_release/…` a 2×2×2 box.
 //!
 //! Run: `cargo bench --bench alloc`.
 
@@ -24,7 +27,7 @@ use std::time::Duration;
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use pwa_replay::machine::{
     AdaptiveScan, AllocKind, Allocator, BestFit, Coord, Dims, FirstFit, FixedOrientation, Flat,
-    MachineSpec, Mesh, Mpl, Shape, Submesh,
+    MachineSpec, Mesh, Mpl, Placement, Shape, Submesh,
 };
 use pwa_replay::workload::Request;
 use rand::{Rng, SeedableRng};
@@ -222,14 +225,16 @@ fn cube_10(c: &mut Criterion) {
     g.finish();
 }
 
-/// `alloc` made about half busy by random requests of up to `max` nodes from a fixed seed.
-fn half_busy_grid(alloc: &mut dyn Allocator, max: u32, boxes: bool, seed: u64) {
+/// `alloc` made about half busy by random requests of up to `max` nodes from a fixed seed; the
+/// placements granted.
+fn half_busy_grid(alloc: &mut dyn Allocator, max: u32, boxes: bool, seed: u64) -> Vec<Placement> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let total = alloc.machine().nodes();
     let dims = match alloc.machine() {
         MachineSpec::Grid { dims, .. } => dims,
         _ => unreachable!("a grid"),
     };
+    let mut held = Vec::new();
     for _ in 0..10_000 {
         if alloc.free_nodes() <= total / 2 {
             break;
@@ -243,8 +248,9 @@ fn half_busy_grid(alloc: &mut dyn Allocator, max: u32, boxes: bool, seed: u64) {
         } else {
             Request::Nodes(rng.random_range(1..=max))
         };
-        alloc.allocate(&req);
+        held.extend(alloc.allocate(&req));
     }
+    held
 }
 
 fn torus(c: &mut Criterion) {
@@ -258,31 +264,61 @@ fn torus(c: &mut Criterion) {
             alloc_release(a.as_mut(), Request::Nodes(16)),
         );
     }
-    let t3: MachineSpec = "torus:16x16x16".parse().expect("label");
+    for side in [16, 32] {
+        torus_first_fit(&mut g, side);
+    }
+    g.finish();
+}
+
+/// k-D first fit on a half-busy `side`³ torus: a near-miss cube searched on a fresh copy (`fail`)
+/// and again on the same state (`fail_remembered`: the remembered failure answers), a 2×2×2 box
+/// placed and released, and the earliest start of the near-miss cube as the running boxes end one
+/// by one (`earliest_start`: galloping over the release times).
+fn torus_first_fit(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    side: u32,
+) {
+    let label = format!("{side}x{side}x{side}");
+    let t3: MachineSpec = format!("torus:{label}").parse().expect("label");
     let mut ff = AllocKind::FirstFit.build(t3).expect("k-D first fit");
-    half_busy_grid(ff.as_mut(), 0, true, 9);
-    let side = (1..=16u32)
-        .find(|&s| {
-            let mut probe = ff.snapshot();
-            probe
-                .find(&Request::Block(Dims::new(&[s, s, s]).expect("cube")))
-                .is_none()
-        })
+    let held = half_busy_grid(ff.as_mut(), 0, true, 9);
+    let cube = |s: u32| Request::Block(Dims::new(&[s, s, s]).expect("cube"));
+    let edge = (1..=side)
+        .find(|&s| ff.snapshot().find(&cube(s)).is_none())
         .expect("a half-busy torus misses some cube");
     assert!(
-        side.pow(3) <= ff.free_nodes(),
+        edge.pow(3) <= ff.free_nodes(),
         "the node-count early-out would answer"
     );
-    let miss = Request::Block(Dims::new(&[side, side, side]).expect("cube"));
-    g.bench_function(BenchmarkId::new("ff", "fail_16x16x16"), |b| {
-        b.iter(|| assert!(ff.find(black_box(&miss)).is_none()))
+    let miss = cube(edge);
+    g.bench_function(BenchmarkId::new("ff/fail", &label), |b| {
+        b.iter_batched_ref(
+            || ff.snapshot(),
+            |a| assert!(a.find(black_box(&miss)).is_none()),
+            BatchSize::SmallInput,
+        )
     });
-    let small = Request::Block(Dims::new(&[2, 2, 2]).expect("cube"));
+    let mut remembered = ff.snapshot();
+    assert!(remembered.find(&miss).is_none());
+    g.bench_function(BenchmarkId::new("ff/fail_remembered", &label), |b| {
+        b.iter(|| assert!(remembered.find(black_box(&miss)).is_none()))
+    });
+    let releases: Vec<(f64, Placement)> = held
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i as f64, p.clone()))
+        .collect();
+    g.bench_function(BenchmarkId::new("ff/earliest_start", &label), |b| {
+        b.iter_batched_ref(
+            || ff.snapshot(),
+            |a| assert!(a.find_after_releases(black_box(&miss), &releases).is_some()),
+            BatchSize::SmallInput,
+        )
+    });
     g.bench_function(
-        BenchmarkId::new("ff", "alloc_release_16x16x16"),
-        alloc_release(ff.as_mut(), small),
+        BenchmarkId::new("ff/alloc_release", &label),
+        alloc_release(ff.as_mut(), cube(2)),
     );
-    g.finish();
 }
 
 criterion_group! { name = benches; config = config(); targets = mesh_22x16, side_sweep, cube_10, torus }

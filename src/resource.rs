@@ -145,6 +145,7 @@ impl Dims {
         self.len == 0
     }
     /// Value along dimension `i`.
+    #[inline]
     pub fn get(&self, i: usize) -> u32 {
         u32::from(self.v[i])
     }

@@ -21,6 +21,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::SimTime;
+
 pub use crate::resource::{
     Block, Coord, Dims, MachineParseError, MachineSpec, Placement, Request, Shape, Subcube, Submesh,
 };
@@ -240,6 +242,30 @@ pub trait Allocator: Send {
     /// giving back a placement changes only that count. Planners may then plan on counts alone.
     fn counts_nodes(&self) -> bool {
         false
+    }
+    /// Gives back `releases` (placements with the time each is given back, in order of time)
+    /// one time at a time, until `req` is found a place: the first such time and the place found
+    /// then, every release up to that time made; `None`, every release made, when it fits nowhere
+    /// even then. The planners' earliest start ([`crate::sched::plan::earliest_start`]) once `req`
+    /// does not fit now. The default asks after each time; an allocator may search fewer of the
+    /// intermediate states, with the same answer and the same state left.
+    fn find_after_releases(
+        &mut self,
+        req: &Request,
+        releases: &[(SimTime, Placement)],
+    ) -> Option<(SimTime, Placement)> {
+        let mut i = 0;
+        while i < releases.len() {
+            let t = releases[i].0;
+            while i < releases.len() && releases[i].0 == t {
+                self.vacate(&releases[i].1);
+                i += 1;
+            }
+            if let Some(placement) = self.find(req) {
+                return Some((t, placement));
+            }
+        }
+        None
     }
     /// Finds a place for `req` and occupies it.
     fn allocate(&mut self, req: &Request) -> Option<Placement> {

@@ -7,7 +7,9 @@
 //!
 //! [`earliest_start`] is the basic query: the job's placement now if it fits, else the first estimated
 //! end after which the allocator finds it a place (releasing the running jobs in order of estimated
-//! end, ties by job id), with the placement the allocator would choose then.
+//! end, ties by job id), with the placement the allocator would choose then: the allocator answers
+//! it ([`Allocator::find_after_releases`]), asking after each end by default, or fewer times where
+//! it can (k-D first fit gallops over the ends).
 
 use crate::SimTime;
 use crate::machine::Allocator;
@@ -51,22 +53,12 @@ pub fn earliest_start(
             placement,
         });
     }
-    let ends = ends_in_order(now, running);
-    let mut i = 0;
-    while i < ends.len() {
-        let t = ends[i].0;
-        while i < ends.len() && ends[i].0 == t {
-            state.vacate(&ends[i].2);
-            i += 1;
-        }
-        if let Some(placement) = state.find(req) {
-            return Some(Reservation {
-                start: t,
-                placement,
-            });
-        }
-    }
-    None
+    let releases: Vec<(SimTime, Placement)> = ends_in_order(now, running)
+        .into_iter()
+        .map(|(t, _, p)| (t, p))
+        .collect();
+    let (start, placement) = state.find_after_releases(req, &releases)?;
+    Some(Reservation { start, placement })
 }
 
 /// The running jobs as `(estimated end, job, placement)`, overrunning ends moved to `now`, in order
