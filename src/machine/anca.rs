@@ -11,7 +11,7 @@
 //! before the turned one; an odd side splits into `⌈s/2⌉` and `⌊s/2⌋`; the longer side is halved
 //! (the width when both are equal); no level limit.
 
-use super::noncontig::{self, PieceRule};
+use super::noncontig::{self, PieceRule, take_greedily};
 use super::{AllocKind, Allocator, Mesh, SpecError};
 use crate::resource::{MachineSpec, Shape, Submesh};
 
@@ -35,24 +35,13 @@ pub fn halves(s: Shape) -> Vec<Shape> {
 fn place_all(mesh: &mut Mesh, frames: &[Shape]) -> Option<Vec<Submesh>> {
     let mut order: Vec<Shape> = frames.to_vec();
     order.sort_by_key(|s| std::cmp::Reverse(s.area()));
-    let mut taken: Vec<Submesh> = Vec::with_capacity(order.len());
-    let mut ok = true;
-    for f in order {
-        match mesh.first_fit(f).or_else(|| mesh.first_fit(f.rotated())) {
-            Some(s) => {
-                mesh.occupy(&s);
-                taken.push(s);
-            }
-            None => {
-                ok = false;
-                break;
-            }
-        }
-    }
-    for s in &taken {
-        mesh.vacate(s);
-    }
-    ok.then_some(taken)
+    let need = order.iter().map(|s| s.area()).sum();
+    let mut next = order.into_iter();
+    // Each frame placed adds its own area: all are held exactly when every frame is placed.
+    take_greedily(mesh, need, |mesh, _| {
+        let f = next.next()?;
+        mesh.first_fit(f).or_else(|| mesh.first_fit(f.rotated()))
+    })
 }
 
 impl PieceRule for Anca {

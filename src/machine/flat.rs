@@ -30,7 +30,7 @@ pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecErro
 }
 
 /// Nodes a request covers, `None` when it overflows `u32`.
-fn nodes(req: &Request) -> Option<u32> {
+pub(super) fn nodes(req: &Request) -> Option<u32> {
     match *req {
         Request::Nodes(n) => Some(n),
         Request::Submesh(s) => s.w.checked_mul(s.h),

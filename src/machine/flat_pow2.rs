@@ -5,7 +5,7 @@
 //! for the rounding and for the torus, against `flat:pow2` for the torus alone. The surplus nodes
 //! count as internal fragmentation, as the semitorus allocators' do.
 
-use super::flat::Flat;
+use super::flat::{self, Flat};
 use super::{Allocator, MachineSpec, Placement, Request, SpecError};
 
 /// Node counting with every request rounded up to a power of two.
@@ -26,12 +26,7 @@ pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecErro
 
 /// The request's node count rounded up to a power of two (`None`: empty, or overflowing `u32`).
 fn rounded(req: &Request) -> Option<Request> {
-    let n = match *req {
-        Request::Nodes(n) => n,
-        Request::Submesh(s) => s.w.checked_mul(s.h)?,
-        Request::Block(d) => u32::try_from(d.volume()).ok()?,
-        Request::Subcube(d) => 1u32.checked_shl(d.into())?,
-    };
+    let n = flat::nodes(req)?;
     (n > 0)
         .then(|| n.checked_next_power_of_two())
         .flatten()

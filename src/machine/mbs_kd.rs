@@ -8,6 +8,7 @@
 //! the free set at each attempt; within a record the lowest base id goes first and a split keeps
 //! the buddy at the base corner. Cubes do not wrap around a torus.
 
+use super::node_set::NodeSet;
 use super::{AllocKind, Allocator, SpecError, mismatch};
 use crate::resource::{Block, Dims, MachineSpec, Pieces, Placement, Request};
 
@@ -20,8 +21,7 @@ pub struct GridMbs {
     blocks: Vec<Block>,
     /// Level (log₂ side) of the largest initial cube.
     top: u32,
-    free: Vec<bool>,
-    free_nodes: u32,
+    nodes: NodeSet,
 }
 
 impl GridMbs {
@@ -42,8 +42,7 @@ impl GridMbs {
             dims,
             blocks,
             top,
-            free: vec![true; machine.nodes() as usize],
-            free_nodes: machine.nodes(),
+            nodes: NodeSet::new(machine),
         }
     }
 
@@ -61,7 +60,7 @@ impl GridMbs {
 
     /// Adds the maximal free buddy cubes inside `b` to `fbr`.
     fn collect_free(&self, b: Block, fbr: &mut [Vec<Block>]) {
-        if self.ids(&b).all(|id| self.free[id as usize]) {
+        if self.ids(&b).all(|id| self.nodes.is_node_free(id)) {
             fbr[b.extent.get(0).trailing_zeros() as usize].push(b);
         } else if b.extent.get(0) > 1 {
             for c in children(self.dims, &b) {
@@ -70,26 +69,9 @@ impl GridMbs {
         }
     }
 
-    fn mark(&mut self, p: &Placement, busy: bool) {
-        let Some(ids) = self.machine.node_ids(p) else {
-            return;
-        };
-        for id in ids {
-            let cell = &mut self.free[id as usize];
-            if *cell == busy {
-                *cell = !busy;
-                if busy {
-                    self.free_nodes -= 1;
-                } else {
-                    self.free_nodes += 1;
-                }
-            }
-        }
-    }
-
     /// The cubes MBS takes for `n` nodes, `None` when fewer are free.
     fn place(&self, n: u32) -> Option<Vec<Block>> {
-        if n == 0 || n > self.free_nodes {
+        if n == 0 || n > self.nodes.count() {
             return None;
         }
         let k = self.dims.len() as u32;
@@ -215,27 +197,19 @@ impl Allocator for GridMbs {
             self.is_free(p),
             "occupying a placement that is not free: {p:?}"
         );
-        self.mark(p, true);
+        self.nodes.mark(p, true, |_| {});
     }
 
     fn vacate(&mut self, p: &Placement) {
-        self.mark(p, false);
+        self.nodes.mark(p, false, |_| {});
     }
 
     fn is_free(&self, p: &Placement) -> bool {
-        let Some(ids) = self.machine.node_ids(p) else {
-            return false;
-        };
-        let mut ids: Vec<u32> = ids.collect();
-        if !ids.iter().all(|&id| self.free[id as usize]) {
-            return false;
-        }
-        ids.sort_unstable();
-        ids.windows(2).all(|w| w[0] != w[1])
+        self.nodes.is_free(p)
     }
 
     fn free_nodes(&self) -> u32 {
-        self.free_nodes
+        self.nodes.count()
     }
 
     fn fits_empty(&self, req: &Request) -> bool {
@@ -258,7 +232,7 @@ impl Allocator for GridMbs {
             Request::Nodes(n) => u64::from(n),
             _ => return false,
         };
-        n > 0 && n <= u64::from(self.free_nodes)
+        n > 0 && n <= u64::from(self.nodes.count())
     }
 
     fn fits_beside(&mut self, taken: &Placement, req: &Request) -> bool {

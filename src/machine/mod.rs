@@ -31,6 +31,7 @@ mod cube;
 mod first_fit_kd;
 mod mbs_kd;
 mod mesh;
+mod node_set;
 mod noncontig;
 mod paging;
 mod paging_kd;

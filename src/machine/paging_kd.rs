@@ -8,6 +8,7 @@
 //! The state is a free flag per node and a busy count per page, so a find is one pass over the
 //! pages; pages side by side along dimension 0 are recorded as one box.
 
+use super::node_set::NodeSet;
 use super::paging::{PageOrder, PageSpec};
 use super::{AllocKind, Allocator, SpecError, mismatch};
 use crate::resource::{Block, Dims, MachineSpec, Pieces, Placement, Request};
@@ -22,9 +23,7 @@ pub struct GridPaging {
     page_of: Vec<u32>,
     /// Busy nodes of every page.
     busy_in: Vec<u32>,
-    /// Whether each node is free.
-    free: Vec<bool>,
-    free_nodes: u32,
+    nodes: NodeSet,
 }
 
 impl GridPaging {
@@ -92,28 +91,21 @@ impl GridPaging {
             busy_in: vec![0; pages.len()],
             pages,
             page_of,
-            free: vec![true; machine.nodes() as usize],
-            free_nodes: machine.nodes(),
+            nodes: NodeSet::new(machine),
         }
     }
 
+    /// Marks `p`'s nodes busy (or free), keeping the pages' busy counts.
     fn mark(&mut self, p: &Placement, busy: bool) {
-        let Some(ids) = self.machine.node_ids(p) else {
-            return;
-        };
-        for id in ids {
-            let (i, page) = (id as usize, self.page_of[id as usize] as usize);
-            if self.free[i] == busy {
-                self.free[i] = !busy;
-                if busy {
-                    self.busy_in[page] += 1;
-                    self.free_nodes -= 1;
-                } else {
-                    self.busy_in[page] -= 1;
-                    self.free_nodes += 1;
-                }
+        let (page_of, busy_in) = (&self.page_of, &mut self.busy_in);
+        self.nodes.mark(p, busy, |id| {
+            let page = &mut busy_in[page_of[id as usize] as usize];
+            if busy {
+                *page += 1;
+            } else {
+                *page -= 1;
             }
-        }
+        });
     }
 }
 
@@ -168,7 +160,7 @@ impl Allocator for GridPaging {
             Request::Nodes(n) => n,
             _ => return None,
         };
-        if need == 0 || need > self.free_nodes {
+        if need == 0 || need > self.nodes.count() {
             return None;
         }
         let mut held = 0u64;
@@ -202,19 +194,11 @@ impl Allocator for GridPaging {
 
     /// On the grid, every node free, no node twice.
     fn is_free(&self, p: &Placement) -> bool {
-        let Some(ids) = self.machine.node_ids(p) else {
-            return false;
-        };
-        let mut ids: Vec<u32> = ids.collect();
-        if !ids.iter().all(|&id| self.free[id as usize]) {
-            return false;
-        }
-        ids.sort_unstable();
-        ids.windows(2).all(|w| w[0] != w[1])
+        self.nodes.is_free(p)
     }
 
     fn free_nodes(&self) -> u32 {
-        self.free_nodes
+        self.nodes.count()
     }
 
     fn fits_empty(&self, req: &Request) -> bool {
