@@ -17,29 +17,32 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
+use pwa_replay::engine::Dilation;
 use pwa_replay::engine::RunMetrics;
-use pwa_replay::engine::{Dilation, ReplayOptions};
+use pwa_replay::experiment::plan::{self, Panel, SWEEP_CELL, Xs};
+use pwa_replay::experiment::run::{self, Prepared, Replica};
+use pwa_replay::experiment::{self, Plan, Results, Unit, measure};
 use pwa_replay::machine::AllocKind;
-use pwa_replay::replicate::seed_for;
+use pwa_replay::replicate::StopRule;
+use pwa_replay::resource::MachineSpec;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Shard};
 use pwa_replay::swf::Header;
-use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 use pwa_replay::workload::tracepath::sha256_bytes;
-use rayon::prelude::*;
+use pwa_replay::workload::{EstimateModel, Workload};
 
+use crate::cmd::experiment::Replicas;
 use crate::report::atomic::remove_stale_temporaries;
-use crate::report::cache::{CellCache, Lookup};
 use crate::report::lock::OutLock;
 use crate::report::manifest::{Manifest, SweepInfo, TraceInfo};
 use crate::report::progress::{self, Interrupted, Progress};
-use crate::report::spread::{self, Spread};
+use crate::report::spread;
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
 use crate::slurm::SlurmArgs;
@@ -141,7 +144,7 @@ impl Args {
     }
 }
 
-/// The marker a cell returns when the sweep is stopping (Ctrl-C or an earlier failure).
+/// The marker a replica returns when the sweep is stopping (Ctrl-C or an earlier failure).
 #[derive(Debug)]
 struct Stopped;
 
@@ -190,6 +193,17 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         })?;
     }
     let shaking = args.shaking()?;
+    let grid = Grid {
+        schedulers: args.sched.clone(),
+        allocators: args.alloc.clone(),
+        loads: match &args.loads {
+            LoadSpec::List(loads) => loads.clone(),
+            LoadSpec::Auto(_) => Vec::new(),
+        },
+        estimates: args.estimate.clone(),
+    };
+    let series = grid.series();
+    let plan = plan(&args, &loaded, &series, shaking)?;
     let out = args
         .out
         .clone()
@@ -208,54 +222,30 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let manifest = Manifest::begin(threads);
-    let mut grid_cells = Vec::new();
-    let counts = Counts::default();
-    let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
-    let cell_run = CellRun::new(
-        &args,
-        &loaded,
+    let grid_cells = grid.cells();
+    let units = units(&args, &grid_cells, grid.loads.len());
+    let loader = crate::trace::loader();
+    let replicas = Replicas::with_context(
         &out,
-        &counts,
-        Guard {
-            lock: &lock,
-            stop: &stop,
-        },
-        shaking,
+        args.resume,
+        &lock,
+        &stop,
+        &loader,
+        cell_context(&args, &loaded),
     );
-    let results = {
-        let runner = |c: &Cell| cell_run.run(c);
-        let sink = |e| {
-            if let CellEvent::Planned { cells } = e {
-                counts.planned.fetch_add(cells, Ordering::SeqCst);
-            }
-            progress.event(e);
-        };
-        let series = Grid {
-            schedulers: args.sched.clone(),
-            allocators: args.alloc.clone(),
-            loads: Vec::new(),
-            estimates: args.estimate.clone(),
-        };
-        match &args.loads {
-            LoadSpec::List(loads) => {
-                let grid = Grid {
-                    loads: loads.clone(),
-                    ..series
-                };
-                grid_cells = grid.cells();
-                let cells = match args.shard {
-                    Some(shard) => shard.cells(&grid_cells),
-                    None => grid_cells.clone(),
-                };
-                sweep::run_cells_with(&cells, threads, &runner, &sink)
-            }
-            LoadSpec::Auto(auto) => {
-                sweep::run_auto_with(&series.series(), auto, threads, &runner, &sink)
-            }
-        }
+    let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
+    if !grid.loads.is_empty() {
+        progress.event(CellEvent::Planned { cells: units.len() });
+    }
+    let cells = CellRun::new(&args, &loaded, &out, &replicas, &progress, &stop);
+    let source = Given {
+        workload: Arc::new(loaded.workload.clone()),
+        machine: loaded.machine,
     };
+    let hook = |r: &Replica<'_>, _: &dyn Fn() -> Result<RunMetrics, CellError>| cells.replica(r);
+    let results = run::run(&plan, &units, &source, &hook, &|_| {}, threads);
     progress.finish();
-    let failure = cell_run
+    let failure = cells
         .failure
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -267,30 +257,28 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     if stop.load(Ordering::SeqCst) {
         return Err(Interrupted {
-            finished: counts.finished.load(Ordering::SeqCst),
-            planned: Some(counts.planned.load(Ordering::SeqCst)),
+            finished: cells.finished.load(Ordering::SeqCst),
+            planned: Some(cells.planned.load(Ordering::SeqCst)),
             unit: "cells",
         }
         .into());
     }
     let results = results?;
-    let damaged = counts.damaged.load(Ordering::SeqCst);
+    let (simulated, reused, damaged) = replicas.tally();
     if damaged > 0 {
         eprintln!(
             "recomputed {damaged} damaged cache entries under {}",
             out.join("cells").display()
         );
     }
-    if grid_cells.is_empty() {
-        grid_cells = results.iter().map(|r| r.cell).collect();
-    }
-    let config = config(&args, &loaded, threads, &counts, t0);
-    let spreads = cell_run
-        .spreads
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
-    let rows = rows(&loaded, &results, &spreads);
-    let manifest = provenance(manifest, &args, &loaded, &grid_cells, &results);
+    let (rows, done) = rows(&loaded, &series, &results, shaking.is_some())?;
+    let grid_cells = if grid.loads.is_empty() {
+        done.iter().map(|r| r.cell).collect()
+    } else {
+        grid_cells
+    };
+    let config = config(&args, &loaded, threads, (simulated, reused), t0);
+    let manifest = provenance(manifest, &args, &loaded, &grid_cells, &done);
     lock.check()?;
     report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
@@ -305,6 +293,122 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The sweep as a one-panel experiment: the trace on its machine, a series per scheduler ×
+/// allocator × estimate model, the load factors as x, one replay per cell or `--shake N` shaken
+/// replicas seeded by the cell's key ([`SWEEP_CELL`]).
+fn plan(
+    args: &Args,
+    loaded: &LoadedTrace,
+    series: &[sweep::Series],
+    shaking: Option<(u32, ShakeModel)>,
+) -> anyhow::Result<Plan> {
+    let replicas = shaking.map_or(1, |(n, _)| n as usize);
+    let panel = Panel {
+        name: "sweep".into(),
+        line: 0,
+        // Only a label here (the workload is given, not loaded by name): no template braces.
+        workload: loaded.name.replace(['{', '}'], "_"),
+        machine: Some(loaded.machine),
+        series: series
+            .iter()
+            .map(|s| plan::Series {
+                label: s.to_string(),
+                sched: s.scheduler.to_string(),
+                alloc: s.allocator.to_string(),
+                estimate: s.estimate.to_string(),
+            })
+            .collect(),
+        x: plan::Axis {
+            name: plan::LOAD_FACTOR.into(),
+            label: "load factor".into(),
+            log: false,
+            values: match &args.loads {
+                LoadSpec::List(loads) => Xs::List(loads.clone()),
+                LoadSpec::Auto(auto) => Xs::Auto(*auto),
+            },
+        },
+        seed_key: Some(SWEEP_CELL.into()),
+        jobs: None,
+        load_factor: None,
+        rule: StopRule {
+            min: replicas,
+            max: replicas,
+            // Never met: exactly that many replicas.
+            rel_half_width: f64::NEG_INFINITY,
+        },
+        watch: measure::lookup("mean_turnaround_s").map_err(anyhow::Error::msg)?,
+        shake: shaking.map(|(_, model)| model),
+        stop: None,
+        kill_at_estimate: args.kill_at_estimate,
+        dilation: args.dilation,
+    };
+    for (i, s) in series.iter().enumerate() {
+        // The panel spells policies as labels: they must read back as given.
+        let c = panel.cell(i, 1.0).map_err(anyhow::Error::msg)?;
+        anyhow::ensure!(
+            c.sched == s.scheduler && c.alloc == s.allocator && c.estimate == s.estimate,
+            "series {s} does not read back from its labels ({} + {}, {})",
+            c.sched,
+            c.alloc,
+            c.estimate
+        );
+    }
+    Ok(Plan {
+        file: "sweep".into(),
+        title: format!("sweep of {}", loaded.name),
+        description: None,
+        quick: false,
+        panels: vec![panel],
+        figures: Vec::new(),
+        claims: Vec::new(),
+    })
+}
+
+/// What the sweep runs: every cell of a load list (or of this shard's part, [`sweep::partition`])
+/// as a point, heaviest load factors first (the slow replays: a shorter tail, the same results);
+/// the climb of `--loads auto`.
+fn units(args: &Args, grid: &[Cell], loads: usize) -> Vec<Unit> {
+    if loads == 0 {
+        return vec![Unit::Auto { panel: 0 }];
+    }
+    let mut picked: Vec<usize> = match args.shard {
+        Some(s) => sweep::partition(grid, s.count)
+            .get(s.index)
+            .cloned()
+            .unwrap_or_default(),
+        None => (0..grid.len()).collect(),
+    };
+    picked.sort_by(|&a, &b| grid[b].load_factor.total_cmp(&grid[a].load_factor));
+    picked
+        .into_iter()
+        .map(|k| Unit::Point {
+            panel: 0,
+            series: k / loads,
+            x: k % loads,
+        })
+        .collect()
+}
+
+/// The loaded trace, handed to the executor as the panel's workload.
+struct Given {
+    workload: Arc<Workload>,
+    machine: MachineSpec,
+}
+
+impl run::Source for Given {
+    fn prepare(
+        &self,
+        _: &str,
+        _: Option<MachineSpec>,
+        _: Option<usize>,
+    ) -> Result<Prepared, CellError> {
+        Ok(Prepared::Log {
+            workload: Arc::clone(&self.workload),
+            machine: self.machine,
+        })
+    }
 }
 
 /// Refuses more shards (or Slurm tasks) than the grid has cells: an empty part would fail.
@@ -353,41 +457,7 @@ fn labels<T: ToString>(v: &[T]) -> String {
         .join(",")
 }
 
-/// Cells simulated and reused by this run (speculative `auto` cells included; with `--shake`,
-/// replicas), cells planned and finished, damaged cache entries met.
-#[derive(Default)]
-struct Counts {
-    simulated: AtomicUsize,
-    reused: AtomicUsize,
-    planned: AtomicUsize,
-    finished: AtomicUsize,
-    damaged: AtomicUsize,
-}
-
-/// What every cell checks before it starts: the sweep is not stopping, the directory is still ours.
-#[derive(Clone, Copy)]
-struct Guard<'a> {
-    lock: &'a OutLock,
-    stop: &'a AtomicBool,
-}
-
-/// The replay of one cell with the cache and the per-cell outputs around it.
-struct CellRun<'a> {
-    args: &'a Args,
-    loaded: &'a LoadedTrace,
-    out: &'a Path,
-    cache: CellCache,
-    header: Header,
-    counts: &'a Counts,
-    guard: Guard<'a>,
-    shaking: Option<(u32, ShakeModel)>,
-    /// The first real failure (the sweep stops on it).
-    failure: Mutex<Option<anyhow::Error>>,
-    /// The spread of each shaken cell, by [`Cell::key`].
-    spreads: Mutex<BTreeMap<String, Spread>>,
-}
-
-/// What every cell of the sweep shares and its results depend on: the key of the cell cache.
+/// What the sweep shares and its results depend on: part of every cache key.
 fn cell_context(args: &Args, loaded: &LoadedTrace) -> BTreeMap<String, String> {
     let mut context = BTreeMap::from([
         ("trace_sha256".to_string(), loaded.sha256.clone()),
@@ -405,115 +475,122 @@ fn cell_context(args: &Args, loaded: &LoadedTrace) -> BTreeMap<String, String> {
     context
 }
 
+/// Around every replica the executor runs: the stop check, the cache ([`Replicas`]), the per-cell
+/// files, the progress display (a cell starts with its first replica and ends with its last) and
+/// the first failure, which stops the sweep.
+struct CellRun<'a> {
+    args: &'a Args,
+    loaded: &'a LoadedTrace,
+    out: &'a Path,
+    header: Header,
+    replicas: &'a Replicas<'a>,
+    progress: &'a Progress,
+    stop: &'a AtomicBool,
+    /// Cells under way, by [`experiment::Cell::id`]: their progress id, start and replicas done.
+    running: Mutex<BTreeMap<String, (usize, Instant, usize)>>,
+    /// Cells started (`auto` plans them as it goes) and finished.
+    planned: AtomicUsize,
+    finished: AtomicUsize,
+    /// The first real failure (the sweep stops on it).
+    failure: Mutex<Option<anyhow::Error>>,
+}
+
 impl<'a> CellRun<'a> {
     fn new(
         args: &'a Args,
         loaded: &'a LoadedTrace,
         out: &'a Path,
-        counts: &'a Counts,
-        guard: Guard<'a>,
-        shaking: Option<(u32, ShakeModel)>,
+        replicas: &'a Replicas<'a>,
+        progress: &'a Progress,
+        stop: &'a AtomicBool,
     ) -> Self {
         CellRun {
             args,
             loaded,
             out,
-            cache: CellCache::new(out, cell_context(args, loaded)),
             header: swf_header(loaded),
-            counts,
-            guard,
-            shaking,
+            replicas,
+            progress,
+            stop,
+            running: Mutex::new(BTreeMap::new()),
+            planned: AtomicUsize::new(0),
+            finished: AtomicUsize::new(0),
             failure: Mutex::new(None),
-            spreads: Mutex::new(BTreeMap::new()),
         }
     }
 
-    /// One cell; the first failure is kept in `failure` and stops the sweep.
-    fn run(&self, cell: &Cell) -> Result<RunMetrics, CellError> {
-        let r = match self.shaking {
-            None => self.run_once(cell, &self.cache, None),
-            Some((n, model)) => self.run_shaken(cell, n, &model),
-        };
-        match r {
+    /// One replica of a cell; a failure is kept in `failure` and stops the sweep.
+    fn replica(&self, r: &Replica<'_>) -> Result<RunMetrics, CellError> {
+        let cell = sweep_cell(r.cell);
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(Box::new(Stopped));
+        }
+        self.started(r.cell, &cell);
+        let outputs = self.outputs_exist(&cell);
+        match self
+            .replicas
+            .get_with(r, outputs, &|| self.simulate(r, &cell))
+        {
             Ok(m) => {
-                self.counts.finished.fetch_add(1, Ordering::SeqCst);
+                self.done(r.cell, &cell);
                 Ok(m)
             }
             Err(e) => {
-                self.halt(cell, e);
+                self.halt(&cell, e);
                 Err(Box::new(Stopped))
             }
         }
     }
 
-    /// Keeps the first real failure and stops the sweep; [`Stopped`] markers pass through.
-    fn halt(&self, cell: &Cell, e: anyhow::Error) -> anyhow::Error {
-        if !e.is::<Stopped>() {
-            self.guard.stop.store(true, Ordering::SeqCst);
-            let mut first = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
-            first.get_or_insert(e.context(format!("cell {cell} failed")));
+    /// Keeps the first real failure and stops the sweep; what fails once the sweep is stopping
+    /// ([`Stopped`], the cache's refusal) is a consequence, not a cause.
+    fn halt(&self, cell: &Cell, e: CellError) {
+        if e.is::<Stopped>() || self.stop.swap(true, Ordering::SeqCst) {
+            return;
         }
-        Stopped.into()
+        let mut first = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+        first.get_or_insert(anyhow::Error::from_boxed(e).context(format!("cell {cell} failed")));
     }
 
-    /// The N replicas of a shaken cell (in parallel, each cached under its own key): their mean.
-    fn run_shaken(&self, cell: &Cell, n: u32, model: &ShakeModel) -> anyhow::Result<RunMetrics> {
-        let cache = self.cache.with("shake", model.to_string());
-        let reps: Vec<RunMetrics> = (0..n)
-            .into_par_iter()
-            .map(|rep| {
-                let seed = seed_for(&cell.key(), rep as usize);
-                let cache = cache.with("replica", rep.to_string());
-                self.run_once(cell, &cache, Some((model, seed)))
-                    .map_err(|e| self.halt(cell, e))
-            })
-            .collect::<anyhow::Result<_>>()?;
-        let (mean, spread) = spread::aggregate(&reps)?;
-        self.spreads
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(cell.key(), spread);
-        Ok(mean)
-    }
-
-    /// One replay of `cell` (shaken by `shake`), or its sound cache entry under `--resume`.
-    fn run_once(
-        &self,
-        cell: &Cell,
-        cache: &CellCache,
-        shake: Option<(&ShakeModel, u64)>,
-    ) -> anyhow::Result<RunMetrics> {
-        if self.guard.stop.load(Ordering::SeqCst) {
-            return Err(Stopped.into());
-        }
-        self.guard.lock.check()?;
-        if self.args.resume {
-            match cache.lookup(cell) {
-                Lookup::Hit(m) if self.outputs_exist(cell) => {
-                    self.counts.reused.fetch_add(1, Ordering::SeqCst);
-                    return Ok(*m);
-                }
-                Lookup::Damaged(why) => {
-                    self.counts.damaged.fetch_add(1, Ordering::SeqCst);
-                    eprintln!("damaged cache entry, recomputed: {why}");
-                }
-                Lookup::Hit(_) | Lookup::Miss => {}
+    /// The cell starts with its first replica.
+    fn started(&self, c: &experiment::Cell, cell: &Cell) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let std::collections::btree_map::Entry::Vacant(v) = running.entry(c.id()) {
+            let id = self.planned.fetch_add(1, Ordering::SeqCst);
+            if matches!(self.args.loads, LoadSpec::Auto(_)) {
+                self.progress.event(CellEvent::Planned { cells: 1 });
             }
+            v.insert((id, Instant::now(), 0));
+            self.progress.event(CellEvent::Started { id, cell: *cell });
         }
-        let machine = self.loaded.machine;
-        let options = ReplayOptions {
-            kill_at_estimate: self.args.kill_at_estimate,
-            dilation: self.args.dilation,
+    }
+
+    /// The cell ends with its last replica.
+    fn done(&self, c: &experiment::Cell, cell: &Cell) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = c.id();
+        let Some(entry) = running.get_mut(&key) else {
+            return;
         };
-        let run = sweep::replay_replica(
-            &self.loaded.workload,
-            machine,
-            cell,
-            options,
-            shake,
-            self.args.validate,
-        )
-        .map_err(anyhow::Error::from_boxed)?;
+        entry.2 += 1;
+        if entry.2 < c.rule.max {
+            return;
+        }
+        let (id, t0, _) = *entry;
+        running.remove(&key);
+        drop(running);
+        self.finished.fetch_add(1, Ordering::SeqCst);
+        self.progress.event(CellEvent::Finished {
+            id,
+            cell: *cell,
+            wall_s: t0.elapsed().as_secs_f64(),
+        });
+    }
+
+    /// One replay of the replica, its per-job table and SWF schedule written when asked.
+    fn simulate(&self, r: &Replica<'_>, cell: &Cell) -> Result<RunMetrics, CellError> {
+        let run = run::replay(r.prepared, r.cell, r.seed, self.args.validate)?;
+        let machine = self.loaded.machine;
         if self.args.per_job {
             let path = jobs::per_job_path(self.out, cell);
             jobs::write_per_job(&path, &run.workload, machine, &run.outcome)?;
@@ -524,8 +601,6 @@ impl<'a> CellRun<'a> {
             header.push("Note", &format!("simulated schedule of {cell}"));
             jobs::write_swf(&path, &header, &run.workload, &run.outcome)?;
         }
-        cache.store(cell, &run.metrics)?;
-        self.counts.simulated.fetch_add(1, Ordering::SeqCst);
         Ok(run.metrics)
     }
 
@@ -533,6 +608,55 @@ impl<'a> CellRun<'a> {
         (!self.args.per_job || jobs::per_job_path(self.out, cell).is_file())
             && (!self.args.swf_out || jobs::swf_path(self.out, cell).is_file())
     }
+}
+
+/// The sweep's cell of an experiment cell of its panel (always on the load-factor axis).
+fn sweep_cell(c: &experiment::Cell) -> Cell {
+    Cell {
+        scheduler: c.sched,
+        allocator: c.alloc,
+        load_factor: c.load_factor.unwrap_or(1.0),
+        estimate: c.estimate,
+    }
+}
+
+/// The summary rows in grid order (series by series, load factors as given or climbed) and the
+/// cells they are of: each cell's replay, or the mean and spread of its shaken replicas.
+fn rows(
+    loaded: &LoadedTrace,
+    series: &[sweep::Series],
+    results: &Results,
+    shaken: bool,
+) -> anyhow::Result<(Vec<SummaryRow>, Vec<CellResult>)> {
+    let mut rows = Vec::new();
+    let mut done = Vec::new();
+    for (s, line) in series.iter().enumerate() {
+        for (x, id) in results.lines.get(&(0, s)).into_iter().flatten() {
+            let reps = results
+                .cells
+                .get(id)
+                .with_context(|| format!("no replicas of {id}"))?;
+            let cell = line.at(*x);
+            let (metrics, spread) = if shaken {
+                let (mean, spread) = spread::aggregate(reps)?;
+                (mean, Some(spread))
+            } else {
+                (*reps.first().context("no replica")?, None)
+            };
+            rows.push(SummaryRow {
+                trace: loaded.name.clone(),
+                machine: loaded.machine.to_string(),
+                scheduler: cell.scheduler.to_string(),
+                allocator: cell.allocator.to_string(),
+                estimate: cell.estimate.to_string(),
+                load_factor: cell.load_factor,
+                metrics,
+                spread,
+            });
+            done.push(CellResult { cell, metrics });
+        }
+    }
+    Ok((rows, done))
 }
 
 fn swf_header(loaded: &LoadedTrace) -> Header {
@@ -558,7 +682,7 @@ fn config(
     args: &Args,
     loaded: &LoadedTrace,
     threads: usize,
-    counts: &Counts,
+    (simulated, reused): (usize, usize),
     t0: Instant,
 ) -> RunConfig {
     let knee_factor = match &args.loads {
@@ -580,8 +704,8 @@ fn config(
         loads: args.loads.to_string(),
         knee_factor,
         threads,
-        simulated: counts.simulated.load(Ordering::SeqCst),
-        reused: counts.reused.load(Ordering::SeqCst),
+        simulated,
+        reused,
         wall_s: t0.elapsed().as_secs_f64(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         shake: args
@@ -590,26 +714,6 @@ fn config(
             .flatten()
             .map(|(n, model)| format!("{n} replicas, {model}")),
     }
-}
-
-fn rows(
-    loaded: &LoadedTrace,
-    results: &[CellResult],
-    spreads: &BTreeMap<String, Spread>,
-) -> Vec<SummaryRow> {
-    results
-        .iter()
-        .map(|r| SummaryRow {
-            trace: loaded.name.clone(),
-            machine: loaded.machine.to_string(),
-            scheduler: r.cell.scheduler.to_string(),
-            allocator: r.cell.allocator.to_string(),
-            estimate: r.cell.estimate.to_string(),
-            load_factor: r.cell.load_factor,
-            metrics: r.metrics,
-            spread: spreads.get(&r.cell.key()).cloned(),
-        })
-        .collect()
 }
 
 /// SHA-256 of everything that defines the sweep's grid and results — trace sha256, machine,
