@@ -24,11 +24,10 @@ use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
 use pwa_replay::engine::Dilation;
 use pwa_replay::engine::RunMetrics;
-use pwa_replay::experiment::plan::{self, Panel, SWEEP_CELL, Xs};
 use pwa_replay::experiment::run::{self, Prepared, Replica};
-use pwa_replay::experiment::{self, Plan, Results, Unit, measure};
+use pwa_replay::experiment::sweep::SweepSpec;
+use pwa_replay::experiment::{self, Results};
 use pwa_replay::machine::AllocKind;
-use pwa_replay::replicate::StopRule;
 use pwa_replay::resource::MachineSpec;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Shard};
@@ -193,17 +192,23 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         })?;
     }
     let shaking = args.shaking()?;
-    let grid = Grid {
-        schedulers: args.sched.clone(),
-        allocators: args.alloc.clone(),
-        loads: match &args.loads {
-            LoadSpec::List(loads) => loads.clone(),
-            LoadSpec::Auto(_) => Vec::new(),
-        },
-        estimates: args.estimate.clone(),
+    let spec = SweepSpec {
+        workload: loaded.name.clone(),
+        machine: loaded.machine,
+        series: Grid {
+            schedulers: args.sched.clone(),
+            allocators: args.alloc.clone(),
+            loads: Vec::new(),
+            estimates: args.estimate.clone(),
+        }
+        .series(),
+        loads: args.loads.clone(),
+        replicas: shaking.map_or(1, |(n, _)| n as usize),
+        shake: shaking.map(|(_, model)| model),
+        kill_at_estimate: args.kill_at_estimate,
+        dilation: args.dilation,
     };
-    let series = grid.series();
-    let plan = plan(&args, &loaded, &series, shaking)?;
+    let plan = spec.plan().map_err(anyhow::Error::msg)?;
     let out = args
         .out
         .clone()
@@ -222,8 +227,10 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let manifest = Manifest::begin(threads);
-    let grid_cells = grid.cells();
-    let units = units(&args, &grid_cells, grid.loads.len());
+    let grid_cells = spec.cells();
+    // The jobs move to the executor; the sweep keeps their count.
+    let jobs = loaded.workload.jobs.len();
+    let units = spec.units(args.shard);
     let loader = crate::trace::loader();
     let replicas = Replicas::with_context(
         &out,
@@ -231,17 +238,17 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         &lock,
         &stop,
         &loader,
-        cell_context(&args, &loaded),
+        cell_context(&args, &loaded, jobs),
     );
     let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
-    if !grid.loads.is_empty() {
+    if !grid_cells.is_empty() {
         progress.event(CellEvent::Planned { cells: units.len() });
     }
-    let cells = CellRun::new(&args, &loaded, &out, &replicas, &progress, &stop);
     let source = Given {
-        workload: Arc::new(loaded.workload.clone()),
+        workload: Arc::new(std::mem::take(&mut loaded.workload)),
         machine: loaded.machine,
     };
+    let cells = CellRun::new(&args, &loaded, &out, &replicas, &progress, &stop);
     let hook = |r: &Replica<'_>, _: &dyn Fn() -> Result<RunMetrics, CellError>| cells.replica(r);
     let results = run::run(&plan, &units, &source, &hook, &|_| {}, threads);
     progress.finish();
@@ -271,14 +278,14 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             out.join("cells").display()
         );
     }
-    let (rows, done) = rows(&loaded, &series, &results, shaking.is_some())?;
-    let grid_cells = if grid.loads.is_empty() {
+    let (rows, done) = rows(&loaded, &spec, &results)?;
+    let grid_cells = if grid_cells.is_empty() {
         done.iter().map(|r| r.cell).collect()
     } else {
         grid_cells
     };
-    let config = config(&args, &loaded, threads, (simulated, reused), t0);
-    let manifest = provenance(manifest, &args, &loaded, &grid_cells, &done);
+    let config = config(&args, &loaded, jobs, threads, (simulated, reused), t0);
+    let manifest = provenance(manifest, &args, (&loaded, jobs), &grid_cells, &done);
     lock.check()?;
     report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
@@ -293,102 +300,6 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// The sweep as a one-panel experiment: the trace on its machine, a series per scheduler ×
-/// allocator × estimate model, the load factors as x, one replay per cell or `--shake N` shaken
-/// replicas seeded by the cell's key ([`SWEEP_CELL`]).
-fn plan(
-    args: &Args,
-    loaded: &LoadedTrace,
-    series: &[sweep::Series],
-    shaking: Option<(u32, ShakeModel)>,
-) -> anyhow::Result<Plan> {
-    let replicas = shaking.map_or(1, |(n, _)| n as usize);
-    let panel = Panel {
-        name: "sweep".into(),
-        line: 0,
-        // Only a label here (the workload is given, not loaded by name): no template braces.
-        workload: loaded.name.replace(['{', '}'], "_"),
-        machine: Some(loaded.machine),
-        series: series
-            .iter()
-            .map(|s| plan::Series {
-                label: s.to_string(),
-                sched: s.scheduler.to_string(),
-                alloc: s.allocator.to_string(),
-                estimate: s.estimate.to_string(),
-            })
-            .collect(),
-        x: plan::Axis {
-            name: plan::LOAD_FACTOR.into(),
-            label: "load factor".into(),
-            log: false,
-            values: match &args.loads {
-                LoadSpec::List(loads) => Xs::List(loads.clone()),
-                LoadSpec::Auto(auto) => Xs::Auto(*auto),
-            },
-        },
-        seed_key: Some(SWEEP_CELL.into()),
-        jobs: None,
-        load_factor: None,
-        rule: StopRule {
-            min: replicas,
-            max: replicas,
-            // Never met: exactly that many replicas.
-            rel_half_width: f64::NEG_INFINITY,
-        },
-        watch: measure::lookup("mean_turnaround_s").map_err(anyhow::Error::msg)?,
-        shake: shaking.map(|(_, model)| model),
-        stop: None,
-        kill_at_estimate: args.kill_at_estimate,
-        dilation: args.dilation,
-    };
-    for (i, s) in series.iter().enumerate() {
-        // The panel spells policies as labels: they must read back as given.
-        let c = panel.cell(i, 1.0).map_err(anyhow::Error::msg)?;
-        anyhow::ensure!(
-            c.sched == s.scheduler && c.alloc == s.allocator && c.estimate == s.estimate,
-            "series {s} does not read back from its labels ({} + {}, {})",
-            c.sched,
-            c.alloc,
-            c.estimate
-        );
-    }
-    Ok(Plan {
-        file: "sweep".into(),
-        title: format!("sweep of {}", loaded.name),
-        description: None,
-        quick: false,
-        panels: vec![panel],
-        figures: Vec::new(),
-        claims: Vec::new(),
-    })
-}
-
-/// What the sweep runs: every cell of a load list (or of this shard's part, [`sweep::partition`])
-/// as a point, heaviest load factors first (the slow replays: a shorter tail, the same results);
-/// the climb of `--loads auto`.
-fn units(args: &Args, grid: &[Cell], loads: usize) -> Vec<Unit> {
-    if loads == 0 {
-        return vec![Unit::Auto { panel: 0 }];
-    }
-    let mut picked: Vec<usize> = match args.shard {
-        Some(s) => sweep::partition(grid, s.count)
-            .get(s.index)
-            .cloned()
-            .unwrap_or_default(),
-        None => (0..grid.len()).collect(),
-    };
-    picked.sort_by(|&a, &b| grid[b].load_factor.total_cmp(&grid[a].load_factor));
-    picked
-        .into_iter()
-        .map(|k| Unit::Point {
-            panel: 0,
-            series: k / loads,
-            x: k % loads,
-        })
-        .collect()
 }
 
 /// The loaded trace, handed to the executor as the panel's workload.
@@ -458,12 +369,12 @@ fn labels<T: ToString>(v: &[T]) -> String {
 }
 
 /// What the sweep shares and its results depend on: part of every cache key.
-fn cell_context(args: &Args, loaded: &LoadedTrace) -> BTreeMap<String, String> {
+fn cell_context(args: &Args, loaded: &LoadedTrace, jobs: usize) -> BTreeMap<String, String> {
     let mut context = BTreeMap::from([
         ("trace_sha256".to_string(), loaded.sha256.clone()),
         ("machine".to_string(), loaded.machine.to_string()),
         ("conversion".to_string(), format!("{:?}", loaded.conversion)),
-        ("jobs".to_string(), loaded.workload.jobs.len().to_string()),
+        ("jobs".to_string(), jobs.to_string()),
         ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
     ]);
     if args.kill_at_estimate {
@@ -521,7 +432,7 @@ impl<'a> CellRun<'a> {
 
     /// One replica of a cell; a failure is kept in `failure` and stops the sweep.
     fn replica(&self, r: &Replica<'_>) -> Result<RunMetrics, CellError> {
-        let cell = sweep_cell(r.cell);
+        let cell = r.cell.sweep_cell();
         if self.stop.load(Ordering::SeqCst) {
             return Err(Box::new(Stopped));
         }
@@ -610,51 +521,33 @@ impl<'a> CellRun<'a> {
     }
 }
 
-/// The sweep's cell of an experiment cell of its panel (always on the load-factor axis).
-fn sweep_cell(c: &experiment::Cell) -> Cell {
-    Cell {
-        scheduler: c.sched,
-        allocator: c.alloc,
-        load_factor: c.load_factor.unwrap_or(1.0),
-        estimate: c.estimate,
-    }
-}
-
 /// The summary rows in grid order (series by series, load factors as given or climbed) and the
 /// cells they are of: each cell's replay, or the mean and spread of its shaken replicas.
 fn rows(
     loaded: &LoadedTrace,
-    series: &[sweep::Series],
+    spec: &SweepSpec,
     results: &Results,
-    shaken: bool,
 ) -> anyhow::Result<(Vec<SummaryRow>, Vec<CellResult>)> {
     let mut rows = Vec::new();
     let mut done = Vec::new();
-    for (s, line) in series.iter().enumerate() {
-        for (x, id) in results.lines.get(&(0, s)).into_iter().flatten() {
-            let reps = results
-                .cells
-                .get(id)
-                .with_context(|| format!("no replicas of {id}"))?;
-            let cell = line.at(*x);
-            let (metrics, spread) = if shaken {
-                let (mean, spread) = spread::aggregate(reps)?;
-                (mean, Some(spread))
-            } else {
-                (*reps.first().context("no replica")?, None)
-            };
-            rows.push(SummaryRow {
-                trace: loaded.name.clone(),
-                machine: loaded.machine.to_string(),
-                scheduler: cell.scheduler.to_string(),
-                allocator: cell.allocator.to_string(),
-                estimate: cell.estimate.to_string(),
-                load_factor: cell.load_factor,
-                metrics,
-                spread,
-            });
-            done.push(CellResult { cell, metrics });
-        }
+    for (cell, reps) in spec.replicas(results).map_err(anyhow::Error::msg)? {
+        let (metrics, spread) = if spec.shake.is_some() {
+            let (mean, spread) = spread::aggregate(reps)?;
+            (mean, Some(spread))
+        } else {
+            (reps[0], None)
+        };
+        rows.push(SummaryRow {
+            trace: loaded.name.clone(),
+            machine: loaded.machine.to_string(),
+            scheduler: cell.scheduler.to_string(),
+            allocator: cell.allocator.to_string(),
+            estimate: cell.estimate.to_string(),
+            load_factor: cell.load_factor,
+            metrics,
+            spread,
+        });
+        done.push(CellResult { cell, metrics });
     }
     Ok((rows, done))
 }
@@ -681,6 +574,7 @@ fn swf_header(loaded: &LoadedTrace) -> Header {
 fn config(
     args: &Args,
     loaded: &LoadedTrace,
+    jobs: usize,
     threads: usize,
     (simulated, reused): (usize, usize),
     t0: Instant,
@@ -697,7 +591,7 @@ fn config(
             .to_string(),
         trace_sha256: loaded.sha256.clone(),
         machine: loaded.machine.to_string(),
-        jobs: loaded.workload.jobs.len() as u64,
+        jobs: jobs as u64,
         dropped: loaded.dropped.values().sum(),
         schedulers: args.sched.iter().map(ToString::to_string).collect(),
         allocators: args.alloc.iter().map(ToString::to_string).collect(),
@@ -719,8 +613,8 @@ fn config(
 /// SHA-256 of everything that defines the sweep's grid and results — trace sha256, machine,
 /// conversion, jobs, filters, engine options, the resolved grid, tool version and commit — but not
 /// the shard, threads or output directory: shards of one sweep share it.
-fn config_hash(args: &Args, loaded: &LoadedTrace, cells: &[Cell]) -> String {
-    let mut key = cell_context(args, loaded);
+fn config_hash(args: &Args, loaded: &LoadedTrace, jobs: usize, cells: &[Cell]) -> String {
+    let mut key = cell_context(args, loaded, jobs);
     key.insert("lenient".into(), args.input.lenient.to_string());
     key.insert("git_commit".into(), env!("PWA_REPLAY_GIT_COMMIT").into());
     let cells: Vec<String> = cells.iter().map(Cell::key).collect();
@@ -732,7 +626,7 @@ fn config_hash(args: &Args, loaded: &LoadedTrace, cells: &[Cell]) -> String {
 fn provenance(
     mut m: Manifest,
     args: &Args,
-    loaded: &LoadedTrace,
+    (loaded, jobs): (&LoadedTrace, usize),
     grid: &[Cell],
     results: &[CellResult],
 ) -> Manifest {
@@ -752,7 +646,7 @@ fn provenance(
         args.estimate.iter().map(ToString::to_string).collect()
     };
     m.sweep = Some(SweepInfo {
-        config_hash: config_hash(args, loaded, grid),
+        config_hash: config_hash(args, loaded, jobs, grid),
         cells: grid.iter().map(Cell::key).collect(),
         shard: args.shard.map(|s| s.to_string()),
         seeds: results
