@@ -241,7 +241,8 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         cell_context(&args, &loaded, jobs),
     );
     let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
-    if !grid_cells.is_empty() {
+    let open_ended = grid_cells.is_empty();
+    if !open_ended {
         progress.event(CellEvent::Planned { cells: units.len() });
     }
     let source = Given {
@@ -249,6 +250,9 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         machine: loaded.machine,
     };
     let cells = CellRun::new(&args, &loaded, &out, &replicas, &progress, &stop);
+    if !open_ended {
+        cells.planned.store(units.len(), Ordering::SeqCst);
+    }
     let hook = |r: &Replica<'_>, _: &dyn Fn() -> Result<RunMetrics, CellError>| cells.replica(r);
     let results = run::run(&plan, &units, &source, &hook, &|_| {}, threads);
     progress.finish();
@@ -279,7 +283,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         );
     }
     let (rows, done) = rows(&loaded, &spec, &results)?;
-    let grid_cells = if grid_cells.is_empty() {
+    let grid_cells = if open_ended {
         done.iter().map(|r| r.cell).collect()
     } else {
         grid_cells
@@ -399,7 +403,9 @@ struct CellRun<'a> {
     stop: &'a AtomicBool,
     /// Cells under way, by [`experiment::Cell::id`]: their progress id, start and replicas done.
     running: Mutex<BTreeMap<String, (usize, Instant, usize)>>,
-    /// Cells started (`auto` plans them as it goes) and finished.
+    /// Cells started, planned (all at once for a list; `auto` plans them as they start) and
+    /// finished.
+    started: AtomicUsize,
     planned: AtomicUsize,
     finished: AtomicUsize,
     /// The first real failure (the sweep stops on it).
@@ -424,6 +430,7 @@ impl<'a> CellRun<'a> {
             progress,
             stop,
             running: Mutex::new(BTreeMap::new()),
+            started: AtomicUsize::new(0),
             planned: AtomicUsize::new(0),
             finished: AtomicUsize::new(0),
             failure: Mutex::new(None),
@@ -467,8 +474,9 @@ impl<'a> CellRun<'a> {
     fn started(&self, c: &experiment::Cell, cell: &Cell) {
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
         if let std::collections::btree_map::Entry::Vacant(v) = running.entry(c.id()) {
-            let id = self.planned.fetch_add(1, Ordering::SeqCst);
+            let id = self.started.fetch_add(1, Ordering::SeqCst);
             if matches!(self.args.loads, LoadSpec::Auto(_)) {
+                self.planned.fetch_add(1, Ordering::SeqCst);
                 self.progress.event(CellEvent::Planned { cells: 1 });
             }
             v.insert((id, Instant::now(), 0));
