@@ -3,6 +3,11 @@
 //! Without `--sched` / `--alloc`, the trace's default grid (its catalog entry's, else its machine
 //! family's) fills in what is missing, said on stderr.
 //!
+//! The sweep is the one-panel experiment of its flags ([`SweepSpec`]), run by the experiment
+//! executor ([`run::run`]) with the replica cache of `experiment` ([`Replicas`]); this module loads
+//! the trace, wraps every replica (stop check, per-job / SWF files, progress, first failure) and
+//! writes the sweep's own outputs from the results.
+//!
 //! `--shake N` replays every cell N times on shaken input ([`pwa_replay::workload::shake`]) and
 //! reports means with 95% intervals. Robustness (docs/OUTPUTS.md, "Robustness"): the output
 //! directory is locked against a second sweep; temporaries of killed runs are removed; on Ctrl-C no
@@ -240,41 +245,18 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         &loader,
         cell_context(&args, &loaded, jobs),
     );
-    let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
     let open_ended = grid_cells.is_empty();
-    if !open_ended {
-        progress.event(CellEvent::Planned { cells: units.len() });
-    }
+    let progress = Progress::new(args.quiet, open_ended);
     let source = Given {
         workload: Arc::new(std::mem::take(&mut loaded.workload)),
         machine: loaded.machine,
     };
-    let cells = CellRun::new(&args, &loaded, &out, &replicas, &progress, &stop);
-    if !open_ended {
-        cells.planned.store(units.len(), Ordering::SeqCst);
-    }
+    let planned = (!open_ended).then_some(units.len());
+    let cells = CellRun::new(&args, &loaded, &out, &replicas, &progress, &stop, planned);
     let hook = |r: &Replica<'_>, _: &dyn Fn() -> Result<RunMetrics, CellError>| cells.replica(r);
     let results = run::run(&plan, &units, &source, &hook, &|_| {}, threads);
     progress.finish();
-    let failure = cells
-        .failure
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take();
-    if let Some(e) = failure {
-        // A cell that failed to write because the directory went away reports the cause.
-        lock.check()?;
-        return Err(e);
-    }
-    if stop.load(Ordering::SeqCst) {
-        return Err(Interrupted {
-            finished: cells.finished.load(Ordering::SeqCst),
-            planned: Some(cells.planned.load(Ordering::SeqCst)),
-            unit: "cells",
-        }
-        .into());
-    }
-    let results = results?;
+    let results = cells.finish(results, &lock)?;
     let (simulated, reused, damaged) = replicas.tally();
     if damaged > 0 {
         eprintln!(
@@ -413,6 +395,7 @@ struct CellRun<'a> {
 }
 
 impl<'a> CellRun<'a> {
+    /// The wrapper of a sweep of `planned` cells (`None`: `auto`, planned as they start).
     fn new(
         args: &'a Args,
         loaded: &'a LoadedTrace,
@@ -420,7 +403,11 @@ impl<'a> CellRun<'a> {
         replicas: &'a Replicas<'a>,
         progress: &'a Progress,
         stop: &'a AtomicBool,
+        planned: Option<usize>,
     ) -> Self {
+        if let Some(cells) = planned {
+            progress.event(CellEvent::Planned { cells });
+        }
         CellRun {
             args,
             loaded,
@@ -431,10 +418,38 @@ impl<'a> CellRun<'a> {
             stop,
             running: Mutex::new(BTreeMap::new()),
             started: AtomicUsize::new(0),
-            planned: AtomicUsize::new(0),
+            planned: AtomicUsize::new(planned.unwrap_or(0)),
             finished: AtomicUsize::new(0),
             failure: Mutex::new(None),
         }
+    }
+
+    /// The run's results, or why there are none: the first failure (or the output directory
+    /// gone), else the interrupt with the `--resume` hint.
+    fn finish(
+        &self,
+        results: Result<Results, run::RunError>,
+        lock: &OutLock,
+    ) -> anyhow::Result<Results> {
+        let failure = self
+            .failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(e) = failure {
+            // A cell that failed to write because the directory went away reports the cause.
+            lock.check()?;
+            return Err(e);
+        }
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(Interrupted {
+                finished: self.finished.load(Ordering::SeqCst),
+                planned: Some(self.planned.load(Ordering::SeqCst)),
+                unit: "cells",
+            }
+            .into());
+        }
+        Ok(results?)
     }
 
     /// One replica of a cell; a failure is kept in `failure` and stops the sweep.
