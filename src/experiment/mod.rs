@@ -57,6 +57,7 @@ pub mod plan;
 pub mod predicate;
 pub mod run;
 pub mod spec;
+pub mod sweep;
 
 pub use figure::{FigureData, Point};
 pub use plan::{Cell, Plan};

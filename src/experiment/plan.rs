@@ -23,6 +23,11 @@ use crate::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 /// The x name under which x divides submit times.
 pub const LOAD_FACTOR: &str = "load_factor";
 
+/// The seed-key placeholder for a sweep's cell key ([`crate::sweep::Cell::key`]: scheduler,
+/// allocator, load factor and estimate model), which `sweep --shake` seeds its replicas with: one
+/// stream per policy, not common random numbers.
+pub const SWEEP_CELL: &str = "{sweep_cell}";
+
 /// A checked experiment.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -286,7 +291,31 @@ impl Panel {
         let fill = |t: &str| fill(t, x, self.jobs);
         let on_lf = self.x.name == LOAD_FACTOR;
         let workload = fill(&self.workload)?;
+        let sched = fill(&series.sched)?
+            .parse::<SchedKind>()
+            .map_err(|e| e.to_string())?;
+        let alloc = fill(&series.alloc)?
+            .parse::<AllocKind>()
+            .map_err(|e| e.to_string())?;
+        let estimate = fill(&series.estimate)?
+            .parse::<EstimateModel>()
+            .map_err(|e| e.to_string())?;
         let seed_key = match &self.seed_key {
+            Some(t) if t.contains(SWEEP_CELL) => {
+                let lf = if on_lf {
+                    x
+                } else {
+                    self.load_factor.unwrap_or(1.0)
+                };
+                let key = crate::sweep::Cell {
+                    scheduler: sched,
+                    allocator: alloc,
+                    load_factor: lf,
+                    estimate,
+                }
+                .key();
+                fill(&t.replace(SWEEP_CELL, &key))?
+            }
             Some(t) => fill(t)?,
             None if on_lf => format!("{workload}|lf={x}"),
             None => match self.load_factor {
@@ -295,15 +324,9 @@ impl Panel {
             },
         };
         Ok(Cell {
-            sched: fill(&series.sched)?
-                .parse::<SchedKind>()
-                .map_err(|e| e.to_string())?,
-            alloc: fill(&series.alloc)?
-                .parse::<AllocKind>()
-                .map_err(|e| e.to_string())?,
-            estimate: fill(&series.estimate)?
-                .parse::<EstimateModel>()
-                .map_err(|e| e.to_string())?,
+            sched,
+            alloc,
+            estimate,
             workload,
             machine: self.machine,
             jobs: self.jobs,

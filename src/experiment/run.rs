@@ -29,7 +29,8 @@ use crate::workload::synth::SynthSpec;
 use crate::workload::synth_hypercube::HypercubeSpec;
 use crate::workload::{EstimateModel, Workload};
 
-/// A part of the work that runs on its own: one series of a panel, or a whole `auto` panel.
+/// A part of the work that runs on its own: one series of a panel, one point of a series, or a
+/// whole `auto` panel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Unit {
     /// Series `series` of panel `panel`, climbing a list of x values.
@@ -39,11 +40,30 @@ pub enum Unit {
         /// Series index.
         series: usize,
     },
+    /// The cell of series `series` of panel `panel` at its `x`-th x value alone (a panel without
+    /// a stop rule, whose points are independent: a sweep runs and shards its grid by points).
+    Point {
+        /// Panel index.
+        panel: usize,
+        /// Series index.
+        series: usize,
+        /// Index into the panel's x values.
+        x: usize,
+    },
     /// Every series of an `auto` panel.
     Auto {
         /// Panel index.
         panel: usize,
     },
+}
+
+impl Unit {
+    /// The panel the unit belongs to.
+    pub fn panel(&self) -> usize {
+        match *self {
+            Unit::Line { panel, .. } | Unit::Point { panel, .. } | Unit::Auto { panel } => panel,
+        }
+    }
 }
 
 impl Plan {
@@ -78,13 +98,13 @@ impl Plan {
 
     /// The expected cost of a unit, in job replays.
     pub fn unit_cost(&self, u: Unit) -> f64 {
-        let (Unit::Line { panel, .. } | Unit::Auto { panel }) = u;
-        let p = &self.panels[panel];
-        let series = match u {
-            Unit::Line { .. } => 1,
-            Unit::Auto { .. } => p.series.len(),
+        let p = &self.panels[u.panel()];
+        let cells = match u {
+            Unit::Line { .. } => p.xs().len(),
+            Unit::Point { .. } => 1,
+            Unit::Auto { .. } => p.xs().len() * p.series.len(),
         };
-        (p.xs().len() * series * p.rule.max) as f64 * p.jobs.unwrap_or(10_000) as f64
+        (cells * p.rule.max) as f64 * p.jobs.unwrap_or(10_000) as f64
     }
 
     /// Every unit of work, panels in file order, series in legend order.
@@ -253,6 +273,8 @@ pub struct Replica<'a> {
     pub cell: &'a Cell,
     /// Its seed.
     pub seed: u64,
+    /// Its workload (for a hook that replays it with [`replay`] to keep more than the metrics).
+    pub prepared: &'a Prepared,
 }
 
 /// Wraps the computation of every replica: `hook(replica, compute)` returns the replica's metrics,
@@ -310,7 +332,8 @@ pub enum RunError {
     Pool(usize),
 }
 
-/// Runs `units` of `plan` on `threads` workers.
+/// Runs `units` of `plan` on `threads` workers. Lines and points start in the order given (a
+/// caller puts its slowest first); the results do not depend on that order.
 pub fn run(
     plan: &Plan,
     units: &[Unit],
@@ -331,24 +354,32 @@ pub fn run(
         on_event,
         memo: Mutex::new(BTreeMap::new()),
     };
-    let lines: Vec<(usize, usize)> = units
+    // Lines (x: None) and points (x: Some(index)), in the order given.
+    let lines: Vec<(usize, usize, Option<usize>)> = units
         .iter()
         .filter_map(|u| match *u {
-            Unit::Line { panel, series } => Some((panel, series)),
+            Unit::Line { panel, series } => Some((panel, series, None)),
+            Unit::Point { panel, series, x } => Some((panel, series, Some(x))),
             Unit::Auto { .. } => None,
         })
         .collect();
-    let climbed: Vec<((usize, usize), LinePoints)> = pool.install(|| {
+    // Each with the index of its first x, so that points join their series in the panel's order
+    // of x values.
+    let mut climbed: Vec<((usize, usize), usize, LinePoints)> = pool.install(|| {
         lines
             .par_iter()
             .with_max_len(1)
-            .map(|&(p, s)| Ok(((p, s), exec.climb(p, s)?)))
+            .map(|&(p, s, x)| match x {
+                Some(x) => Ok(((p, s), x, exec.at(p, s, x)?)),
+                None => Ok(((p, s), 0, exec.climb(p, s)?)),
+            })
             .collect::<Result<_, RunError>>()
     })?;
-    let mut results = Results {
-        lines: climbed.into_iter().collect(),
-        cells: BTreeMap::new(),
-    };
+    climbed.sort_by_key(|(line, x, _)| (*line, *x));
+    let mut results = Results::default();
+    for (line, _, points) in climbed {
+        results.lines.entry(line).or_default().extend(points);
+    }
     for u in units {
         if let Unit::Auto { panel } = *u {
             results.lines.extend(exec.auto(panel, threads)?);
@@ -374,9 +405,9 @@ fn prepare(
     units: &[Unit],
     source: &dyn Source,
 ) -> Result<BTreeMap<WorkloadKey, Arc<Prepared>>, RunError> {
+    let panels: std::collections::BTreeSet<usize> = units.iter().map(Unit::panel).collect();
     let mut wanted: BTreeMap<WorkloadKey, usize> = BTreeMap::new();
-    for u in units {
-        let (Unit::Line { panel, .. } | Unit::Auto { panel }) = *u;
+    for panel in panels {
         let p = &plan.panels[panel];
         for x in p.xs() {
             // Every cell of the panel shares the workload at x (checked when planning).
@@ -445,6 +476,21 @@ impl Executor<'_> {
         Ok(out)
     }
 
+    /// Series `s` at its `i`-th x value alone.
+    fn at(&self, p: usize, s: usize, i: usize) -> Result<LinePoints, RunError> {
+        let panel = &self.plan.panels[p];
+        let Some(&x) = panel.xs().get(i) else {
+            return Err(RunError::Cell {
+                panel: panel.name.clone(),
+                series: panel.series[s].label.clone(),
+                x: f64::NAN,
+                source: format!("no x value number {i}").into(),
+            });
+        };
+        let (cell, _) = self.point(panel, s, x)?;
+        Ok(vec![(x, cell.id())])
+    }
+
     /// The replicas of series `s` at `x`.
     fn point(
         &self,
@@ -483,8 +529,14 @@ impl Executor<'_> {
             &cell.rule,
             &cell.seed_key,
             |seed| {
-                let replica = Replica { cell, seed };
-                (self.hook)(&replica, &|| simulate(prepared, cell, seed))
+                let replica = Replica {
+                    cell,
+                    seed,
+                    prepared,
+                };
+                (self.hook)(&replica, &|| {
+                    Ok(replay(prepared, cell, seed, false)?.metrics)
+                })
             },
             |m| cell.watch.of(m),
         )?;
@@ -562,21 +614,35 @@ impl Executor<'_> {
     }
 }
 
-/// One replay of `cell` with `seed`: its summary.
-fn simulate(prepared: &Prepared, cell: &Cell, seed: u64) -> Result<RunMetrics, CellError> {
-    let w = prepared.instance(cell, seed)?;
+/// One replay of `cell` with `seed` ([`Prepared::instance`]): the workload it ran, the outcome and
+/// the summary; the schedule checked by [`engine::validate`] when `validate`.
+pub fn replay(
+    prepared: &Prepared,
+    cell: &Cell,
+    seed: u64,
+    validate: bool,
+) -> Result<sweep::CellRun, CellError> {
+    let workload = prepared.instance(cell, seed)?;
     let machine = prepared.machine();
     let options = ReplayOptions {
         kill_at_estimate: cell.kill_at_estimate,
         dilation: cell.dilation,
     };
-    let out = engine::replay_with(
-        &w,
+    let outcome = engine::replay_with(
+        &workload,
         machine,
         cell.sched,
         cell.alloc,
         options,
         &mut NoObserver,
     )?;
-    Ok(engine::summarize(&w, machine, cell.alloc, &out))
+    if validate {
+        engine::validate(&workload, machine, &outcome)?;
+    }
+    let metrics = engine::summarize(&workload, machine, cell.alloc, &outcome);
+    Ok(sweep::CellRun {
+        workload,
+        outcome,
+        metrics,
+    })
 }

@@ -328,3 +328,70 @@ fn a_lublin_label_is_a_model_on_its_flat_machine() {
         |w: &crate::workload::Workload| w.jobs.iter().map(|j| j.submit).collect::<Vec<_>>();
     assert_ne!(submits(&a), submits(&b), "replicas differ by seed");
 }
+
+/// A panel without a stop rule run as points (one unit per cell, in any order) gives the results
+/// of its lines: the same points in the panel's x order, the same replicas.
+#[test]
+fn points_in_any_order_give_the_lines_results() {
+    let plan = Plan::new("s.toml", STUDY, false).unwrap();
+    let lines: Vec<Unit> = plan
+        .units()
+        .into_iter()
+        .filter(|u| u.panel() == 1)
+        .collect();
+    let whole = run_all(&plan, &lines, 2);
+    let panel = &plan.panels[1];
+    let mut points: Vec<Unit> = (0..panel.series.len())
+        .flat_map(|series| {
+            (0..panel.xs().len()).map(move |x| Unit::Point {
+                panel: 1,
+                series,
+                x,
+            })
+        })
+        .collect();
+    points.reverse();
+    let by_point = run_all(&plan, &points, 2);
+    assert_eq!(by_point, whole);
+    assert_eq!(whole.lines.len(), 2);
+    let xs: Vec<f64> = whole.lines[&(1, 0)].iter().map(|(x, _)| *x).collect();
+    assert_eq!(xs, [1.0, 5.0, 20.0]);
+    // A point costs one cell of its line.
+    let line = plan.unit_cost(Unit::Line {
+        panel: 1,
+        series: 0,
+    });
+    assert_eq!(plan.unit_cost(points[0]) * 3.0, line);
+}
+
+/// `{sweep_cell}` in a seed key is the sweep's cell key: `sweep --shake` seeds, per policy.
+#[test]
+fn the_sweep_cell_seed_key_is_the_sweep_cells_key() {
+    let text = r#"
+[[panel]]
+name = "p"
+workload = "log:synth:uniform,mesh=8x8,jobs=50"
+sched = ["fcfs", "window:4"]
+alloc = ["ff"]
+estimate = ["exact", "x2"]
+x = { name = "load_factor", values = [0.5, 1.5] }
+seed_key = "{sweep_cell}"
+"#;
+    let plan = Plan::new("s.toml", text, false).unwrap();
+    let p = &plan.panels[0];
+    let keys: Vec<String> = (0..p.series.len())
+        .map(|s| p.cell(s, 1.5).unwrap().seed_key)
+        .collect();
+    let want: Vec<String> = crate::sweep::Grid {
+        schedulers: vec!["fcfs".parse().unwrap(), "window:4".parse().unwrap()],
+        allocators: vec!["ff".parse().unwrap()],
+        loads: vec![1.5],
+        estimates: vec!["exact".parse().unwrap(), "x2".parse().unwrap()],
+    }
+    .cells()
+    .iter()
+    .map(crate::sweep::Cell::key)
+    .collect();
+    assert_eq!(keys, want);
+    assert_eq!(keys[1], "fcfs|ff|1.5|x2");
+}

@@ -189,15 +189,19 @@ fn run_one(
     Ok(())
 }
 
-/// The replica cache and the stop checks around every replica (of `experiment` and `paper`).
+/// The replica cache and the stop checks around every replica (of `sweep`, `experiment` and
+/// `paper`).
 pub struct Replicas<'a> {
     cache: CellCache,
     resume: bool,
     lock: &'a OutLock,
     stop: &'a AtomicBool,
     source: &'a Loader,
+    /// Whether the keys name the workload by the source's sha256 (not when the context does).
+    by_source: bool,
     simulated: AtomicUsize,
     reused: AtomicUsize,
+    damaged: AtomicUsize,
 }
 
 impl<'a> Replicas<'a> {
@@ -210,14 +214,33 @@ impl<'a> Replicas<'a> {
         stop: &'a AtomicBool,
         source: &'a Loader,
     ) -> Self {
+        let mut r = Replicas::with_context(out, resume, lock, stop, source, BTreeMap::new());
+        r.by_source = true;
+        r
+    }
+
+    /// [`Replicas::new`] for replicas of one workload loaded by the caller, which `context` names
+    /// in every cache key (a sweep's trace: its sha256, machine, conversion …) instead of the
+    /// source's sha256 of each cell's workload label.
+    pub fn with_context(
+        out: &Path,
+        resume: bool,
+        lock: &'a OutLock,
+        stop: &'a AtomicBool,
+        source: &'a Loader,
+        mut context: BTreeMap<String, String>,
+    ) -> Self {
+        context.insert("format".into(), FORMAT.into());
         Replicas {
-            cache: CellCache::new(out, BTreeMap::from([("format".into(), FORMAT.into())])),
+            cache: CellCache::new(out, context),
             resume,
             lock,
             stop,
             source,
+            by_source: false,
             simulated: AtomicUsize::new(0),
             reused: AtomicUsize::new(0),
+            damaged: AtomicUsize::new(0),
         }
     }
 
@@ -245,11 +268,17 @@ impl<'a> Replicas<'a> {
 
     /// `N replicas (S simulated, R reused)`.
     pub fn counts(&self) -> String {
-        let (s, r) = (
+        let (s, r, _) = self.tally();
+        format!("{} replicas ({s} simulated, {r} reused)", s + r)
+    }
+
+    /// Replicas simulated, reused from the cache, and damaged cache entries met (recomputed).
+    pub fn tally(&self) -> (usize, usize, usize) {
+        (
             self.simulated.load(Ordering::SeqCst),
             self.reused.load(Ordering::SeqCst),
-        );
-        format!("{} replicas ({s} simulated, {r} reused)", s + r)
+            self.damaged.load(Ordering::SeqCst),
+        )
     }
 
     /// The replica `r`: from the cache when resuming and sound, else computed and stored.
@@ -258,24 +287,41 @@ impl<'a> Replicas<'a> {
         r: &Replica<'_>,
         compute: &dyn Fn() -> Result<RunMetrics, CellError>,
     ) -> Result<RunMetrics, CellError> {
+        self.get_with(r, true, compute)
+    }
+
+    /// [`Replicas::get`] that reuses a cache entry only when `outputs_kept`: the files `compute`
+    /// writes beside the metrics (a sweep's per-job tables) are all there.
+    pub fn get_with(
+        &self,
+        r: &Replica<'_>,
+        outputs_kept: bool,
+        compute: &dyn Fn() -> Result<RunMetrics, CellError>,
+    ) -> Result<RunMetrics, CellError> {
         if self.stop.load(Ordering::SeqCst) {
             return Err("not started: the experiment is stopping".into());
         }
         self.lock.check().map_err(|e| format!("{e:#}"))?;
-        let key = self.cache.keyed(&[
+        let mut fields = vec![
             ("cell", r.cell.id()),
             ("seed", r.seed.to_string()),
-            ("workload_sha256", self.source.sha256(&r.cell.workload)),
             ("version", env!("CARGO_PKG_VERSION").to_string()),
-        ]);
+        ];
+        if self.by_source {
+            fields.push(("workload_sha256", self.source.sha256(&r.cell.workload)));
+        }
+        let key = self.cache.keyed(&fields);
         if self.resume {
             match self.cache.lookup_key("replica", &key) {
-                Lookup::Hit(m) => {
+                Lookup::Hit(m) if outputs_kept => {
                     self.reused.fetch_add(1, Ordering::SeqCst);
                     return Ok(*m);
                 }
-                Lookup::Damaged(why) => eprintln!("damaged cache entry, recomputed: {why}"),
-                Lookup::Miss => {}
+                Lookup::Damaged(why) => {
+                    self.damaged.fetch_add(1, Ordering::SeqCst);
+                    eprintln!("damaged cache entry, recomputed: {why}");
+                }
+                Lookup::Hit(_) | Lookup::Miss => {}
             }
         }
         let m = compute()?;

@@ -3,6 +3,11 @@
 //! Without `--sched` / `--alloc`, the trace's default grid (its catalog entry's, else its machine
 //! family's) fills in what is missing, said on stderr.
 //!
+//! The sweep is the one-panel experiment of its flags ([`SweepSpec`]), run by the experiment
+//! executor ([`run::run`]) with the replica cache of `experiment` ([`Replicas`]); this module loads
+//! the trace, wraps every replica (stop check, per-job / SWF files, progress, first failure) and
+//! writes the sweep's own outputs from the results.
+//!
 //! `--shake N` replays every cell N times on shaken input ([`pwa_replay::workload::shake`]) and
 //! reports means with 95% intervals. Robustness (docs/OUTPUTS.md, "Robustness"): the output
 //! directory is locked against a second sweep; temporaries of killed runs are removed; on Ctrl-C no
@@ -17,29 +22,31 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
+use pwa_replay::engine::Dilation;
 use pwa_replay::engine::RunMetrics;
-use pwa_replay::engine::{Dilation, ReplayOptions};
+use pwa_replay::experiment::run::{self, Prepared, Replica};
+use pwa_replay::experiment::sweep::SweepSpec;
+use pwa_replay::experiment::{self, Results};
 use pwa_replay::machine::AllocKind;
-use pwa_replay::replicate::seed_for;
+use pwa_replay::resource::MachineSpec;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Shard};
 use pwa_replay::swf::Header;
-use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 use pwa_replay::workload::tracepath::sha256_bytes;
-use rayon::prelude::*;
+use pwa_replay::workload::{EstimateModel, Workload};
 
+use crate::cmd::experiment::Replicas;
 use crate::report::atomic::remove_stale_temporaries;
-use crate::report::cache::{CellCache, Lookup};
 use crate::report::lock::OutLock;
 use crate::report::manifest::{Manifest, SweepInfo, TraceInfo};
 use crate::report::progress::{self, Interrupted, Progress};
-use crate::report::spread::{self, Spread};
+use crate::report::spread;
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
 use crate::slurm::SlurmArgs;
@@ -141,7 +148,7 @@ impl Args {
     }
 }
 
-/// The marker a cell returns when the sweep is stopping (Ctrl-C or an earlier failure).
+/// The marker a replica returns when the sweep is stopping (Ctrl-C or an earlier failure).
 #[derive(Debug)]
 struct Stopped;
 
@@ -190,6 +197,23 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         })?;
     }
     let shaking = args.shaking()?;
+    let spec = SweepSpec {
+        workload: loaded.name.clone(),
+        machine: loaded.machine,
+        series: Grid {
+            schedulers: args.sched.clone(),
+            allocators: args.alloc.clone(),
+            loads: Vec::new(),
+            estimates: args.estimate.clone(),
+        }
+        .series(),
+        loads: args.loads.clone(),
+        replicas: shaking.map_or(1, |(n, _)| n as usize),
+        shake: shaking.map(|(_, model)| model),
+        kill_at_estimate: args.kill_at_estimate,
+        dilation: args.dilation,
+    };
+    let plan = spec.plan().map_err(anyhow::Error::msg)?;
     let out = args
         .out
         .clone()
@@ -208,89 +232,46 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let manifest = Manifest::begin(threads);
-    let mut grid_cells = Vec::new();
-    let counts = Counts::default();
-    let progress = Progress::new(args.quiet, matches!(args.loads, LoadSpec::Auto(_)));
-    let cell_run = CellRun::new(
-        &args,
-        &loaded,
+    let grid_cells = spec.cells();
+    // The jobs move to the executor; the sweep keeps their count.
+    let jobs = loaded.workload.jobs.len();
+    let units = spec.units(args.shard);
+    let loader = crate::trace::loader();
+    let replicas = Replicas::with_context(
         &out,
-        &counts,
-        Guard {
-            lock: &lock,
-            stop: &stop,
-        },
-        shaking,
+        args.resume,
+        &lock,
+        &stop,
+        &loader,
+        cell_context(&args, &loaded, jobs),
     );
-    let results = {
-        let runner = |c: &Cell| cell_run.run(c);
-        let sink = |e| {
-            if let CellEvent::Planned { cells } = e {
-                counts.planned.fetch_add(cells, Ordering::SeqCst);
-            }
-            progress.event(e);
-        };
-        let series = Grid {
-            schedulers: args.sched.clone(),
-            allocators: args.alloc.clone(),
-            loads: Vec::new(),
-            estimates: args.estimate.clone(),
-        };
-        match &args.loads {
-            LoadSpec::List(loads) => {
-                let grid = Grid {
-                    loads: loads.clone(),
-                    ..series
-                };
-                grid_cells = grid.cells();
-                let cells = match args.shard {
-                    Some(shard) => shard.cells(&grid_cells),
-                    None => grid_cells.clone(),
-                };
-                sweep::run_cells_with(&cells, threads, &runner, &sink)
-            }
-            LoadSpec::Auto(auto) => {
-                sweep::run_auto_with(&series.series(), auto, threads, &runner, &sink)
-            }
-        }
+    let open_ended = grid_cells.is_empty();
+    let progress = Progress::new(args.quiet, open_ended);
+    let source = Given {
+        workload: Arc::new(std::mem::take(&mut loaded.workload)),
+        machine: loaded.machine,
     };
+    let planned = (!open_ended).then_some(units.len());
+    let cells = CellRun::new(&args, &loaded, &out, &replicas, &progress, &stop, planned);
+    let hook = |r: &Replica<'_>, _: &dyn Fn() -> Result<RunMetrics, CellError>| cells.replica(r);
+    let results = run::run(&plan, &units, &source, &hook, &|_| {}, threads);
     progress.finish();
-    let failure = cell_run
-        .failure
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take();
-    if let Some(e) = failure {
-        // A cell that failed to write because the directory went away reports the cause.
-        lock.check()?;
-        return Err(e);
-    }
-    if stop.load(Ordering::SeqCst) {
-        return Err(Interrupted {
-            finished: counts.finished.load(Ordering::SeqCst),
-            planned: Some(counts.planned.load(Ordering::SeqCst)),
-            unit: "cells",
-        }
-        .into());
-    }
-    let results = results?;
-    let damaged = counts.damaged.load(Ordering::SeqCst);
+    let results = cells.finish(results, &lock)?;
+    let (simulated, reused, damaged) = replicas.tally();
     if damaged > 0 {
         eprintln!(
             "recomputed {damaged} damaged cache entries under {}",
             out.join("cells").display()
         );
     }
-    if grid_cells.is_empty() {
-        grid_cells = results.iter().map(|r| r.cell).collect();
-    }
-    let config = config(&args, &loaded, threads, &counts, t0);
-    let spreads = cell_run
-        .spreads
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
-    let rows = rows(&loaded, &results, &spreads);
-    let manifest = provenance(manifest, &args, &loaded, &grid_cells, &results);
+    let (rows, done) = rows(&loaded, &spec, &results)?;
+    let grid_cells = if open_ended {
+        done.iter().map(|r| r.cell).collect()
+    } else {
+        grid_cells
+    };
+    let config = config(&args, &loaded, jobs, threads, (simulated, reused), t0);
+    let manifest = provenance(manifest, &args, (&loaded, jobs), &grid_cells, &done);
     lock.check()?;
     report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
@@ -305,6 +286,26 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The loaded trace, handed to the executor as the panel's workload.
+struct Given {
+    workload: Arc<Workload>,
+    machine: MachineSpec,
+}
+
+impl run::Source for Given {
+    fn prepare(
+        &self,
+        _: &str,
+        _: Option<MachineSpec>,
+        _: Option<usize>,
+    ) -> Result<Prepared, CellError> {
+        Ok(Prepared::Log {
+            workload: Arc::clone(&self.workload),
+            machine: self.machine,
+        })
+    }
 }
 
 /// Refuses more shards (or Slurm tasks) than the grid has cells: an empty part would fail.
@@ -353,47 +354,13 @@ fn labels<T: ToString>(v: &[T]) -> String {
         .join(",")
 }
 
-/// Cells simulated and reused by this run (speculative `auto` cells included; with `--shake`,
-/// replicas), cells planned and finished, damaged cache entries met.
-#[derive(Default)]
-struct Counts {
-    simulated: AtomicUsize,
-    reused: AtomicUsize,
-    planned: AtomicUsize,
-    finished: AtomicUsize,
-    damaged: AtomicUsize,
-}
-
-/// What every cell checks before it starts: the sweep is not stopping, the directory is still ours.
-#[derive(Clone, Copy)]
-struct Guard<'a> {
-    lock: &'a OutLock,
-    stop: &'a AtomicBool,
-}
-
-/// The replay of one cell with the cache and the per-cell outputs around it.
-struct CellRun<'a> {
-    args: &'a Args,
-    loaded: &'a LoadedTrace,
-    out: &'a Path,
-    cache: CellCache,
-    header: Header,
-    counts: &'a Counts,
-    guard: Guard<'a>,
-    shaking: Option<(u32, ShakeModel)>,
-    /// The first real failure (the sweep stops on it).
-    failure: Mutex<Option<anyhow::Error>>,
-    /// The spread of each shaken cell, by [`Cell::key`].
-    spreads: Mutex<BTreeMap<String, Spread>>,
-}
-
-/// What every cell of the sweep shares and its results depend on: the key of the cell cache.
-fn cell_context(args: &Args, loaded: &LoadedTrace) -> BTreeMap<String, String> {
+/// What the sweep shares and its results depend on: part of every cache key.
+fn cell_context(args: &Args, loaded: &LoadedTrace, jobs: usize) -> BTreeMap<String, String> {
     let mut context = BTreeMap::from([
         ("trace_sha256".to_string(), loaded.sha256.clone()),
         ("machine".to_string(), loaded.machine.to_string()),
         ("conversion".to_string(), format!("{:?}", loaded.conversion)),
-        ("jobs".to_string(), loaded.workload.jobs.len().to_string()),
+        ("jobs".to_string(), jobs.to_string()),
         ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
     ]);
     if args.kill_at_estimate {
@@ -405,115 +372,159 @@ fn cell_context(args: &Args, loaded: &LoadedTrace) -> BTreeMap<String, String> {
     context
 }
 
+/// Around every replica the executor runs: the stop check, the cache ([`Replicas`]), the per-cell
+/// files, the progress display (a cell starts with its first replica and ends with its last) and
+/// the first failure, which stops the sweep.
+struct CellRun<'a> {
+    args: &'a Args,
+    loaded: &'a LoadedTrace,
+    out: &'a Path,
+    header: Header,
+    replicas: &'a Replicas<'a>,
+    progress: &'a Progress,
+    stop: &'a AtomicBool,
+    /// Cells under way, by [`experiment::Cell::id`]: their progress id, start and replicas done.
+    running: Mutex<BTreeMap<String, (usize, Instant, usize)>>,
+    /// Cells started, planned (all at once for a list; `auto` plans them as they start) and
+    /// finished.
+    started: AtomicUsize,
+    planned: AtomicUsize,
+    finished: AtomicUsize,
+    /// The first real failure (the sweep stops on it).
+    failure: Mutex<Option<anyhow::Error>>,
+}
+
 impl<'a> CellRun<'a> {
+    /// The wrapper of a sweep of `planned` cells (`None`: `auto`, planned as they start).
     fn new(
         args: &'a Args,
         loaded: &'a LoadedTrace,
         out: &'a Path,
-        counts: &'a Counts,
-        guard: Guard<'a>,
-        shaking: Option<(u32, ShakeModel)>,
+        replicas: &'a Replicas<'a>,
+        progress: &'a Progress,
+        stop: &'a AtomicBool,
+        planned: Option<usize>,
     ) -> Self {
+        if let Some(cells) = planned {
+            progress.event(CellEvent::Planned { cells });
+        }
         CellRun {
             args,
             loaded,
             out,
-            cache: CellCache::new(out, cell_context(args, loaded)),
             header: swf_header(loaded),
-            counts,
-            guard,
-            shaking,
+            replicas,
+            progress,
+            stop,
+            running: Mutex::new(BTreeMap::new()),
+            started: AtomicUsize::new(0),
+            planned: AtomicUsize::new(planned.unwrap_or(0)),
+            finished: AtomicUsize::new(0),
             failure: Mutex::new(None),
-            spreads: Mutex::new(BTreeMap::new()),
         }
     }
 
-    /// One cell; the first failure is kept in `failure` and stops the sweep.
-    fn run(&self, cell: &Cell) -> Result<RunMetrics, CellError> {
-        let r = match self.shaking {
-            None => self.run_once(cell, &self.cache, None),
-            Some((n, model)) => self.run_shaken(cell, n, &model),
-        };
-        match r {
+    /// The run's results, or why there are none: the first failure (or the output directory
+    /// gone), else the interrupt with the `--resume` hint.
+    fn finish(
+        &self,
+        results: Result<Results, run::RunError>,
+        lock: &OutLock,
+    ) -> anyhow::Result<Results> {
+        let failure = self
+            .failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(e) = failure {
+            // A cell that failed to write because the directory went away reports the cause.
+            lock.check()?;
+            return Err(e);
+        }
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(Interrupted {
+                finished: self.finished.load(Ordering::SeqCst),
+                planned: Some(self.planned.load(Ordering::SeqCst)),
+                unit: "cells",
+            }
+            .into());
+        }
+        Ok(results?)
+    }
+
+    /// One replica of a cell; a failure is kept in `failure` and stops the sweep.
+    fn replica(&self, r: &Replica<'_>) -> Result<RunMetrics, CellError> {
+        let cell = r.cell.sweep_cell();
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(Box::new(Stopped));
+        }
+        self.started(r.cell, &cell);
+        let outputs = self.outputs_exist(&cell);
+        match self
+            .replicas
+            .get_with(r, outputs, &|| self.simulate(r, &cell))
+        {
             Ok(m) => {
-                self.counts.finished.fetch_add(1, Ordering::SeqCst);
+                self.done(r.cell, &cell);
                 Ok(m)
             }
             Err(e) => {
-                self.halt(cell, e);
+                self.halt(&cell, e);
                 Err(Box::new(Stopped))
             }
         }
     }
 
-    /// Keeps the first real failure and stops the sweep; [`Stopped`] markers pass through.
-    fn halt(&self, cell: &Cell, e: anyhow::Error) -> anyhow::Error {
-        if !e.is::<Stopped>() {
-            self.guard.stop.store(true, Ordering::SeqCst);
-            let mut first = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
-            first.get_or_insert(e.context(format!("cell {cell} failed")));
+    /// Keeps the first real failure and stops the sweep; what fails once the sweep is stopping
+    /// ([`Stopped`], the cache's refusal) is a consequence, not a cause.
+    fn halt(&self, cell: &Cell, e: CellError) {
+        if e.is::<Stopped>() || self.stop.swap(true, Ordering::SeqCst) {
+            return;
         }
-        Stopped.into()
+        let mut first = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+        first.get_or_insert(anyhow::Error::from_boxed(e).context(format!("cell {cell} failed")));
     }
 
-    /// The N replicas of a shaken cell (in parallel, each cached under its own key): their mean.
-    fn run_shaken(&self, cell: &Cell, n: u32, model: &ShakeModel) -> anyhow::Result<RunMetrics> {
-        let cache = self.cache.with("shake", model.to_string());
-        let reps: Vec<RunMetrics> = (0..n)
-            .into_par_iter()
-            .map(|rep| {
-                let seed = seed_for(&cell.key(), rep as usize);
-                let cache = cache.with("replica", rep.to_string());
-                self.run_once(cell, &cache, Some((model, seed)))
-                    .map_err(|e| self.halt(cell, e))
-            })
-            .collect::<anyhow::Result<_>>()?;
-        let (mean, spread) = spread::aggregate(&reps)?;
-        self.spreads
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(cell.key(), spread);
-        Ok(mean)
-    }
-
-    /// One replay of `cell` (shaken by `shake`), or its sound cache entry under `--resume`.
-    fn run_once(
-        &self,
-        cell: &Cell,
-        cache: &CellCache,
-        shake: Option<(&ShakeModel, u64)>,
-    ) -> anyhow::Result<RunMetrics> {
-        if self.guard.stop.load(Ordering::SeqCst) {
-            return Err(Stopped.into());
-        }
-        self.guard.lock.check()?;
-        if self.args.resume {
-            match cache.lookup(cell) {
-                Lookup::Hit(m) if self.outputs_exist(cell) => {
-                    self.counts.reused.fetch_add(1, Ordering::SeqCst);
-                    return Ok(*m);
-                }
-                Lookup::Damaged(why) => {
-                    self.counts.damaged.fetch_add(1, Ordering::SeqCst);
-                    eprintln!("damaged cache entry, recomputed: {why}");
-                }
-                Lookup::Hit(_) | Lookup::Miss => {}
+    /// The cell starts with its first replica.
+    fn started(&self, c: &experiment::Cell, cell: &Cell) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let std::collections::btree_map::Entry::Vacant(v) = running.entry(c.id()) {
+            let id = self.started.fetch_add(1, Ordering::SeqCst);
+            if matches!(self.args.loads, LoadSpec::Auto(_)) {
+                self.planned.fetch_add(1, Ordering::SeqCst);
+                self.progress.event(CellEvent::Planned { cells: 1 });
             }
+            v.insert((id, Instant::now(), 0));
+            self.progress.event(CellEvent::Started { id, cell: *cell });
         }
-        let machine = self.loaded.machine;
-        let options = ReplayOptions {
-            kill_at_estimate: self.args.kill_at_estimate,
-            dilation: self.args.dilation,
+    }
+
+    /// The cell ends with its last replica.
+    fn done(&self, c: &experiment::Cell, cell: &Cell) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = c.id();
+        let Some(entry) = running.get_mut(&key) else {
+            return;
         };
-        let run = sweep::replay_replica(
-            &self.loaded.workload,
-            machine,
-            cell,
-            options,
-            shake,
-            self.args.validate,
-        )
-        .map_err(anyhow::Error::from_boxed)?;
+        entry.2 += 1;
+        if entry.2 < c.rule.max {
+            return;
+        }
+        let (id, t0, _) = *entry;
+        running.remove(&key);
+        drop(running);
+        self.finished.fetch_add(1, Ordering::SeqCst);
+        self.progress.event(CellEvent::Finished {
+            id,
+            cell: *cell,
+            wall_s: t0.elapsed().as_secs_f64(),
+        });
+    }
+
+    /// One replay of the replica, its per-job table and SWF schedule written when asked.
+    fn simulate(&self, r: &Replica<'_>, cell: &Cell) -> Result<RunMetrics, CellError> {
+        let run = run::replay(r.prepared, r.cell, r.seed, self.args.validate)?;
+        let machine = self.loaded.machine;
         if self.args.per_job {
             let path = jobs::per_job_path(self.out, cell);
             jobs::write_per_job(&path, &run.workload, machine, &run.outcome)?;
@@ -524,8 +535,6 @@ impl<'a> CellRun<'a> {
             header.push("Note", &format!("simulated schedule of {cell}"));
             jobs::write_swf(&path, &header, &run.workload, &run.outcome)?;
         }
-        cache.store(cell, &run.metrics)?;
-        self.counts.simulated.fetch_add(1, Ordering::SeqCst);
         Ok(run.metrics)
     }
 
@@ -533,6 +542,37 @@ impl<'a> CellRun<'a> {
         (!self.args.per_job || jobs::per_job_path(self.out, cell).is_file())
             && (!self.args.swf_out || jobs::swf_path(self.out, cell).is_file())
     }
+}
+
+/// The summary rows in grid order (series by series, load factors as given or climbed) and the
+/// cells they are of: each cell's replay, or the mean and spread of its shaken replicas.
+fn rows(
+    loaded: &LoadedTrace,
+    spec: &SweepSpec,
+    results: &Results,
+) -> anyhow::Result<(Vec<SummaryRow>, Vec<CellResult>)> {
+    let mut rows = Vec::new();
+    let mut done = Vec::new();
+    for (cell, reps) in spec.replicas(results).map_err(anyhow::Error::msg)? {
+        let (metrics, spread) = if spec.shake.is_some() {
+            let (mean, spread) = spread::aggregate(reps)?;
+            (mean, Some(spread))
+        } else {
+            (reps[0], None)
+        };
+        rows.push(SummaryRow {
+            trace: loaded.name.clone(),
+            machine: loaded.machine.to_string(),
+            scheduler: cell.scheduler.to_string(),
+            allocator: cell.allocator.to_string(),
+            estimate: cell.estimate.to_string(),
+            load_factor: cell.load_factor,
+            metrics,
+            spread,
+        });
+        done.push(CellResult { cell, metrics });
+    }
+    Ok((rows, done))
 }
 
 fn swf_header(loaded: &LoadedTrace) -> Header {
@@ -557,8 +597,9 @@ fn swf_header(loaded: &LoadedTrace) -> Header {
 fn config(
     args: &Args,
     loaded: &LoadedTrace,
+    jobs: usize,
     threads: usize,
-    counts: &Counts,
+    (simulated, reused): (usize, usize),
     t0: Instant,
 ) -> RunConfig {
     let knee_factor = match &args.loads {
@@ -573,15 +614,15 @@ fn config(
             .to_string(),
         trace_sha256: loaded.sha256.clone(),
         machine: loaded.machine.to_string(),
-        jobs: loaded.workload.jobs.len() as u64,
+        jobs: jobs as u64,
         dropped: loaded.dropped.values().sum(),
         schedulers: args.sched.iter().map(ToString::to_string).collect(),
         allocators: args.alloc.iter().map(ToString::to_string).collect(),
         loads: args.loads.to_string(),
         knee_factor,
         threads,
-        simulated: counts.simulated.load(Ordering::SeqCst),
-        reused: counts.reused.load(Ordering::SeqCst),
+        simulated,
+        reused,
         wall_s: t0.elapsed().as_secs_f64(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         shake: args
@@ -592,31 +633,11 @@ fn config(
     }
 }
 
-fn rows(
-    loaded: &LoadedTrace,
-    results: &[CellResult],
-    spreads: &BTreeMap<String, Spread>,
-) -> Vec<SummaryRow> {
-    results
-        .iter()
-        .map(|r| SummaryRow {
-            trace: loaded.name.clone(),
-            machine: loaded.machine.to_string(),
-            scheduler: r.cell.scheduler.to_string(),
-            allocator: r.cell.allocator.to_string(),
-            estimate: r.cell.estimate.to_string(),
-            load_factor: r.cell.load_factor,
-            metrics: r.metrics,
-            spread: spreads.get(&r.cell.key()).cloned(),
-        })
-        .collect()
-}
-
 /// SHA-256 of everything that defines the sweep's grid and results — trace sha256, machine,
 /// conversion, jobs, filters, engine options, the resolved grid, tool version and commit — but not
 /// the shard, threads or output directory: shards of one sweep share it.
-fn config_hash(args: &Args, loaded: &LoadedTrace, cells: &[Cell]) -> String {
-    let mut key = cell_context(args, loaded);
+fn config_hash(args: &Args, loaded: &LoadedTrace, jobs: usize, cells: &[Cell]) -> String {
+    let mut key = cell_context(args, loaded, jobs);
     key.insert("lenient".into(), args.input.lenient.to_string());
     key.insert("git_commit".into(), env!("PWA_REPLAY_GIT_COMMIT").into());
     let cells: Vec<String> = cells.iter().map(Cell::key).collect();
@@ -628,7 +649,7 @@ fn config_hash(args: &Args, loaded: &LoadedTrace, cells: &[Cell]) -> String {
 fn provenance(
     mut m: Manifest,
     args: &Args,
-    loaded: &LoadedTrace,
+    (loaded, jobs): (&LoadedTrace, usize),
     grid: &[Cell],
     results: &[CellResult],
 ) -> Manifest {
@@ -648,7 +669,7 @@ fn provenance(
         args.estimate.iter().map(ToString::to_string).collect()
     };
     m.sweep = Some(SweepInfo {
-        config_hash: config_hash(args, loaded, grid),
+        config_hash: config_hash(args, loaded, jobs, grid),
         cells: grid.iter().map(Cell::key).collect(),
         shard: args.shard.map(|s| s.to_string()),
         seeds: results

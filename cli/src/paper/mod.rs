@@ -173,10 +173,7 @@ fn run_experiment(
     let units: Vec<Unit> = plan
         .units()
         .into_iter()
-        .filter(|u| {
-            let (Unit::Line { panel, .. } | Unit::Auto { panel }) = *u;
-            panels.contains(&panel)
-        })
+        .filter(|u| panels.contains(&u.panel()))
         .collect();
     let t0 = Instant::now();
     let progress = |e: exp::Event| {

@@ -410,3 +410,78 @@ fn a_synthetic_label_is_a_sweep_workload_in_the_papers_load_units() {
     assert_eq!(key("a"), key("c"));
     assert_ne!(key("a"), key("d"));
 }
+
+/// `sweep` is the one-panel experiment of its flags: the same log, machine, series and load
+/// factors as an experiment file with three shaken replicas seeded by `{sweep_cell}` give the same
+/// means, number for number, in the summary and in the experiment's figures.
+#[test]
+fn a_shaken_sweep_is_the_one_panel_experiment_of_its_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = fixture(tmp.path());
+    let out = tmp.path().join("sweep");
+    ok(
+        sweep_cmd(&trace, "mesh:4x4", "fcfs,oo", "ff,mpl", &out).args([
+            "--loads",
+            "0.5,2",
+            "--shake",
+            "3",
+            "--shake-runtime",
+            "0.2",
+            "--quiet",
+        ]),
+    );
+    let file = write(
+        tmp.path(),
+        "sweep.toml",
+        &format!(
+            r#"
+[[panel]]
+name = "sweep"
+workload = "{}"
+machine = "mesh:4x4"
+sched = ["fcfs", "oo"]
+alloc = ["ff", "mpl"]
+x = {{ name = "load_factor", values = [0.5, 2] }}
+replicate = {{ count = 3 }}
+shake = {{ submit_s = 10, runtime = 0.2 }}
+seed_key = "{{sweep_cell}}"
+
+[[figure]]
+name = "turnaround"
+panel = "sweep"
+y = "mean_turnaround_s"
+
+[[figure]]
+name = "max-wait"
+panel = "sweep"
+y = "max_wait_s"
+"#,
+            trace.display()
+        ),
+    );
+    let exp = tmp.path().join("exp");
+    ok(bin()
+        .arg("experiment")
+        .arg(&file)
+        .args(["--quiet", "--out"])
+        .arg(&exp));
+    let (header, rows) = csv(&out.join("summary.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for (measure, figure) in [
+        ("mean_turnaround_s", "turnaround"),
+        ("max_wait_s", "max-wait"),
+    ] {
+        let (_, points) = csv(&exp.join(format!("{figure}.csv")));
+        assert_eq!(points.len(), rows.len(), "{figure}: one point per cell");
+        for r in &rows {
+            let series = format!("{}+{}", r[col("scheduler")], r[col("allocator")]);
+            let lf: f64 = r[col("load_factor")].parse().unwrap();
+            let p = points
+                .iter()
+                .find(|p| p[0] == series && p[1].parse::<f64>().unwrap() == lf)
+                .unwrap_or_else(|| panic!("{figure}: no point {series} at {lf}"));
+            let (a, b): (f64, f64) = (r[col(measure)].parse().unwrap(), p[2].parse().unwrap());
+            assert_eq!(a, b, "{measure} of {series} at {lf}");
+        }
+    }
+}
