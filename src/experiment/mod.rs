@@ -60,6 +60,8 @@ pub mod spec;
 
 pub use figure::{FigureData, Point};
 pub use plan::{Cell, Plan};
+
+use crate::engine::RunMetrics;
 pub use run::{Results, Unit};
 
 use crate::replicate::Estimate;
@@ -98,7 +100,12 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
         .map(|f| {
             let panel = &plan.panels[f.panel];
             let mut points = Vec::new();
-            for &s in &f.series {
+            let lines = f
+                .series
+                .iter()
+                .map(|&s| (s, &panel.series[s].label, f.measure))
+                .chain(f.extra.iter().map(|e| (e.series, &e.label, e.measure)));
+            for (s, label, measure) in lines {
                 let Some(line) = results.lines.get(&(f.panel, s)) else {
                     continue;
                 };
@@ -110,9 +117,9 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
                         continue;
                     };
                     points.push(Point {
-                        series: panel.series[s].label.clone(),
+                        series: label.clone(),
                         x: *x,
-                        est: Estimate::of(runs, |m| f.measure.of(m)),
+                        est: estimate(runs, measure, f.divide_by),
                     });
                 }
             }
@@ -128,6 +135,28 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
             }
         })
         .collect()
+}
+
+/// The estimate of `measure` over `runs`; with `divide_by`, the ratio of the two means (no
+/// interval: `ci_low = ci_high = mean`).
+fn estimate(
+    runs: &[RunMetrics],
+    measure: plan::Measure,
+    divide_by: Option<plan::Measure>,
+) -> Estimate {
+    let est = Estimate::of(runs, |m| measure.of(m));
+    match divide_by {
+        None => est,
+        Some(d) => {
+            let ratio = est.mean / Estimate::of(runs, |m| d.of(m)).mean;
+            Estimate {
+                mean: ratio,
+                ci_low: ratio,
+                ci_high: ratio,
+                n: est.n,
+            }
+        }
+    }
 }
 
 /// A cell whose replications stopped at the rule's `max` with the 95% interval of its measure
@@ -212,7 +241,7 @@ pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
                     .checks
                     .iter()
                     .map(|k| {
-                        let (m, h) = k.predicate.eval(f, &k.params);
+                        let (m, h) = k.predicate.eval_among(f, &k.params, figures);
                         (format!("{}: {m}", k.predicate.name), h)
                     })
                     .collect();

@@ -19,14 +19,14 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::plan::{Cell, Panel, Plan, Xs};
-use crate::engine::{self, NoObserver, ReplayOptions, RunMetrics};
+use crate::engine::{self, NoObserver, ReplayOptions, RunMetrics, observation};
 use crate::replicate::{Estimate, replicate};
 use crate::resource::MachineSpec;
 use crate::sweep::{self, CellError};
 use crate::workload::lublin::LublinSpec;
 use crate::workload::shake;
 use crate::workload::synth::SynthSpec;
-use crate::workload::synth_hypercube::HypercubeSpec;
+use crate::workload::synth_hypercube::{Horizon, HypercubeSpec};
 use crate::workload::{EstimateModel, Workload};
 
 /// A part of the work that runs on its own: one series of a panel, or a whole `auto` panel.
@@ -197,6 +197,18 @@ impl Prepared {
             | Prepared::Synth { machine, .. }
             | Prepared::Hypercube { machine, .. }
             | Prepared::Lublin { machine, .. } => *machine,
+        }
+    }
+
+    /// The observation window of a model with one (`synth:hypercube,…,window=T`); `None`: the
+    /// observed measures take the window up to the last job's end.
+    pub fn window(&self) -> Option<f64> {
+        match self {
+            Prepared::Hypercube { spec, .. } => match spec.horizon {
+                Horizon::Window(t) => Some(t),
+                Horizon::Jobs(_) => None,
+            },
+            _ => None,
         }
     }
 
@@ -578,5 +590,13 @@ fn simulate(prepared: &Prepared, cell: &Cell, seed: u64) -> Result<RunMetrics, C
         options,
         &mut NoObserver,
     )?;
-    Ok(engine::summarize(&w, machine, cell.alloc, &out))
+    if !cell.observe {
+        return Ok(engine::summarize(&w, machine, cell.alloc, &out));
+    }
+    // An observing cell validates every schedule and leaves out the fragmentation pass (its
+    // panel draws no fragmentation column: checked when planning).
+    engine::validate(&w, machine, &out)?;
+    let mut m = engine::summarize_without_fragmentation(&w, machine, &out);
+    m.observed = observation::observed(&w, &out, machine.nodes(), prepared.window());
+    Ok(m)
 }
