@@ -231,6 +231,8 @@ pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
             let f = &figures[c.figure];
             let (measured, holds) = if f.points.is_empty() {
                 ("not run".to_string(), None)
+            } else if let Some(other) = other_not_run(c, figures) {
+                (format!("not run: figure `{other}` did not run"), None)
             } else if c.checks.is_empty() {
                 (
                     "not checked: the quick budget skips its series".to_string(),
@@ -264,6 +266,23 @@ pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
             }
         })
         .collect()
+}
+
+/// The first figure another check of `c` reads (`ratio_above`'s `than`) that has no points.
+fn other_not_run<'a>(c: &'a plan::Claim, figures: &[FigureData]) -> Option<&'a str> {
+    c.checks.iter().find_map(|k| {
+        k.predicate
+            .params
+            .iter()
+            .filter(|p| p.kind == predicate::Kind::Figure)
+            .filter_map(|p| k.params.get(p.name).and_then(|v| v.as_str()))
+            .find(|name| {
+                figures
+                    .iter()
+                    .find(|g| g.id == *name)
+                    .is_none_or(|g| g.points.is_empty())
+            })
+    })
 }
 
 #[cfg(test)]

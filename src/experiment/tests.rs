@@ -466,6 +466,34 @@ fn observed_measures_ratios_and_extra_lines_come_from_every_replica() {
 }
 
 #[test]
+fn a_claim_reading_a_figure_that_did_not_run_is_not_run() {
+    let text = format!(
+        "{OBSERVING}\n[[claim]]\nfigure = \"delay\"\nstatement = \"s\"\npredicate = \"ratio_above\"\na = \"{{scan}}+buddy\"\nb = \"fcfs+buddy\"\nthan = \"time\"\n"
+    );
+    let plan = Plan::new("o.toml", &text, false).unwrap();
+    let units: Vec<Unit> = plan
+        .units()
+        .into_iter()
+        .filter(|u| matches!(u, Unit::Line { panel: 0, .. }))
+        .collect();
+    let r = run_all(&plan, &units, 1);
+    let v = verdicts(&plan, &figures(&plan, &r));
+    assert_eq!(v[0].holds, None, "{}", v[0].measured);
+    assert!(
+        v[0].measured.contains("figure `time` did not run"),
+        "{}",
+        v[0].measured
+    );
+    let e = Plan::new(
+        "o.toml",
+        &text.replace("than = \"time\"", "than = \"tim\""),
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "than", "{e}");
+}
+
+#[test]
 fn a_fragmentation_column_is_refused_on_an_observing_panel() {
     let text = format!(
         "{OBSERVING}\n[[figure]]\nname = \"frag\"\npanel = \"load\"\ny = \"external_fragmentation\"\n"
