@@ -49,6 +49,7 @@ pub fn locality(machine: MachineSpec, p: &Placement) -> Locality {
             mean_pairwise_hops: if n > 1 { 1.0 } else { 0.0 },
             ..fallback
         },
+        (MachineSpec::Hypercube { .. }, Placement::Subcube(c)) => subcube_locality(c.dim()),
         (MachineSpec::Hypercube { dim }, _) => match machine.node_ids(p) {
             Some(ids) => cube_locality(dim, &ids.collect::<Vec<_>>()),
             None => fallback,
@@ -293,6 +294,23 @@ fn cube_locality(dim: u8, ids: &[u32]) -> Locality {
     }
 }
 
+/// [`cube_locality`] of a whole `k`-subcube without listing its nodes: each of its `k` free bits
+/// splits the `n = 2^k` nodes in halves (`(n/2)²` pairs differ there), every other bit is constant.
+fn subcube_locality(k: u8) -> Locality {
+    let n = 1u64 << k;
+    let hop_sum = u128::from(k) * u128::from(n / 2) * u128::from(n - n / 2);
+    let pairs = n * (n - 1) / 2;
+    Locality {
+        pieces: 1,
+        mean_pairwise_hops: if pairs == 0 {
+            0.0
+        } else {
+            hop_sum as f64 / pairs as f64
+        },
+        bounding_box_nodes: n,
+    }
+}
+
 /// The mean pairwise hops of a box of these extents (no wrap), 0 for a single node.
 pub fn box_hops(extents: &[u32]) -> f64 {
     let n: u64 = extents.iter().map(|&e| u64::from(e)).product();
@@ -386,6 +404,20 @@ mod tests {
         // 4 nodes of a 2-cube: 4 pairs at 1, 2 at 2.
         assert_eq!((l.pieces, l.bounding_box_nodes), (1, 4));
         assert!((l.mean_pairwise_hops - 8.0 / 6.0).abs() < 1e-12);
+        // The closed form equals the count over the listed nodes, bit for bit, for every subcube
+        // of a 6-cube (every mask, a few addresses).
+        let six: MachineSpec = "hypercube:6".parse().unwrap();
+        for mask in 0..64u32 {
+            for addr in [0u32, 0b101010, 0b111111] {
+                let sub = crate::resource::Subcube::new(6, addr & !mask, mask);
+                let ids: Vec<u32> = sub.addresses().collect();
+                assert_eq!(
+                    locality(six, &Placement::Subcube(sub)),
+                    cube_locality(6, &ids),
+                    "mask {mask:b}"
+                );
+            }
+        }
         let flat: MachineSpec = "flat:10".parse().unwrap();
         let l = locality(flat, &Placement::Nodes(3));
         assert_eq!(

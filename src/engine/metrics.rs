@@ -51,6 +51,27 @@ pub fn summarize(
     alloc: AllocKind,
     outcome: &Outcome,
 ) -> RunMetrics {
+    let mut m = summarize_without_fragmentation(workload, machine, outcome);
+    if m.jobs == 0 {
+        return m;
+    }
+    let frag = summarize_fragmentation(&Timeline::new(workload, outcome, machine), alloc);
+    m.external_fragmentation = frag.external;
+    m.frag_delayed_jobs = frag.delayed_jobs;
+    m.frag_delayed_share = frag.delayed_share;
+    m.mean_free_regions = frag.mean_free_regions;
+    m.head_fragmentation = frag.external_head;
+    m
+}
+
+/// [`summarize`] without the [`FRAGMENTATION_COLUMNS`], which need a second pass over the
+/// schedule asking the allocator where every waiting job would fit (often costlier than the
+/// replay): they are left NaN (`frag_delayed_jobs`, a count, 0).
+pub fn summarize_without_fragmentation(
+    workload: &Workload,
+    machine: MachineSpec,
+    outcome: &Outcome,
+) -> RunMetrics {
     let jobs = &workload.jobs;
     let n = jobs.len().min(outcome.records.len());
     let mut m = RunMetrics {
@@ -124,12 +145,10 @@ pub fn summarize(
         .map(|(j, r)| (i64::from(r.placement.nodes()) * ppn - i64::from(j.asked_procs)) as f64)
         .sum::<f64>()
         / nf;
-    let frag = summarize_fragmentation(&Timeline::new(workload, outcome, machine), alloc);
-    m.external_fragmentation = frag.external;
-    m.frag_delayed_jobs = frag.delayed_jobs;
-    m.frag_delayed_share = frag.delayed_share;
-    m.mean_free_regions = frag.mean_free_regions;
-    m.head_fragmentation = frag.external_head;
+    m.external_fragmentation = f64::NAN;
+    m.frag_delayed_share = f64::NAN;
+    m.mean_free_regions = f64::NAN;
+    m.head_fragmentation = f64::NAN;
     (m.mean_estimate_error, m.underestimated_share) = estimate_accuracy(workload, outcome);
     (m.mean_pieces, m.mean_pairwise_hops) = mean_locality(machine, &outcome.records[..n]);
     if !outcome.tori.is_empty() {
@@ -138,6 +157,16 @@ pub fn summarize(
     }
     m
 }
+
+/// The columns [`summarize`] measures by replaying the schedule against the allocator, and
+/// [`summarize_without_fragmentation`] leaves out.
+pub const FRAGMENTATION_COLUMNS: [&str; 5] = [
+    "external_fragmentation",
+    "frag_delayed_jobs",
+    "frag_delayed_share",
+    "mean_free_regions",
+    "head_fragmentation",
+];
 
 /// Means over the jobs of their pieces and mean pairwise hops ([`locality`](super::locality())).
 fn mean_locality(machine: MachineSpec, records: &[super::JobRecord]) -> (f64, f64) {

@@ -79,7 +79,7 @@ pub use fragmentation::{
     FragStep, FragSummary, Fragmentation, measure_fragmentation, summarize_fragmentation,
 };
 pub use locality::{Locality, box_hops, compact_hops, contiguous_hops, locality};
-pub use metrics::summarize;
+pub use metrics::{FRAGMENTATION_COLUMNS, summarize, summarize_without_fragmentation};
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
 pub use sim::Engine;
 pub use timeline::{Run, Timeline};
@@ -233,6 +233,9 @@ pub struct RunMetrics {
     pub mean_pieces: f64,
     /// Mean over the jobs of the mean hop distance between their nodes ([`locality`]).
     pub mean_pairwise_hops: f64,
+    /// What an experiment observed of the run beyond this summary (the §4.2 window measures of
+    /// [`observation`]); not a column of the summary tables, zero unless asked for.
+    pub observed: observation::Observed,
 }
 
 /// What a scheduler did wrong.

@@ -12,6 +12,10 @@
 //!
 //! [`delay_over_time`] gives `M` for growing windows (Fig. 8); the completion time of a fixed job set
 //! (Fig. 9) is [`completion_time`].
+//!
+//! [`Observed`] holds what an experiment measures of a run beyond its summary (the window's `M`,
+//! `U`, `X`, the completion time and the last arrival), one registered column each in
+//! [`OBSERVED`]; [`observed`] computes them.
 
 use super::Outcome;
 use crate::SimTime;
@@ -77,6 +81,91 @@ pub fn observe(w: &Workload, out: &Outcome, nodes: u32, window: SimTime) -> Obse
     o.request_rate = o.demand / cap;
     o.power = o.throughput / o.mean_delay;
     o
+}
+
+/// The observed measures of one run that its summary does not hold (zero unless an experiment
+/// asks for them: [`crate::engine::RunMetrics::observed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Observed {
+    /// Mean queueing delay `M` over the observation window.
+    pub window_delay: f64,
+    /// Utilization `U` over the window.
+    pub window_utilization: f64,
+    /// Throughput `X = C/T` over the window.
+    pub window_throughput: f64,
+    /// When the last job ends.
+    pub completion_time: f64,
+    /// When the last job arrives.
+    pub last_arrival: f64,
+}
+
+/// One observed measure: name, unit, meaning, and its value in an [`Observed`].
+#[derive(Debug, Clone, Copy)]
+pub struct ObservedColumn {
+    /// Name in experiment files (`window_delay`).
+    pub name: &'static str,
+    /// Unit for axis labels (`s` for times, as the run columns).
+    pub unit: &'static str,
+    /// What it means, in a few words.
+    pub meaning: &'static str,
+    /// Its value.
+    pub get: fn(&Observed) -> f64,
+    /// Sets it (a cache read back).
+    pub set: fn(&mut Observed, f64),
+}
+
+/// Every observed measure.
+pub const OBSERVED: &[ObservedColumn] = &[
+    ObservedColumn {
+        name: "window_delay",
+        unit: "s",
+        meaning: "mean queueing delay M over the observation window",
+        get: |o| o.window_delay,
+        set: |o, v| o.window_delay = v,
+    },
+    ObservedColumn {
+        name: "window_utilization",
+        unit: "fraction",
+        meaning: "utilization U over the observation window",
+        get: |o| o.window_utilization,
+        set: |o, v| o.window_utilization = v,
+    },
+    ObservedColumn {
+        name: "window_throughput",
+        unit: "jobs/s",
+        meaning: "throughput X over the observation window",
+        get: |o| o.window_throughput,
+        set: |o, v| o.window_throughput = v,
+    },
+    ObservedColumn {
+        name: "completion_time",
+        unit: "s",
+        meaning: "completion time of the job set",
+        get: |o| o.completion_time,
+        set: |o, v| o.completion_time = v,
+    },
+    ObservedColumn {
+        name: "last_arrival",
+        unit: "s",
+        meaning: "arrival of the last job",
+        get: |o| o.last_arrival,
+        set: |o, v| o.last_arrival = v,
+    },
+];
+
+/// The observed measures of `out` (a replay of `w` on `nodes` nodes) over the window `[0, window]`;
+/// without a window (a fixed job set), over `[0, completion time]`.
+pub fn observed(w: &Workload, out: &Outcome, nodes: u32, window: Option<SimTime>) -> Observed {
+    let completion = completion_time(out);
+    let window = window.unwrap_or_else(|| completion.max(f64::MIN_POSITIVE));
+    let o = observe(w, out, nodes, window);
+    Observed {
+        window_delay: o.mean_delay,
+        window_utilization: o.utilization,
+        window_throughput: o.throughput,
+        completion_time: completion,
+        last_arrival: w.jobs.last().map_or(0.0, |j| j.submit),
+    }
 }
 
 /// Mean queueing delay `M` of the windows `[0, t]` for each `t` of `times`.
@@ -171,5 +260,27 @@ mod tests {
             [0.0, 1.5, 4.0 / 3.0]
         );
         assert_eq!(completion_time(&out), 13.0);
+        let seen = observed(&w, &out, 4, Some(10.0));
+        assert_eq!(
+            (
+                seen.window_delay,
+                seen.window_utilization,
+                seen.window_throughput
+            ),
+            (1.5, 0.8, 0.1)
+        );
+        assert_eq!((seen.completion_time, seen.last_arrival), (13.0, 11.0));
+        // A job set: the window is [0, 13], every job allocated and completed in it.
+        let set = observed(&w, &out, 4, None);
+        assert_eq!(set.window_delay, 4.0 / 3.0);
+        assert_eq!(set.window_throughput, 3.0 / 13.0);
+        let names: Vec<&str> = OBSERVED.iter().map(|c| c.name).collect();
+        assert_eq!(names.len(), 5);
+        assert_eq!((OBSERVED[4].get)(&seen), 11.0);
+        let mut back = Observed::default();
+        for c in OBSERVED {
+            (c.set)(&mut back, (c.get)(&seen));
+        }
+        assert_eq!(back, seen);
     }
 }

@@ -1,12 +1,80 @@
 //! Named measures: what a figure plots and a claim reads, one number per run.
 //!
-//! Every [`RunMetrics`](crate::engine::RunMetrics) column is a measure under its column name
+//! Every [`RunMetrics`] column is a measure under its column name
 //! (docs/OUTPUTS.md), with its unit and meaning from the engine's one table
 //! ([`crate::engine::columns`]); reports take axis labels from it. A measure that needs
-//! more than a run's summary (per-time observations, service classes) is registered here as a
-//! function of its own when a study needs it.
+//! more than a run's summary is an *observed* measure, registered once in
+//! [`crate::engine::observation::OBSERVED`] (the §4.2 observation window's `M`, `U`, `X`, the
+//! completion time and last arrival of a job set): a cell whose figures or rules use one computes
+//! them for every replica ([`RunMetrics::observed`]).
 
-pub use crate::engine::columns::{COLUMNS as MEASURES, Column as Measure};
+use crate::engine::RunMetrics;
+use crate::engine::columns::COLUMNS;
+use crate::engine::observation::OBSERVED;
+
+/// A named measure: one number per run.
+#[derive(Debug, Clone, Copy)]
+pub struct Measure {
+    /// Name in experiment files.
+    pub name: &'static str,
+    /// Unit for axis labels.
+    pub unit: &'static str,
+    /// What it means, in a few words.
+    pub meaning: &'static str,
+    /// An observed measure (computed from the replay when a cell asks), not a summary column.
+    pub observed: bool,
+    get: Get,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Get {
+    Column(fn(&RunMetrics) -> crate::engine::columns::Value),
+    Observed(fn(&crate::engine::observation::Observed) -> f64),
+}
+
+impl PartialEq for Measure {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Measure {
+    /// Its value in a run.
+    pub fn of(&self, m: &RunMetrics) -> f64 {
+        match self.get {
+            Get::Column(get) => get(m).as_f64(),
+            Get::Observed(get) => get(&m.observed),
+        }
+    }
+
+    /// `mean turnaround (s)`: the meaning with the unit, for an axis.
+    pub fn axis_label(&self) -> String {
+        if self.unit.is_empty() {
+            self.meaning.to_string()
+        } else {
+            format!("{} ({})", self.meaning, self.unit)
+        }
+    }
+}
+
+/// Every measure: the summary columns, then the observed measures.
+pub static MEASURES: std::sync::LazyLock<Vec<Measure>> = std::sync::LazyLock::new(|| {
+    let columns = COLUMNS.iter().map(|c| Measure {
+        name: c.name,
+        unit: c.unit,
+        meaning: c.meaning,
+        observed: false,
+        get: Get::Column(c.get),
+    });
+    let observed = OBSERVED.iter().map(|c| Measure {
+        name: c.name,
+        unit: c.unit,
+        meaning: c.meaning,
+        observed: true,
+        get: Get::Observed(c.get),
+    });
+    columns.chain(observed).collect()
+});
 
 /// The measure called `name`, or an error with the likeliest names meant and every name.
 pub fn lookup(name: &str) -> Result<Measure, String> {
@@ -56,7 +124,6 @@ fn did_you_mean(name: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::RunMetrics;
 
     #[test]
     fn every_measure_reads_its_own_field() {
@@ -92,6 +159,11 @@ mod tests {
                 "{guess}: {e}"
             );
         }
+        let mut seen = RunMetrics::default();
+        seen.observed.window_delay = 1.5;
+        let m = lookup("window_delay").unwrap();
+        assert!(m.observed && m.of(&seen) == 1.5);
+        assert!(!lookup("jobs").unwrap().observed);
         let mut names: Vec<&str> = MEASURES.iter().map(|m| m.name).collect();
         names.sort_unstable();
         names.dedup();

@@ -61,6 +61,8 @@ pub mod sweep;
 
 pub use figure::{FigureData, Point};
 pub use plan::{Cell, Plan};
+
+use crate::engine::RunMetrics;
 pub use run::{Results, Unit};
 
 use crate::replicate::Estimate;
@@ -99,7 +101,12 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
         .map(|f| {
             let panel = &plan.panels[f.panel];
             let mut points = Vec::new();
-            for &s in &f.series {
+            let lines = f
+                .series
+                .iter()
+                .map(|&s| (s, &panel.series[s].label, f.measure))
+                .chain(f.extra.iter().map(|e| (e.series, &e.label, e.measure)));
+            for (s, label, measure) in lines {
                 let Some(line) = results.lines.get(&(f.panel, s)) else {
                     continue;
                 };
@@ -111,9 +118,9 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
                         continue;
                     };
                     points.push(Point {
-                        series: panel.series[s].label.clone(),
+                        series: label.clone(),
                         x: *x,
-                        est: Estimate::of(runs, |m| f.measure.of(m)),
+                        est: estimate(runs, measure, f.divide_by),
                     });
                 }
             }
@@ -129,6 +136,28 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
             }
         })
         .collect()
+}
+
+/// The estimate of `measure` over `runs`; with `divide_by`, the ratio of the two means (no
+/// interval: `ci_low = ci_high = mean`).
+fn estimate(
+    runs: &[RunMetrics],
+    measure: plan::Measure,
+    divide_by: Option<plan::Measure>,
+) -> Estimate {
+    let est = Estimate::of(runs, |m| measure.of(m));
+    match divide_by {
+        None => est,
+        Some(d) => {
+            let ratio = est.mean / Estimate::of(runs, |m| d.of(m)).mean;
+            Estimate {
+                mean: ratio,
+                ci_low: ratio,
+                ci_high: ratio,
+                n: est.n,
+            }
+        }
+    }
 }
 
 /// A cell whose replications stopped at the rule's `max` with the 95% interval of its measure
@@ -203,6 +232,8 @@ pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
             let f = &figures[c.figure];
             let (measured, holds) = if f.points.is_empty() {
                 ("not run".to_string(), None)
+            } else if let Some(other) = other_not_run(c, figures) {
+                (format!("not run: figure `{other}` did not run"), None)
             } else if c.checks.is_empty() {
                 (
                     "not checked: the quick budget skips its series".to_string(),
@@ -213,7 +244,7 @@ pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
                     .checks
                     .iter()
                     .map(|k| {
-                        let (m, h) = k.predicate.eval(f, &k.params);
+                        let (m, h) = k.predicate.eval_among(f, &k.params, figures);
                         (format!("{}: {m}", k.predicate.name), h)
                     })
                     .collect();
@@ -236,6 +267,23 @@ pub fn verdicts(plan: &Plan, figures: &[FigureData]) -> Vec<Verdict> {
             }
         })
         .collect()
+}
+
+/// The first figure another check of `c` reads (`ratio_above`'s `than`) that has no points.
+fn other_not_run<'a>(c: &'a plan::Claim, figures: &[FigureData]) -> Option<&'a str> {
+    c.checks.iter().find_map(|k| {
+        k.predicate
+            .params
+            .iter()
+            .filter(|p| p.kind == predicate::Kind::Figure)
+            .filter_map(|p| k.params.get(p.name).and_then(|v| v.as_str()))
+            .find(|name| {
+                figures
+                    .iter()
+                    .find(|g| g.id == *name)
+                    .is_none_or(|g| g.points.is_empty())
+            })
+    })
 }
 
 #[cfg(test)]

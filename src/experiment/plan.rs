@@ -8,10 +8,12 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::ExperimentError;
-use super::measure::{self, Measure};
+use super::measure;
+pub use super::measure::Measure;
 use super::predicate::{self, Predicate};
 use super::spec::{self, ExperimentFile, ReplicateSpec, ShakeSpec, Values};
 use crate::engine::Dilation;
+use crate::engine::FRAGMENTATION_COLUMNS;
 use crate::machine::AllocKind;
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
@@ -80,6 +82,9 @@ pub struct Panel {
     pub kill_at_estimate: bool,
     /// Run times stretched by dispersal (`None`: off).
     pub dilation: Option<Dilation>,
+    /// Its figures or rules use an observed measure: every replica computes them, and is checked
+    /// by the schedule validator.
+    pub observe: bool,
 }
 
 /// One series: policy label templates and a legend label.
@@ -157,6 +162,8 @@ pub struct Cell {
     pub kill_at_estimate: bool,
     /// Run times stretched by dispersal (`None`: off).
     pub dilation: Option<Dilation>,
+    /// Compute the observed measures of every replica (and validate its schedule).
+    pub observe: bool,
 }
 
 impl Cell {
@@ -189,6 +196,9 @@ impl Cell {
         if let Some(d) = self.dilation {
             let _ = write!(s, "|dilation={d}");
         }
+        if self.observe {
+            s.push_str("|observe");
+        }
         s
     }
 }
@@ -212,6 +222,21 @@ pub struct Figure {
     pub y_label: String,
     /// Log y.
     pub log_y: bool,
+    /// y is the ratio of the replica means of `measure` and of this measure.
+    pub divide_by: Option<Measure>,
+    /// Series drawn again with another measure under their own label.
+    pub extra: Vec<Extra>,
+}
+
+/// A series of a figure drawn with another measure under its own label.
+#[derive(Debug, Clone)]
+pub struct Extra {
+    /// Index of the panel's series.
+    pub series: usize,
+    /// The measure.
+    pub measure: Measure,
+    /// Legend label.
+    pub label: String,
 }
 
 /// One claim.
@@ -243,9 +268,20 @@ impl Plan {
     /// Reads and checks the experiment in `text` (from `file`), with the `--quick` budget when
     /// `quick`.
     pub fn new(file: &str, text: &str, quick: bool) -> Result<Plan, ExperimentError> {
+        Plan::with_params(file, text, quick, &[])
+    }
+
+    /// [`Plan::new`] with some of the file's `[params]` set to other values (`--set name=value`).
+    pub fn with_params(
+        file: &str,
+        text: &str,
+        quick: bool,
+        set: &[(String, String)],
+    ) -> Result<Plan, ExperimentError> {
+        let text = &substitute_params(file, text, quick, set)?;
         let f = ExperimentFile::parse(file, text)?;
         let at = At { file, text };
-        let panels = f
+        let mut panels = f
             .panels
             .iter()
             .map(|p| panel(&at, &f, p, quick))
@@ -267,6 +303,31 @@ impl Plan {
             .iter()
             .map(|g| figure(&at, &panels, g, skip))
             .collect::<Result<Vec<_>, _>>()?;
+        for g in &figures {
+            let observed = g.measure.observed
+                || g.divide_by.is_some_and(|m| m.observed)
+                || g.extra.iter().any(|e| e.measure.observed);
+            panels[g.panel].observe |= observed;
+        }
+        for (g, spec) in figures.iter().zip(&f.figures) {
+            let p = &panels[g.panel];
+            let frag = [Some(g.measure), g.divide_by, Some(p.watch)]
+                .into_iter()
+                .flatten()
+                .chain(g.extra.iter().map(|e| e.measure))
+                .chain(p.stop.as_ref().map(|s| s.measure))
+                .find(|m| FRAGMENTATION_COLUMNS.contains(&m.name));
+            if let (true, Some(m)) = (p.observe, frag) {
+                return Err(at.err(
+                    &spec.y.span(),
+                    "y",
+                    format!(
+                        "panel `{}` uses observed measures, which leave out the fragmentation pass: `{}` is not measured there (draw it from a panel of its own)",
+                        p.name, m.name
+                    ),
+                ));
+            }
+        }
         let claims = f
             .claims
             .iter()
@@ -282,6 +343,92 @@ impl Plan {
             claims,
         })
     }
+}
+
+/// `text` with every `{name}` of its `[params]` replaced by the value (the `[quick.params]` one
+/// under `quick`, the one `set` gives first): the file [`Plan::with_params`] reads.
+pub fn substitute_params(
+    file: &str,
+    text: &str,
+    quick: bool,
+    set: &[(String, String)],
+) -> Result<String, ExperimentError> {
+    let f = ExperimentFile::parse(file, text)?;
+    // The first line setting `key` (also inline: `params = { key = 1 }`).
+    let line = |key: &str| {
+        text.lines()
+            .position(|l| {
+                l.split(['{', ',']).any(|part| {
+                    part.trim_start()
+                        .strip_prefix(key)
+                        .is_some_and(|rest| rest.trim_start().starts_with('='))
+                })
+            })
+            .map_or(0, |i| i + 1)
+    };
+    let known = || names(f.params.keys().map(String::as_str));
+    let mut values: Vec<(String, String)> = Vec::new();
+    for (name, v) in &f.params {
+        if name == "x" || name == "jobs" {
+            return Err(ExperimentError::new(
+                file,
+                line(name),
+                name.clone(),
+                "{x} and {jobs} are the templates' own: name the parameter otherwise".into(),
+            ));
+        }
+        let own = if quick {
+            f.quick.params.get(name)
+        } else {
+            None
+        };
+        let value = match own.unwrap_or(v) {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(x) => x.to_string(),
+            other => {
+                return Err(ExperimentError::new(
+                    file,
+                    line(name),
+                    name.clone(),
+                    format!(
+                        "a parameter is a string or a number, not {}",
+                        other.type_str()
+                    ),
+                ));
+            }
+        };
+        values.push((name.clone(), value));
+    }
+    if let Some(k) = f.quick.params.keys().find(|k| !f.params.contains_key(*k)) {
+        return Err(ExperimentError::new(
+            file,
+            line(k),
+            k.clone(),
+            format!(
+                "[quick.params] sets `{k}`, which [params] does not have; params: {}",
+                known()
+            ),
+        ));
+    }
+    for (name, value) in set {
+        match values.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value.clone(),
+            None => {
+                return Err(ExperimentError::new(
+                    file,
+                    0,
+                    name.clone(),
+                    format!("the file has no parameter `{name}`; params: {}", known()),
+                ));
+            }
+        }
+    }
+    let mut out = text.to_string();
+    for (name, value) in &values {
+        out = out.replace(&format!("{{{name}}}"), value);
+    }
+    Ok(out)
 }
 
 impl Panel {
@@ -337,6 +484,7 @@ impl Panel {
             shake: self.shake,
             kill_at_estimate: self.kill_at_estimate,
             dilation: self.dilation,
+            observe: self.observe,
         })
     }
 
@@ -500,6 +648,7 @@ fn panel(
             "`auto` stops at every series' knee: leave `stop` out, or list the x values",
         ));
     }
+    let observe = watch.observed || stop.as_ref().is_some_and(|s| s.measure.observed);
     let skip: &[String] = if quick { &f.quick.skip[..] } else { &[] };
     let mut series = series(at, p)?;
     series.retain(|s| !skip.contains(&s.label));
@@ -524,6 +673,7 @@ fn panel(
         stop,
         kill_at_estimate: p.kill_at_estimate.or(d.kill_at_estimate).unwrap_or(false),
         dilation,
+        observe,
     };
     if let Some(r) = replicate
         && panel.rule.max > 1
@@ -820,7 +970,43 @@ fn figure(
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let divide_by = g
+        .divide_by
+        .as_ref()
+        .map(|d| measure::lookup(d.get_ref()).map_err(|m| at.err(&d.span(), "divide_by", m)))
+        .transpose()?;
+    let position = |s: &Spanned<String>| {
+        p.series
+            .iter()
+            .position(|o| o.label == *s.get_ref())
+            .ok_or_else(|| {
+                at.err(
+                    &s.span(),
+                    "series",
+                    format!(
+                        "panel `{}` has no series `{}`; its series: {}",
+                        p.name,
+                        s.get_ref(),
+                        names(p.series.iter().map(|s| s.label.as_str()))
+                    ),
+                )
+            })
+    };
+    let extra = g
+        .also
+        .iter()
+        .filter(|e| !skip.contains(e.series.get_ref()))
+        .map(|e| {
+            Ok(Extra {
+                series: position(&e.series)?,
+                measure: measure::lookup(e.y.get_ref()).map_err(|m| at.err(&e.y.span(), "y", m))?,
+                label: e.label.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>, ExperimentError>>()?;
     Ok(Figure {
+        divide_by,
+        extra,
         name: g.name.get_ref().clone(),
         panel,
         series: if series.is_empty() {
@@ -879,12 +1065,21 @@ fn claim(
     };
     let checks = match (&c.predicate, c.checks.is_empty()) {
         (Some(_), true) if skipped(&c.params) => Vec::new(),
-        (Some(p), true) => vec![check(at, panels, &figures[figure], p, &c.params)?],
+        (Some(p), true) => vec![check(at, panels, figures, &figures[figure], p, &c.params)?],
         (None, false) if c.params.is_empty() => c
             .checks
             .iter()
             .filter(|k| !skipped(&k.params))
-            .map(|k| check(at, panels, &figures[figure], &k.predicate, &k.params))
+            .map(|k| {
+                check(
+                    at,
+                    panels,
+                    figures,
+                    &figures[figure],
+                    &k.predicate,
+                    &k.params,
+                )
+            })
             .collect::<Result<_, _>>()?,
         (None, false) => {
             let key = c.params.keys().next().map_or("", String::as_str);
@@ -921,6 +1116,7 @@ fn claim(
 fn check(
     at: &At<'_>,
     panels: &[Panel],
+    figures: &[Figure],
     f: &Figure,
     name: &Spanned<String>,
     params: &toml::Table,
@@ -936,6 +1132,25 @@ fn check(
         .check(params, &labels)
         .map_err(|m| at.err(&name.span(), "predicate", m))?;
     check_at(&panels[f.panel], f, params).map_err(|m| at.err(&name.span(), "at", m))?;
+    for p in predicate
+        .params
+        .iter()
+        .filter(|p| p.kind == predicate::Kind::Figure)
+    {
+        let Some(other) = params.get(p.name).and_then(|v| v.as_str()) else {
+            continue;
+        };
+        if !figures.iter().any(|g| g.name == other) {
+            return Err(at.err(
+                &name.span(),
+                p.name,
+                format!(
+                    "no figure named `{other}`; figures: {}",
+                    names(figures.iter().map(|g| g.name.as_str()))
+                ),
+            ));
+        }
+    }
     Ok(Check {
         predicate,
         params: params.clone(),

@@ -25,8 +25,10 @@ pub enum Kind {
     Group,
     /// A number.
     Number,
-    /// `every`, `last`, or a number: where along x a comparison is made.
+    /// `every`, `first`, `last`, or a number: where along x a comparison is made.
     Where,
+    /// Another figure of the file (by name).
+    Figure,
 }
 
 /// One parameter.
@@ -75,18 +77,32 @@ const TOL: Param = opt("tolerance", Kind::Number);
 /// (smallest) value over x instead of its curve — a "maximum utilization" statement.
 pub const OVER: &str = "over";
 
+/// A parameter every predicate takes: `from = X` checks the figure from x = X upwards only (the
+/// loads a sentence names: "from 0.5").
+pub const FROM: &str = "from";
+
 /// Every predicate.
 pub const PREDICATES: &[Predicate] = &[
     Predicate {
         name: "lowest",
-        doc: "`series` is not above any other series (within `tolerance` or the CIs) `at` every x where all series ran (default), the last such x, or a given x",
-        params: &[req("series", Kind::Series), opt("at", Kind::Where), TOL],
+        doc: "`series` is not above any other series (within `tolerance` or the CIs; `strict = 1`: strictly below every other mean) `at` every x where all series ran (default), the first or last such x, or a given x",
+        params: &[
+            req("series", Kind::Series),
+            opt("at", Kind::Where),
+            opt("strict", Kind::Number),
+            TOL,
+        ],
         eval: lowest,
     },
     Predicate {
         name: "highest",
-        doc: "`series` is not below any other series (within `tolerance` or the CIs) `at` every x where all series ran (default), the last such x, or a given x",
-        params: &[req("series", Kind::Series), opt("at", Kind::Where), TOL],
+        doc: "`series` is not below any other series (within `tolerance` or the CIs; `strict = 1`: strictly above every other mean) `at` every x where all series ran (default), the first or last such x, or a given x",
+        params: &[
+            req("series", Kind::Series),
+            opt("at", Kind::Where),
+            opt("strict", Kind::Number),
+            TOL,
+        ],
         eval: highest,
     },
     Predicate {
@@ -149,6 +165,34 @@ pub const PREDICATES: &[Predicate] = &[
         eval: interior_minimum,
     },
     Predicate {
+        name: "gap_below",
+        doc: "the gap |`a` − `b`| is smaller than the gap |`c` − `d`| `at` every common x, the first, the last (default) or a given x (\"the allocation policy matters less than the scheduling\")",
+        params: &[
+            req("a", Kind::Series),
+            req("b", Kind::Series),
+            req("c", Kind::Series),
+            req("d", Kind::Series),
+            opt("at", Kind::Where),
+        ],
+        eval: gap_below,
+    },
+    Predicate {
+        name: "gains_on",
+        doc: "`a` relative to the largest of `b` (a group) is larger at the last common x than at the first (\"improves as the load increases\", against the others)",
+        params: &[req("a", Kind::Series), req("b", Kind::Group)],
+        eval: gains_on,
+    },
+    Predicate {
+        name: "ratio_above",
+        doc: "`a` / `b` at the last common x is larger than the same ratio in figure `than` (a gap \"more prominent\" in one figure than in another)",
+        params: &[
+            req("a", Kind::Series),
+            req("b", Kind::Series),
+            req("than", Kind::Figure),
+        ],
+        eval: ratio_above,
+    },
+    Predicate {
         name: "order_at_top",
         doc: "at the largest x where all of `order` ran, their values rise in the order given",
         params: &[req("order", Kind::SeriesList)],
@@ -174,6 +218,8 @@ pub fn lookup(name: &str) -> Result<&'static Predicate, String> {
 #[derive(Debug, Clone, Copy)]
 pub struct Args<'a> {
     table: &'a toml::Table,
+    /// Every figure of the file (for a parameter naming another).
+    figures: &'a [FigureData],
 }
 
 impl Args<'_> {
@@ -196,9 +242,21 @@ impl Args<'_> {
     fn tol(&self) -> f64 {
         self.num("tolerance", TOLERANCE)
     }
+    /// The figure named by parameter `name`.
+    fn figure(&self, name: &str) -> Option<&FigureData> {
+        let id = self.str(name);
+        self.figures.iter().find(|f| f.id == id)
+    }
+    fn at_or(&self, default: Where) -> Where {
+        match self.table.get("at") {
+            None => default,
+            _ => self.at(),
+        }
+    }
     fn at(&self) -> Where {
         match self.table.get("at") {
             Some(v) if v.as_str() == Some("last") => Where::Last,
+            Some(v) if v.as_str() == Some("first") => Where::First,
             Some(v) => v
                 .as_float()
                 .or(v.as_integer().map(|i| i as f64))
@@ -211,6 +269,7 @@ impl Args<'_> {
 #[derive(Debug, Clone, Copy)]
 enum Where {
     Every,
+    First,
     Last,
     At(f64),
 }
@@ -221,6 +280,15 @@ impl Predicate {
         for key in params.keys() {
             if key == "figure" || key == "statement" || key == "predicate" {
                 continue;
+            }
+            if key == FROM {
+                match params[key]
+                    .as_float()
+                    .or(params[key].as_integer().map(|i| i as f64))
+                {
+                    Some(_) => continue,
+                    None => return Err(format!("`{FROM}` is an x value")),
+                }
             }
             if key == OVER {
                 match params[key].as_str() {
@@ -264,7 +332,35 @@ impl Predicate {
     /// Evaluates the predicate on `f` (parameters already checked), on each series' extreme over
     /// x when `over` is given.
     pub fn eval(&self, f: &FigureData, params: &toml::Table) -> (String, bool) {
-        let args = Args { table: params };
+        self.eval_among(f, params, &[])
+    }
+
+    /// [`Predicate::eval`] with the file's other `figures` at hand (for `ratio_above`'s `than`),
+    /// on the figure's points from x = `from` upwards when given.
+    pub fn eval_among(
+        &self,
+        f: &FigureData,
+        params: &toml::Table,
+        figures: &[FigureData],
+    ) -> (String, bool) {
+        let args = Args {
+            table: params,
+            figures,
+        };
+        let from = params
+            .get(FROM)
+            .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+        let kept;
+        let f = match from {
+            Some(x0) => {
+                kept = FigureData {
+                    points: f.points.iter().filter(|p| p.x >= x0).cloned().collect(),
+                    ..f.clone()
+                };
+                &kept
+            }
+            None => f,
+        };
         match params.get(OVER).and_then(|v| v.as_str()) {
             Some(over) => {
                 let (m, holds) = (self.eval)(&extremes(f, over == "max"), &args);
@@ -306,10 +402,13 @@ fn check_value(p: &Param, v: &toml::Value, labels: &[&str]) -> Result<(), String
         }
         Kind::Number if number => Ok(()),
         Kind::Number => Err(format!("`{}` is a number", p.name)),
-        Kind::Where if number || v.as_str() == Some("every") || v.as_str() == Some("last") => {
-            Ok(())
-        }
-        Kind::Where => Err(format!("`{}` is `every`, `last` or an x value", p.name)),
+        Kind::Where if number || matches!(v.as_str(), Some("every" | "first" | "last")) => Ok(()),
+        Kind::Where => Err(format!(
+            "`{}` is `every`, `first`, `last` or an x value",
+            p.name
+        )),
+        Kind::Figure if v.as_str().is_some() => Ok(()),
+        Kind::Figure => Err(format!("`{}` is a figure's name", p.name)),
     }
 }
 
@@ -334,6 +433,7 @@ fn where_xs(f: &FigureData, series: &[&str], at: Where) -> Vec<f64> {
     let xs = common(f, series);
     match at {
         Where::Every => xs,
+        Where::First => xs.first().copied().into_iter().collect(),
         Where::Last => xs.last().copied().into_iter().collect(),
         Where::At(x) => xs.into_iter().filter(|&c| c == x).collect(),
     }
@@ -368,12 +468,15 @@ fn extreme(f: &FigureData, a: &Args<'_>, low: bool) -> (String, bool) {
     let labels: Vec<&str> = all.iter().map(String::as_str).collect();
     let xs = where_xs(f, &labels, a.at());
     let mut misses = Vec::new();
+    let strict = a.num("strict", 0.0) != 0.0;
     for &x in &xs {
-        let ok = labels.iter().all(|o| {
-            if low {
-                not_worse(f, s, o, x, a.tol())
-            } else {
-                not_worse(f, o, s, x, a.tol())
+        let ok = labels.iter().filter(|o| **o != s).all(|o| {
+            let (mine, other) = (f.at(s, x), f.at(o, x));
+            match (strict, low) {
+                (true, true) => mine < other,
+                (true, false) => mine > other,
+                (false, true) => not_worse(f, s, o, x, a.tol()),
+                (false, false) => not_worse(f, o, s, x, a.tol()),
             }
         });
         if !ok {
@@ -381,9 +484,13 @@ fn extreme(f: &FigureData, a: &Args<'_>, low: bool) -> (String, bool) {
         }
     }
     let word = if low { "lowest" } else { "highest" };
+    let how = if strict {
+        "strictly".to_string()
+    } else {
+        format!("(within {}% or the CIs)", a.tol() * 100.0)
+    };
     let m = format!(
-        "{s} {word} (within {}% or the CIs) at {}/{} x where all series ran{}",
-        a.tol() * 100.0,
+        "{s} {word} {how} at {}/{} x where all series ran{}",
         xs.len() - misses.len(),
         xs.len(),
         if misses.is_empty() {
@@ -642,6 +749,82 @@ fn interior_minimum(f: &FigureData, a: &Args<'_>) -> (String, bool) {
     )
 }
 
+fn gap_below(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let names = ["a", "b", "c", "d"].map(|k| a.str(k));
+    let xs = where_xs(f, &names, a.at_or(Where::Last));
+    let v = |s: &str, x: f64| f.at(s, x).unwrap_or(f64::NAN);
+    let mut shown = Vec::new();
+    let mut holds = !xs.is_empty();
+    for &x in &xs {
+        let [sa, sb, sc, sd] = names;
+        let (g1, g2) = ((v(sa, x) - v(sb, x)).abs(), (v(sc, x) - v(sd, x)).abs());
+        holds &= g1 < g2;
+        shown.push(format!(
+            "x={x}: gap {sa} to {sb} {} vs {sc} to {sd} {}",
+            fmt(g1),
+            fmt(g2)
+        ));
+    }
+    (shown.join("; "), holds)
+}
+
+fn gains_on(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let me = a.str("a");
+    let others = a.list("b");
+    let mut all = others.clone();
+    all.push(me);
+    let xs = common(f, &all);
+    let (Some(&lo), Some(&hi)) = (xs.first(), xs.last()) else {
+        return ("no x where all of them ran".into(), false);
+    };
+    let ratio = |x: f64| {
+        let best = others
+            .iter()
+            .map(|s| f.at(s, x).unwrap_or(f64::NAN))
+            .fold(f64::NEG_INFINITY, f64::max);
+        f.at(me, x).unwrap_or(f64::NAN) / best
+    };
+    let (r_lo, r_hi) = (ratio(lo), ratio(hi));
+    (
+        format!(
+            "{me} / max({}): x={lo}: {} → x={hi}: {} ({me} itself {} → {})",
+            others.join(", "),
+            fmt(r_lo),
+            fmt(r_hi),
+            fmt(f.at(me, lo).unwrap_or(f64::NAN)),
+            fmt(f.at(me, hi).unwrap_or(f64::NAN))
+        ),
+        r_hi > r_lo,
+    )
+}
+
+fn ratio_above(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let (sa, sb) = (a.str("a"), a.str("b"));
+    let ratio = |g: &FigureData| {
+        common(g, &[sa, sb]).last().map(|&x| {
+            (
+                x,
+                g.at(sa, x).unwrap_or(f64::NAN) / g.at(sb, x).unwrap_or(f64::NAN),
+            )
+        })
+    };
+    let Some(other) = a.figure("than") else {
+        return (format!("figure `{}` did not run", a.str("than")), false);
+    };
+    let (Some((x, mine)), Some((y, theirs))) = (ratio(f), ratio(other)) else {
+        return (format!("{sa} and {sb} have no common x"), false);
+    };
+    (
+        format!(
+            "{sa} / {sb}: {} at x={x} vs {} at x={y} in {}",
+            fmt(mine),
+            fmt(theirs),
+            other.id
+        ),
+        mine > theirs,
+    )
+}
+
 fn order_at_top(f: &FigureData, a: &Args<'_>) -> (String, bool) {
     let order = a.list("order");
     let Some(&x) = common(f, &order).last() else {
@@ -707,6 +890,81 @@ mod tests {
     const FCFS: &[(f64, f64)] = &[(1.0, 10.0), (2.0, 30.0), (3.0, 100.0)];
     const OO: &[(f64, f64)] = &[(1.0, 10.0), (2.0, 15.0), (3.0, 40.0)];
     const WK: &[(f64, f64)] = &[(1.0, 50.0), (2.0, 20.0), (3.0, 25.0)];
+
+    #[test]
+    fn from_first_and_strict_restrict_where_and_how_a_comparison_is_made() {
+        // FCFS 10, 30, 100; OO 10, 15, 40; WK 50, 20, 25.
+        let f = fig(&[("fcfs", FCFS), ("oo", OO), ("wk", WK)]);
+        assert!(
+            !holds(&f, "below", "a = \"wk\"\nb = \"fcfs\""),
+            "50 > 10 at x=1"
+        );
+        assert!(holds(&f, "below", "a = \"wk\"\nb = \"fcfs\"\nfrom = 2"));
+        assert!(holds(
+            &f,
+            "below",
+            "a = \"oo\"\nb = \"wk\"\nat = \"first\"\nstrict = 1"
+        ));
+        assert!(holds(
+            &f,
+            "highest",
+            "series = \"wk\"\nat = \"first\"\nstrict = 1"
+        ));
+        // OO equals FCFS at x=1: lowest within the tolerance, not strictly.
+        assert!(holds(&f, "lowest", "series = \"oo\"\nat = \"first\""));
+        assert!(!holds(
+            &f,
+            "lowest",
+            "series = \"oo\"\nat = \"first\"\nstrict = 1"
+        ));
+        assert!(holds(
+            &f,
+            "lowest",
+            "series = \"oo\"\nfrom = 2\nat = \"first\"\nstrict = 1"
+        ));
+        let p = lookup("below").unwrap();
+        let labels = ["fcfs", "oo"];
+        assert!(
+            p.check(&table("a = \"oo\"\nb = \"fcfs\"\nfrom = \"x\""), &labels)
+                .is_err()
+        );
+        assert!(
+            p.check(&table("a = \"oo\"\nb = \"fcfs\"\nat = \"top\""), &labels)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn gaps_gains_and_ratios_across_figures() {
+        let f = fig(&[("fcfs", FCFS), ("oo", OO), ("wk", WK)]);
+        // At x=3: |oo − wk| = 15 < |fcfs − oo| = 60; at x=1: 40 > 0.
+        let four = "a = \"oo\"\nb = \"wk\"\nc = \"fcfs\"\nd = \"oo\"";
+        assert!(holds(&f, "gap_below", four));
+        assert!(!holds(&f, "gap_below", &format!("{four}\nat = 1")));
+        // oo / max(fcfs, wk): 10/50 = 0.2 at x=1 → 40/100 = 0.4 at x=3.
+        assert!(holds(&f, "gains_on", "a = \"oo\"\nb = [\"fcfs\", \"wk\"]"));
+        assert!(
+            !holds(&f, "gains_on", "a = \"wk\"\nb = [\"fcfs\"]"),
+            "5 → 0.25"
+        );
+        // fcfs / oo at the last x: 2.5 here, 1.25 in the other figure.
+        let mut other = fig(&[("fcfs", &[(1.0, 50.0)]), ("oo", &[(1.0, 40.0)])]);
+        other.id = "g".into();
+        let p = lookup("ratio_above").unwrap();
+        let t = table("a = \"fcfs\"\nb = \"oo\"\nthan = \"g\"");
+        let (m, ok) = p.eval_among(&f, &t, std::slice::from_ref(&other));
+        assert!(
+            ok && m.contains("2.5000 at x=3 vs 1.2500 at x=1 in g"),
+            "{m}"
+        );
+        let (m, ok) = p.eval_among(
+            &other,
+            &table("a = \"fcfs\"\nb = \"oo\"\nthan = \"f\""),
+            &[f],
+        );
+        assert!(!ok, "{m}");
+        assert!(!p.eval(&other, &t).1, "the other figure is not at hand");
+    }
 
     #[test]
     fn comparisons_allow_the_tolerance_and_read_the_points_asked_for() {

@@ -19,14 +19,14 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::plan::{Cell, Panel, Plan, Xs};
-use crate::engine::{self, NoObserver, ReplayOptions, RunMetrics};
+use crate::engine::{self, NoObserver, ReplayOptions, RunMetrics, observation};
 use crate::replicate::{Estimate, replicate};
 use crate::resource::MachineSpec;
 use crate::sweep::{self, CellError};
 use crate::workload::lublin::LublinSpec;
 use crate::workload::shake;
 use crate::workload::synth::SynthSpec;
-use crate::workload::synth_hypercube::HypercubeSpec;
+use crate::workload::synth_hypercube::{Horizon, HypercubeSpec};
 use crate::workload::{EstimateModel, Workload};
 
 /// A part of the work that runs on its own: one series of a panel, one point of a series, or a
@@ -217,6 +217,18 @@ impl Prepared {
             | Prepared::Synth { machine, .. }
             | Prepared::Hypercube { machine, .. }
             | Prepared::Lublin { machine, .. } => *machine,
+        }
+    }
+
+    /// The observation window of a model with one (`synth:hypercube,…,window=T`); `None`: the
+    /// observed measures take the window up to the last job's end.
+    pub fn window(&self) -> Option<f64> {
+        match self {
+            Prepared::Hypercube { spec, .. } => match spec.horizon {
+                Horizon::Window(t) => Some(t),
+                Horizon::Jobs(_) => None,
+            },
+            _ => None,
         }
     }
 
@@ -636,10 +648,18 @@ pub fn replay(
         options,
         &mut NoObserver,
     )?;
-    if validate {
+    if validate || cell.observe {
         engine::validate(&workload, machine, &outcome)?;
     }
-    let metrics = engine::summarize(&workload, machine, cell.alloc, &outcome);
+    let metrics = if cell.observe {
+        // An observing cell validates every schedule and leaves out the fragmentation pass (its
+        // panel draws no fragmentation column: checked when planning).
+        let mut m = engine::summarize_without_fragmentation(&workload, machine, &outcome);
+        m.observed = observation::observed(&workload, &outcome, machine.nodes(), prepared.window());
+        m
+    } else {
+        engine::summarize(&workload, machine, cell.alloc, &outcome)
+    };
     Ok(sweep::CellRun {
         workload,
         outcome,

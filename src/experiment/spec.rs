@@ -22,6 +22,10 @@ pub struct ExperimentFile {
     /// Settings every panel inherits unless it says otherwise.
     #[serde(default)]
     pub defaults: Defaults,
+    /// Named values substituted for `{name}` anywhere in the file before it is read
+    /// (`scan = "scan-up"` → `sched = ["{scan}"]`); `--set name=value` overrides one.
+    #[serde(default)]
+    pub params: toml::Table,
     /// The short budget of `--quick`.
     #[serde(default)]
     pub quick: Quick,
@@ -65,6 +69,9 @@ pub struct Quick {
     /// Series (legend labels) left out of every panel and figure.
     #[serde(default)]
     pub skip: Vec<String>,
+    /// Values of `[params]` under `--quick`.
+    #[serde(default)]
+    pub params: toml::Table,
 }
 
 /// One panel: a workload template × machine × series × an x axis.
@@ -220,6 +227,25 @@ pub struct FigureSpec {
     /// Log scale on y.
     #[serde(default)]
     pub log_y: bool,
+    /// y is the mean of `y` over the mean of this measure across a cell's replicas (a ratio of
+    /// means, such as power = throughput / delay), drawn without an interval.
+    pub divide_by: Option<Spanned<String>>,
+    /// More lines: a series of the panel drawn with another measure under its own label (the
+    /// arrival of the last job beside completion times).
+    #[serde(default)]
+    pub also: Vec<AlsoSpec>,
+}
+
+/// A series drawn with another measure under its own label.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlsoSpec {
+    /// The panel's series (legend label).
+    pub series: Spanned<String>,
+    /// The measure.
+    pub y: Spanned<String>,
+    /// The line's legend label.
+    pub label: String,
 }
 
 /// One claim: a sentence and the predicate that checks it on a figure — or, for a sentence that

@@ -81,6 +81,8 @@ impl SweepSpec {
             stop: None,
             kill_at_estimate: self.kill_at_estimate,
             dilation: self.dilation,
+            // A sweep measures run summaries only.
+            observe: false,
         };
         for (i, s) in self.series.iter().enumerate() {
             let c = panel.cell(i, 1.0)?;

@@ -247,7 +247,7 @@ fn the_docs_name_every_predicate_and_measure() {
             );
         }
     }
-    for m in super::measure::MEASURES {
+    for m in super::measure::MEASURES.iter() {
         assert!(docs.contains(&format!("`{}`", m.name)), "{}", m.name);
     }
 }
@@ -394,4 +394,184 @@ seed_key = "{sweep_cell}"
     .collect();
     assert_eq!(keys, want);
     assert_eq!(keys[1], "fcfs|ff|1.5|x2");
+}
+
+const OBSERVING: &str = r#"
+[params]
+dim = 4
+window = 200
+scan = "scan-up"
+
+[quick]
+params = { window = 100 }
+
+[[panel]]
+name = "load"
+workload = "synth:hypercube,dim={dim},load={x},window={window}"
+sched = ["fcfs", "{scan}"]
+alloc = ["buddy"]
+x = { name = "load", values = [0.3, 0.6] }
+replicate = { count = 3 }
+
+[[panel]]
+name = "time"
+workload = "synth:hypercube,dim={dim},load=0.6,window={x}"
+seed_key = "synth:hypercube,dim={dim},load=0.6,window={window}"
+sched = ["fcfs"]
+alloc = ["buddy"]
+x = { name = "window", values = [50, 200] }
+replicate = { count = 2 }
+
+[[figure]]
+name = "delay"
+panel = "load"
+y = "window_delay"
+
+[[figure]]
+name = "power"
+panel = "load"
+y = "window_throughput"
+divide_by = "window_delay"
+series = ["{scan}+buddy"]
+
+[[figure]]
+name = "time"
+panel = "time"
+y = "window_delay"
+also = [{ series = "fcfs+buddy", y = "last_arrival", label = "last arrival" }]
+"#;
+
+#[test]
+fn params_are_substituted_quick_and_set_and_unknown_ones_refused() {
+    let plan = Plan::new("o.toml", OBSERVING, false).unwrap();
+    assert_eq!(plan.panels[0].series[1].label, "scan-up+buddy");
+    let c = plan.panels[0].cell(1, 0.3).unwrap();
+    assert_eq!(c.workload, "synth:hypercube,dim=4,load=0.3,window=200");
+    let quick = Plan::new("o.toml", OBSERVING, true).unwrap();
+    assert!(
+        quick.panels[0]
+            .cell(0, 0.3)
+            .unwrap()
+            .workload
+            .ends_with("window=100")
+    );
+    let set = [("scan".to_string(), "scan-up:join".to_string())];
+    let other = Plan::with_params("o.toml", OBSERVING, false, &set).unwrap();
+    assert_eq!(other.panels[0].series[1].label, "scan-up:join+buddy");
+    assert_eq!(
+        other.figures[1].series,
+        vec![1],
+        "the figure's series follow"
+    );
+    let e =
+        Plan::with_params("o.toml", OBSERVING, false, &[("sacn".into(), "x".into())]).unwrap_err();
+    assert!(e.to_string().contains("no parameter `sacn`") && e.to_string().contains("`scan`"));
+    let e = Plan::new(
+        "o.toml",
+        &OBSERVING.replace("window = 100", "widow = 100"),
+        true,
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.key.as_str()), (8, "widow"), "{e}");
+}
+
+#[test]
+fn observed_measures_ratios_and_extra_lines_come_from_every_replica() {
+    let plan = Plan::new("o.toml", OBSERVING, false).unwrap();
+    assert!(plan.panels.iter().all(|p| p.observe));
+    assert!(
+        plan.panels[0]
+            .cell(0, 0.3)
+            .unwrap()
+            .id()
+            .ends_with("|observe")
+    );
+    let r = run_all(&plan, &plan.units(), 2);
+    let figs = figures(&plan, &r);
+    let runs = r.replicas(0, 1, 0.6).unwrap();
+    assert_eq!(runs.len(), 3);
+    assert!(runs.iter().all(|m| m.observed.window_delay > 0.0));
+    assert!(
+        runs.iter().all(|m| m.external_fragmentation.is_nan()),
+        "no fragmentation pass"
+    );
+    let mean = |f: fn(&crate::engine::RunMetrics) -> f64| runs.iter().map(f).sum::<f64>() / 3.0;
+    let delay = mean(|m| m.observed.window_delay);
+    assert_eq!(figs[0].at("scan-up+buddy", 0.6), Some(delay));
+    let power = figs[1].est("scan-up+buddy", 0.6).unwrap();
+    assert_eq!(power.mean, mean(|m| m.observed.window_throughput) / delay);
+    assert_eq!(
+        (power.ci_low, power.ci_high, power.n),
+        (power.mean, power.mean, 3)
+    );
+    assert_eq!(figs[2].series(), ["fcfs+buddy", "last arrival"]);
+    assert!(figs[2].at("last arrival", 50.0).is_some_and(|t| t <= 50.0));
+    // A window-T run gives the M of [0, T] of the longer run with the same seed.
+    let spec = |t: f64| {
+        crate::workload::synth_hypercube::HypercubeSpec::from_label(&format!(
+            "synth:hypercube,dim=4,load=0.6,window={t}"
+        ))
+        .unwrap()
+        .0
+    };
+    let seed = crate::replicate::seed_for("synth:hypercube,dim=4,load=0.6,window=200", 0);
+    let long = spec(200.0).generate(seed).unwrap();
+    let out = crate::engine::replay(
+        &long,
+        MachineSpec::Hypercube { dim: 4 },
+        crate::sched::SchedKind::Fcfs,
+        crate::machine::AllocKind::Buddy,
+        &mut crate::engine::NoObserver,
+    )
+    .unwrap();
+    let at_50 = crate::engine::observation::delay_over_time(&long, &out, &[50.0])[0];
+    let short = r.replicas(1, 0, 50.0).unwrap()[0].observed.window_delay;
+    assert!(
+        (short - at_50).abs() <= 1e-12 * at_50.max(1.0),
+        "{short} vs {at_50}"
+    );
+}
+
+#[test]
+fn a_claim_reading_a_figure_that_did_not_run_is_not_run() {
+    let text = format!(
+        "{OBSERVING}\n[[claim]]\nfigure = \"delay\"\nstatement = \"s\"\npredicate = \"ratio_above\"\na = \"{{scan}}+buddy\"\nb = \"fcfs+buddy\"\nthan = \"time\"\n"
+    );
+    let plan = Plan::new("o.toml", &text, false).unwrap();
+    let units: Vec<Unit> = plan
+        .units()
+        .into_iter()
+        .filter(|u| matches!(u, Unit::Line { panel: 0, .. }))
+        .collect();
+    let r = run_all(&plan, &units, 1);
+    let v = verdicts(&plan, &figures(&plan, &r));
+    assert_eq!(v[0].holds, None, "{}", v[0].measured);
+    assert!(
+        v[0].measured.contains("figure `time` did not run"),
+        "{}",
+        v[0].measured
+    );
+    let e = Plan::new(
+        "o.toml",
+        &text.replace("than = \"time\"", "than = \"tim\""),
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "than", "{e}");
+}
+
+#[test]
+fn a_fragmentation_column_is_refused_on_an_observing_panel() {
+    let text = format!(
+        "{OBSERVING}\n[[figure]]\nname = \"frag\"\npanel = \"load\"\ny = \"external_fragmentation\"\n"
+    );
+    let e = Plan::new("o.toml", &text, false).unwrap_err();
+    assert!(e.to_string().contains("not measured there"), "{e}");
+    let text = OBSERVING.replacen(
+        "y = \"window_delay\"\n",
+        "y = \"window_delay\"\nalso = [{ series = \"x\", y = \"jobs\", label = \"l\" }]\n",
+        1,
+    );
+    let e = Plan::new("o.toml", &text, false).unwrap_err();
+    assert!(e.to_string().contains("no series `x`"), "{e}");
 }

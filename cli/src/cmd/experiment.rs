@@ -64,9 +64,20 @@ pub struct Args {
     /// Worker threads (default: the number of cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Set a parameter of the file's `[params]` (`--set scan=scan-up:join`); repeatable.
+    #[arg(long, value_name = "NAME=VALUE", value_parser = param)]
+    pub set: Vec<(String, String)>,
     /// No progress output.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `NAME=VALUE`.
+fn param(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .filter(|(n, _)| !n.is_empty())
+        .ok_or_else(|| format!("`{s}` is not NAME=VALUE"))
 }
 
 /// Runs the subcommand.
@@ -80,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let plans = args
         .files
         .iter()
-        .map(|f| read_plan(f, args.quick))
+        .map(|f| read_plan(f, args.quick, &args.set))
         .collect::<anyhow::Result<Vec<_>>>()?;
     if let Some(tasks) = args.batch.slurm {
         return slurm_scripts(&args, tasks as usize);
@@ -116,10 +127,19 @@ fn slurm_scripts(args: &Args, tasks: usize) -> anyhow::Result<()> {
 }
 
 /// The plan of `file` and its text.
-pub fn read_plan(file: &Path, quick: bool) -> anyhow::Result<(Plan, String)> {
-    let text =
+pub fn read_plan(
+    file: &Path,
+    quick: bool,
+    set: &[(String, String)],
+) -> anyhow::Result<(Plan, String)> {
+    let mut text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let plan = Plan::new(&file.display().to_string(), &text, quick)?;
+    let name = file.display().to_string();
+    let plan = Plan::with_params(&name, &text, quick, set)?;
+    if !set.is_empty() {
+        // The text kept beside the results (for `merge`) holds the values set.
+        text = pwa_replay::experiment::plan::substitute_params(&name, &text, quick, set)?;
+    }
     Ok((plan, text))
 }
 
@@ -443,6 +463,7 @@ impl ResultsFile {
                             metrics::values(m)
                                 .into_iter()
                                 .map(|(n, v)| (n.to_string(), metrics::to_text(v)))
+                                .chain(metrics::observed_texts(m))
                                 .collect()
                         })
                         .collect();
@@ -488,10 +509,12 @@ impl ResultsFile {
             let runs = runs
                 .iter()
                 .map(|m| {
-                    metrics::from_lookup(|name| {
+                    let mut metrics = metrics::from_lookup(|name| {
                         let text = m.get(name).with_context(|| format!("missing `{name}`"))?;
                         metrics::from_text(name, text)
-                    })
+                    })?;
+                    metrics::read_observed(&mut metrics, |n| m.get(n).cloned())?;
+                    Ok(metrics)
                 })
                 .collect::<anyhow::Result<Vec<_>>>()
                 .with_context(|| format!("cell {id}"))?;

@@ -24,11 +24,12 @@ pub struct Args {
     #[arg(long)]
     pub no_traces: bool,
     /// Reuse the replicas an interrupted run into the same directory cached under `cells/`
-    /// (the experiment files' figures; the lazy and coscheduling figures run again).
+    /// (the experiment files' figures; the coscheduling figures run again).
     #[arg(long)]
     pub resume: bool,
     /// The lazy figures' scan series under another reading of §2.3 (`scan-up:join`,
-    /// `scan-up:step,skip`, …; docs/PAPER.md "Readings of scan").
+    /// `scan-up:step,skip`, …; docs/PAPER.md "Readings of scan"): the `scan` parameter of
+    /// experiments/lazy-hypercube.toml.
     #[arg(long, value_name = "LABEL", value_parser = scan_label)]
     pub lazy_scan: Option<pwa_replay::sched::SchedKind>,
     /// No progress lines on stderr.

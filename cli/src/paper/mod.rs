@@ -2,15 +2,16 @@
 //! beside them, and `README.md` holding each paper's statements against our measurements with a
 //! verdict.
 //!
-//! Pipeline: the figures of the mesh papers and the torus study are data, `experiments/
-//! window-k.toml`, `window-k-traces.toml`, `bypass-queue.toml` and `semitorus.toml` (built into the
-//! binary), run by the library's experiment executor ([`pwa_replay::experiment`]: every distinct
-//! cell once, replications until the 95% CI of mean turnaround is within 5%, series in parallel,
-//! `auto` loads on the logs, replicas cached for `--resume`), which also checks the claims at the
-//! end of each file with the shared predicates ([`pwa_replay::experiment::predicate`]) → [`plot`]
-//! draws them → [`readme`] writes the report; [`semitorus`] writes `semitorus/README.md` with
-//! that study's distances and verdicts. The lazy and coscheduling papers still run their own cells ([`lazy`],
-//! [`coscheduling`]).
+//! Pipeline: the figures of the mesh papers, the torus study and the lazy paper are data,
+//! `experiments/window-k.toml`, `window-k-traces.toml`, `bypass-queue.toml`, `semitorus.toml` and
+//! `lazy-hypercube.toml` (built into the binary), run by the library's experiment executor
+//! ([`pwa_replay::experiment`]: every distinct cell once, replications until the 95% CI of the
+//! watched measure is within 5%, series in parallel, `auto` loads on the logs, replicas cached for
+//! `--resume`), which also checks the claims at the end of each file with the shared predicates
+//! ([`pwa_replay::experiment::predicate`]) → [`plot`] draws them → [`readme`] writes the report;
+//! [`semitorus`] writes `semitorus/README.md` with that study's distances and verdicts, [`lazy`]
+//! writes Table I (`lazy/table1.csv`). The coscheduling paper still runs its own cells
+//! ([`coscheduling`]).
 
 pub mod coscheduling;
 pub mod data;
@@ -52,7 +53,7 @@ struct PaperFile {
 }
 
 /// The figures that are experiment files, in the order of the report's verdicts.
-const EXPERIMENTS: [PaperFile; 4] = [
+const EXPERIMENTS: [PaperFile; 5] = [
     PaperFile {
         group: "window-k",
         path: "experiments/window-k.toml",
@@ -77,7 +78,16 @@ const EXPERIMENTS: [PaperFile; 4] = [
         text: include_str!("../../../experiments/semitorus.toml"),
         logs: true,
     },
+    PaperFile {
+        group: "lazy",
+        path: "experiments/lazy-hypercube.toml",
+        text: include_str!("../../../experiments/lazy-hypercube.toml"),
+        logs: false,
+    },
 ];
+
+/// The lazy file's position in [`EXPERIMENTS`].
+const LAZY: usize = 4;
 
 /// Everything `paper` needs to know.
 #[derive(Debug, Clone)]
@@ -118,6 +128,8 @@ struct PaperRun {
     figures: Vec<FigureData>,
     verdicts: Vec<Verdict>,
     skipped: Vec<String>,
+    /// Wall seconds of the file's run.
+    seconds: f64,
 }
 
 /// Runs the figures of one experiment file that `only` selects (none: nothing runs).
@@ -127,7 +139,13 @@ fn run_experiment(
     threads: usize,
     replicas: &Replicas<'_>,
 ) -> anyhow::Result<PaperRun> {
-    let plan = Plan::new(file.path, file.text, opts.quick)?;
+    let set: Vec<(String, String)> = match opts.lazy_scan {
+        Some(scan) if file.group == EXPERIMENTS[LAZY].group => {
+            vec![("scan".to_string(), scan.to_string())]
+        }
+        _ => Vec::new(),
+    };
+    let plan = Plan::with_params(file.path, file.text, opts.quick, &set)?;
     // `--no-traces` leaves out a file of logs whole (its claims are reported as not run).
     let left_out = file.logs && opts.no_traces;
     let missing: Vec<usize> = (0..plan.panels.len())
@@ -135,6 +153,8 @@ fn run_experiment(
         .collect();
     let wanted = |f: &experiment::plan::Figure| {
         selected(&opts.only, &format!("{}/{}", file.group, f.name))
+            || lazy::table_of(&f.name)
+                .is_some_and(|t| selected(&opts.only, &format!("{}/{t}", file.group)))
             || selected(
                 &opts.only,
                 &format!("{}/{}", file.group, plan.panels[f.panel].name),
@@ -208,6 +228,7 @@ fn run_experiment(
         figures,
         verdicts,
         skipped,
+        seconds: t0.elapsed().as_secs_f64(),
     })
 }
 
@@ -334,11 +355,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let stop = stop_on_ctrl_c()?;
     let source = crate::trace::loader();
     let replicas = Replicas::new(&opts.out, opts.resume, &lock, &stop, &source);
-    let mut lazy_budget = lazy::LazyBudget::new(opts.quick);
-    if let Some(scan) = opts.lazy_scan {
-        lazy_budget.scan = scan;
-    }
-    let keep = |key: &str| selected(&opts.only, key);
     let sync_say = |m: &str| {
         if opts.progress {
             eprintln!("paper [{:>6.1}s] {m}", t0.elapsed().as_secs_f64());
@@ -351,19 +367,13 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
             .any(|o| o.starts_with(Paper::Coscheduling.dir()));
     // Everything at once: the files, the lazy and the coscheduling figures; each one's slowest
     // series overlaps the others' cells, so no core idles while one long line finishes.
-    let (runs, t_synth, lazy_out, cosched_data) = std::thread::scope(|s| {
+    let (runs, t_synth, cosched_data) = std::thread::scope(|s| {
         let replicas = &replicas;
         let pool = &pool;
         let files: Vec<_> = EXPERIMENTS
             .iter()
             .map(|f| s.spawn(move || run_experiment(f, opts, threads, replicas)))
             .collect();
-        let lazy = s.spawn(|| {
-            let t = Instant::now();
-            let out = pool.install(|| lazy::run(&lazy_budget, &keep, &opts.out, &sync_say));
-            sync_say(&format!("lazy paper: {:.1} s", t.elapsed().as_secs_f64()));
-            out.map(|o| (o, t.elapsed().as_secs_f64()))
-        });
         let cosched = s.spawn(|| {
             if !cosched {
                 return Ok(Vec::new());
@@ -374,13 +384,12 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         let runs: Vec<anyhow::Result<PaperRun>> =
             files.into_iter().map(|h| joined(h.join())).collect();
         let t_synth = t0.elapsed().as_secs_f64();
-        (runs, t_synth, joined(lazy.join()), joined(cosched.join()))
+        (runs, t_synth, joined(cosched.join()))
     });
     let runs = runs
         .into_iter()
         .collect::<anyhow::Result<Vec<PaperRun>>>()?;
     say(&format!("experiment files: {}", replicas.counts()));
-    let (lazy_out, lazy_s) = lazy_out?;
     let mut data: Vec<FigureData> = Vec::new();
     let mut verdicts: Vec<Verdict> = Vec::new();
     let mut synth_budget = None;
@@ -392,12 +401,18 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         if run.plan.file == EXPERIMENTS[3].path {
             write_semitorus(run, opts)?;
         }
-        data.extend(run.figures.iter().cloned());
-        verdicts.extend(run.verdicts.iter().cloned());
+        if run.plan.file == EXPERIMENTS[LAZY].path {
+            // Table I is a table, not figures: lazy/table1.csv, its claims under `lazy/table1`.
+            let (tables, figures) = lazy::split_tables(&run.figures);
+            lazy::write_table(&opts.out.join(EXPERIMENTS[LAZY].group), &tables)?;
+            data.extend(figures);
+            verdicts.extend(run.verdicts.iter().cloned().map(lazy::table_verdict));
+        } else {
+            data.extend(run.figures.iter().cloned());
+            verdicts.extend(run.verdicts.iter().cloned());
+        }
         skipped.extend(run.skipped.iter().cloned());
     }
-    let lazy_verdicts = lazy::evaluate(&lazy_out.figures, &lazy_out.table);
-    data.extend(lazy_out.figures);
     data.extend(cosched_data?);
     let t_all = t0.elapsed().as_secs_f64();
     for d in &data {
@@ -406,7 +421,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         data::write_csv(d, &dir)?;
         plot::draw(&dir, d)?;
     }
-    verdicts.extend(lazy_verdicts);
     verdicts.extend(coscheduling::evaluate(&data));
     let run = readme::RunInfo {
         quick: opts.quick,
@@ -422,7 +436,12 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         skipped,
     };
     readme::write(&opts.out, &data, &verdicts, &run)?;
-    lazy::append_readme(&opts.out, &lazy_budget, lazy_s)?;
+    if let Some(run) = runs
+        .iter()
+        .find(|r| r.plan.file == EXPERIMENTS[LAZY].path && !r.figures.is_empty())
+    {
+        lazy::append_readme(&opts.out, &run.plan, run.seconds)?;
+    }
     write_index(&opts.out, &data, &verdicts, &run)?;
     say(&format!(
         "wrote {} figures and README.md under {}",

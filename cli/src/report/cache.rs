@@ -103,6 +103,10 @@ impl CellCache {
         let m = metrics::from_lookup(|name| {
             let text = e.metrics.get(name).context("missing")?;
             metrics::from_text(name, text)
+        })
+        .and_then(|mut m| {
+            metrics::read_observed(&mut m, |n| e.metrics.get(n).cloned())?;
+            Ok(m)
         });
         match m {
             Ok(m) => Lookup::Hit(Box::new(m)),
@@ -120,6 +124,7 @@ impl CellCache {
         let metrics: BTreeMap<String, String> = metrics::values(m)
             .into_iter()
             .map(|(n, v)| (n.to_string(), metrics::to_text(v)))
+            .chain(metrics::observed_texts(m))
             .collect();
         let e = Entry {
             format: FORMAT.into(),

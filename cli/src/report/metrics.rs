@@ -7,12 +7,47 @@
 use anyhow::{Context, bail};
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::engine::columns::{COLUMNS, column};
+use pwa_replay::engine::observation::{OBSERVED, Observed};
 
 pub use pwa_replay::engine::columns::Value as MetricValue;
 
 /// Every metric, in column order.
 pub fn values(m: &RunMetrics) -> Vec<(&'static str, MetricValue)> {
     COLUMNS.iter().map(|c| (c.name, (c.get)(m))).collect()
+}
+
+/// The observed measures of a run (`observed.window_delay` …, exact text) when it has any (an
+/// experiment's cell that asks for them); none otherwise, so other entries keep their bytes.
+pub fn observed_texts(m: &RunMetrics) -> Vec<(String, String)> {
+    if m.observed == Observed::default() {
+        return Vec::new();
+    }
+    OBSERVED
+        .iter()
+        .map(|c| {
+            (
+                format!("observed.{}", c.name),
+                (c.get)(&m.observed).to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Sets the observed measures of `m` from entries written by [`observed_texts`] (absent: zero).
+pub fn read_observed(
+    m: &mut RunMetrics,
+    get: impl Fn(&str) -> Option<String>,
+) -> anyhow::Result<()> {
+    for c in OBSERVED {
+        let name = format!("observed.{}", c.name);
+        if let Some(text) = get(&name) {
+            let v: f64 = text
+                .parse()
+                .with_context(|| format!("metric `{name}`: `{text}`"))?;
+            (c.set)(&mut m.observed, v);
+        }
+    }
+    Ok(())
 }
 
 /// Whether the metric `name` is a duration in seconds.
@@ -116,6 +151,20 @@ mod tests {
         .unwrap();
         assert_eq!(back, m);
         assert_eq!(back.mean_turnaround_s.to_bits(), (0.1f64 + 0.2).to_bits());
+        assert!(
+            observed_texts(&m).is_empty(),
+            "a summary alone writes no observed entries"
+        );
+        let mut seen = m;
+        seen.observed.window_delay = 0.1 + 0.2;
+        seen.observed.last_arrival = 9.5;
+        let texts = observed_texts(&seen);
+        let mut again = back;
+        read_observed(&mut again, |n| {
+            texts.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone())
+        })
+        .unwrap();
+        assert_eq!(again, seen);
     }
 
     #[test]
