@@ -190,7 +190,7 @@ impl FirstFitKd {
     }
 
     /// The first free base of a box of `extent`, by node id.
-    fn first_fit(&mut self, extent: Dims) -> Option<u32> {
+    pub(super) fn first_fit(&mut self, extent: Dims) -> Option<u32> {
         if extent.len() != self.dims.len()
             || extent.volume() > u64::from(self.free)
             || (0..extent.len()).any(|d| extent.get(d) > self.dims.get(d))

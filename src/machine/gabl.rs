@@ -1,5 +1,5 @@
-//! Greedy Available Busy List, GABL (Bani-Mohammad, Ould-Khaoua, Ababneh & Mackenzie, 2D meshes
-//! 2006, 3D meshes 2007): a `w × h` request is first allocated contiguously if a free `w × h` (or
+//! Greedy Available Busy List, GABL (Bani-Mohammad, Ould-Khaoua, Ababneh & Mackenzie, 2D meshes,
+//! ICPADS 2006 and AICCSA 2007; boxes on k-D grids in `gabl_kd.rs`): a `w × h` request is first allocated contiguously if a free `w × h` (or
 //! `h × w`) submesh exists; otherwise it is allocated greedily, piece by piece: each time the largest
 //! free submesh whose sides do not exceed the request's sides and whose size does not exceed the
 //! nodes still needed, until exactly `w·h` nodes are held. The busy list of the papers is how they
@@ -68,9 +68,12 @@ impl PieceRule for Gabl {
     }
 }
 
-/// The registry's constructor: GABL on a 2D mesh.
+/// The registry's constructor: GABL on a 2D mesh, or on a k-D mesh or torus (`gabl_kd.rs`).
 pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
-    noncontig::build(AllocKind::Gabl, machine, Gabl)
+    match machine {
+        MachineSpec::Grid { .. } => super::gabl_kd::build(machine),
+        _ => noncontig::build(AllocKind::Gabl, machine, Gabl),
+    }
 }
 
 #[cfg(test)]
