@@ -189,6 +189,11 @@ impl FirstFitKd {
         }
     }
 
+    /// The free set's words (set bit = free node, by node id).
+    pub(super) fn free_words(&self) -> &[u64] {
+        &self.free_bits
+    }
+
     /// The first free base of a box of `extent`, by node id.
     pub(super) fn first_fit(&mut self, extent: Dims) -> Option<u32> {
         if extent.len() != self.dims.len()

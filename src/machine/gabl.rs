@@ -38,6 +38,14 @@ fn next_piece(mesh: &Mesh, req: Shape, need: u32) -> Option<Submesh> {
     for hole in mesh.maximal_free_submeshes(Shape::new(1, 1)) {
         for (turned, bound) in [(false, req), (true, req.rotated())] {
             let max = Shape::new(bound.w.min(hole.shape.w), bound.h.min(hole.shape.h));
+            // No piece here beats the best when even `max` (capped at `need`) is no larger: skip
+            // the search (the same choice as searching, without the `w` loop).
+            let most = max.area().min(need);
+            if let Some((area, best_turned, _)) = best
+                && (most < area || (most == area && (turned || !best_turned)))
+            {
+                continue;
+            }
             let Some(shape) = largest_within(max, need) else {
                 continue;
             };

@@ -3,13 +3,15 @@
 //! box, wrapping on a torus), a job holds several disjoint boxes ([`Placement::Pieces`]), and each
 //! algorithm only says which free boxes a request gets ([`GridPieceRule`]). The state is the free
 //! set alone, so occupying any free placement (a reservation, a resumed job) and snapshots are
-//! exact.
+//! exact, and the last placement computed is given back when asked again in the same free set
+//! (noncontig.rs's `LastFound`).
 //!
 //! A request of extents `e` asks for `Π e_d` nodes in any shape and is granted exactly that many or
 //! nothing; the granted boxes are recorded in the order taken, one that continues the previous one
 //! along dimension 0 merged into it (paging_kd's rule).
 
 use super::first_fit_kd::FirstFitKd;
+use super::noncontig::LastFound;
 use super::paging_kd::coalesce;
 use super::{Allocator, MachineSpec, Placement, Request};
 use crate::resource::{Block, Dims, Pieces};
@@ -29,6 +31,8 @@ pub(super) struct GridPieceAllocator<R> {
     grid: FirstFitKd,
     dims: Dims,
     rule: R,
+    /// The last placement computed, shared with the snapshots (noncontig.rs's [`LastFound`]).
+    last: LastFound<Dims>,
 }
 
 impl<R: GridPieceRule> GridPieceAllocator<R> {
@@ -38,6 +42,7 @@ impl<R: GridPieceRule> GridPieceAllocator<R> {
             grid: FirstFitKd::new(dims, wrap),
             dims,
             rule,
+            last: LastFound::new(),
         }
     }
 
@@ -71,8 +76,13 @@ impl<R: GridPieceRule> Allocator for GridPieceAllocator<R> {
         if extent.len() != self.dims.len() || extent.volume() > u64::from(self.free_nodes()) {
             return None;
         }
-        let boxes = self.rule.place(&mut self.grid, extent)?;
-        Some(Placement::Pieces(Pieces::new(coalesce(self.dims, boxes))))
+        if let Some(known) = self.last.get(extent, self.grid.free_words()) {
+            return known;
+        }
+        let placement = (self.rule.place(&mut self.grid, extent))
+            .map(|boxes| Placement::Pieces(Pieces::new(coalesce(self.dims, boxes))));
+        self.last.put(extent, self.grid.free_words(), &placement);
+        placement
     }
 
     fn occupy(&mut self, p: &Placement) {
