@@ -63,9 +63,12 @@ impl PieceRule for Anca {
     }
 }
 
-/// The registry's constructor: ANCA on a 2D mesh.
+/// The registry's constructor: ANCA on a 2D mesh, or on a k-D mesh or torus (`anca_kd.rs`).
 pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
-    noncontig::build(AllocKind::Anca, machine, Anca)
+    match machine {
+        MachineSpec::Grid { .. } => super::anca_kd::build(machine),
+        _ => noncontig::build(AllocKind::Anca, machine, Anca),
+    }
 }
 
 #[cfg(test)]

@@ -189,8 +189,13 @@ impl FirstFitKd {
         }
     }
 
+    /// The free set's words (set bit = free node, by node id).
+    pub(super) fn free_words(&self) -> &[u64] {
+        &self.free_bits
+    }
+
     /// The first free base of a box of `extent`, by node id.
-    fn first_fit(&mut self, extent: Dims) -> Option<u32> {
+    pub(super) fn first_fit(&mut self, extent: Dims) -> Option<u32> {
         if extent.len() != self.dims.len()
             || extent.volume() > u64::from(self.free)
             || (0..extent.len()).any(|d| extent.get(d) > self.dims.get(d))

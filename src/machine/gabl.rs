@@ -1,5 +1,5 @@
-//! Greedy Available Busy List, GABL (Bani-Mohammad, Ould-Khaoua, Ababneh & Mackenzie, 2D meshes
-//! 2006, 3D meshes 2007): a `w × h` request is first allocated contiguously if a free `w × h` (or
+//! Greedy Available Busy List, GABL (Bani-Mohammad, Ould-Khaoua, Ababneh & Mackenzie, 2D meshes,
+//! ICPADS 2006 and AICCSA 2007; boxes on k-D grids in `gabl_kd.rs`): a `w × h` request is first allocated contiguously if a free `w × h` (or
 //! `h × w`) submesh exists; otherwise it is allocated greedily, piece by piece: each time the largest
 //! free submesh whose sides do not exceed the request's sides and whose size does not exceed the
 //! nodes still needed, until exactly `w·h` nodes are held. The busy list of the papers is how they
@@ -38,6 +38,14 @@ fn next_piece(mesh: &Mesh, req: Shape, need: u32) -> Option<Submesh> {
     for hole in mesh.maximal_free_submeshes(Shape::new(1, 1)) {
         for (turned, bound) in [(false, req), (true, req.rotated())] {
             let max = Shape::new(bound.w.min(hole.shape.w), bound.h.min(hole.shape.h));
+            // No piece here beats the best when even `max` (capped at `need`) is no larger: skip
+            // the search (the same choice as searching, without the `w` loop).
+            let most = max.area().min(need);
+            if let Some((area, best_turned, _)) = best
+                && (most < area || (most == area && (turned || !best_turned)))
+            {
+                continue;
+            }
             let Some(shape) = largest_within(max, need) else {
                 continue;
             };
@@ -68,9 +76,12 @@ impl PieceRule for Gabl {
     }
 }
 
-/// The registry's constructor: GABL on a 2D mesh.
+/// The registry's constructor: GABL on a 2D mesh, or on a k-D mesh or torus (`gabl_kd.rs`).
 pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
-    noncontig::build(AllocKind::Gabl, machine, Gabl)
+    match machine {
+        MachineSpec::Grid { .. } => super::gabl_kd::build(machine),
+        _ => noncontig::build(AllocKind::Gabl, machine, Gabl),
+    }
 }
 
 #[cfg(test)]

@@ -27,8 +27,11 @@ pub use crate::resource::{
     Block, Coord, Dims, MachineParseError, MachineSpec, Placement, Request, Shape, Subcube, Submesh,
 };
 
+mod anca_kd;
 mod cube;
 mod first_fit_kd;
+mod gabl_kd;
+mod grid_pieces;
 mod mbs_kd;
 mod mesh;
 mod node_set;
@@ -136,9 +139,10 @@ allocators! {
     NepPair = nep_pair, "nep:pair";
     /// Multiple Buddy Strategy (Lo et al. 1997), non-contiguous, 2D mesh.
     Mbs = mbs, "mbs";
-    /// Greedy Available Busy List (Bani-Mohammad et al. 2007), non-contiguous, 2D mesh.
+    /// Greedy Available Busy List (Bani-Mohammad et al. 2007), non-contiguous, 2D mesh or k-D
+    /// mesh/torus.
     Gabl = gabl, "gabl";
-    /// Adaptive Non-Contiguous Allocation (Chang & Mohapatra 1998), 2D mesh.
+    /// Adaptive Non-Contiguous Allocation (Chang & Mohapatra 1998), 2D mesh or k-D mesh/torus.
     Anca = anca, "anca";
 }
 

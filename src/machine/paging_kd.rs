@@ -130,7 +130,7 @@ fn morton(p: &[u32]) -> u128 {
 
 /// `pages` with each page that follows the previous one along dimension 0 (same other coordinates
 /// and extents) merged into it.
-fn coalesce(dims: Dims, pages: Vec<Block>) -> Vec<Block> {
+pub(super) fn coalesce(dims: Dims, pages: Vec<Block>) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::with_capacity(pages.len());
     for b in pages {
         if let Some(last) = out.last_mut() {

@@ -98,13 +98,13 @@ fn non_contiguous_labels_parse_and_print() {
         assert_eq!(k.to_string(), label);
     }
     assert!("paging:x".parse::<AllocKind>().is_err());
-    assert!(
-        AllocKind::Gabl
-            .build("torus:4x4x4".parse().unwrap())
-            .is_err(),
-        "2D meshes only"
-    );
-    assert!(AllocKind::Mbs.build("torus:4x4x4".parse().unwrap()).is_ok());
+    for kind in [AllocKind::Mbs, AllocKind::Gabl, AllocKind::Anca] {
+        assert!(kind.build("torus:4x4x4".parse().unwrap()).is_ok());
+        assert!(
+            kind.build("hypercube:4".parse().unwrap()).is_err(),
+            "{kind}"
+        );
+    }
 }
 
 /// The burst fixture on an 8×8 mesh.
@@ -160,24 +160,27 @@ fn dilation_stretches_dispersed_jobs_and_is_off_by_default() {
 }
 
 proptest! {
-    /// Paging and MBS on k-D meshes and tori: whole pages (MBS: exact counts), no node twice,
-    /// release restores the free set.
+    /// Paging, MBS, GABL and ANCA on k-D meshes and tori: whole pages (the others: exact counts),
+    /// no node twice, a job waits only when too few nodes (paging:0: pages) are free, a snapshot
+    /// answers as the original, release restores the free set.
     #[test]
     fn grid_paging_never_overlaps(
         dims in proptest::collection::vec(1u32..6, 3..=4),
         wrap in any::<bool>(),
-        k in 0u8..4,
+        k in 0u8..6,
         ops in proptest::collection::vec((proptest::collection::vec(1u32..4, 4), any::<bool>(), any::<u16>()), 1..30),
     ) {
         use pwa_replay::resource::Dims;
         let d = Dims::new(&dims).unwrap();
         let machine = MachineSpec::Grid { dims: d, wrap };
-        // k = 3 stands for MBS (exact counts), 0..3 for paging:k.
-        let kind = if k == 3 {
-            AllocKind::Mbs
-        } else {
-            AllocKind::Paging(PageSpec::parse(&k.to_string()).unwrap())
+        // 0..3 stand for paging:k; 3, 4, 5 for MBS, GABL, ANCA (exact counts).
+        let kind = match k {
+            3 => AllocKind::Mbs,
+            4 => AllocKind::Gabl,
+            5 => AllocKind::Anca,
+            _ => AllocKind::Paging(PageSpec::parse(&k.to_string()).unwrap()),
         };
+        let exact = k >= 3;
         let mut alloc = kind.build(machine).unwrap();
         let total = machine.nodes();
         let mut busy = vec![false; total as usize];
@@ -189,6 +192,7 @@ proptest! {
                     busy[id as usize] = false;
                 }
                 alloc.vacate(&p);
+                prop_assert!(alloc.is_free(&p), "{}: vacated pieces are free", kind);
                 continue;
             }
             let req = Request::Block(Dims::new(&ext[..dims.len()]).unwrap());
@@ -199,17 +203,18 @@ proptest! {
             let got = alloc.allocate(&req);
             prop_assert_eq!(&snap, &got);
             let Some(p) = got else {
-                if k == 0 || k == 3 {
+                if k == 0 || exact {
                     prop_assert!(n > free, "{} refused {} nodes with {} free", kind, n, free);
                 }
                 continue;
             };
-            let page = if k == 3 { 1 } else { 1 << (k * dims.len() as u8) };
+            let page = if exact { 1 } else { 1 << (k * dims.len() as u8) };
             prop_assert!(p.nodes() >= n && p.nodes() < n + page, "{} granted {} for {}", kind, p.nodes(), n);
             for id in machine.node_ids(&p).expect("on the grid") {
                 prop_assert!(!busy[id as usize], "node {} twice", id);
                 busy[id as usize] = true;
             }
+            prop_assert!(!alloc.is_free(&p));
             held.push(p);
             prop_assert_eq!(alloc.free_nodes(), busy.iter().filter(|b| !**b).count() as u32);
         }
@@ -220,8 +225,9 @@ proptest! {
     }
 }
 
-/// Paging replays the burst fixture on a 3-D torus under every backfilling flavour; the validator
-/// accepts the schedules and the locality measures see the pieces.
+/// The k-D non-contiguous allocators replay the burst fixture on a 3-D torus and a 3-D mesh under
+/// every backfilling flavour; the validator accepts the schedules and the locality measures see
+/// the pieces.
 #[test]
 fn grid_paging_replays_validate() {
     use pwa_replay::engine::{NoObserver, replay, summarize, validate};
@@ -230,22 +236,24 @@ fn grid_paging_replays_validate() {
     use pwa_replay::workload::Conversion;
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden/fixtures/burst.swf.txt");
-    let torus: MachineSpec = "torus:4x4x4".parse().unwrap();
     let (_, recs, _) = read_all(&file, ReadOptions::strict()).expect("fixture parses");
-    let w = Conversion::for_machine(torus)
-        .apply(&recs)
-        .expect("fixture converts")
-        .workload;
-    for label in ["paging:0", "paging:1:shuffled", "mbs"] {
-        let a: AllocKind = label.parse().unwrap();
-        for sched in [SchedKind::Fcfs, SchedKind::Easy, SchedKind::Conservative] {
-            let out = replay(&w, torus, sched, a, &mut NoObserver).expect("replays");
-            validate(&w, torus, &out).expect("valid schedule");
-            let m = summarize(&w, torus, a, &out);
-            assert!(
-                m.mean_pieces >= 1.0 && m.mean_pairwise_hops > 0.0,
-                "{label}: {m:?}"
-            );
+    for grid in ["torus:4x4x4", "mesh:4x4x4"] {
+        let grid: MachineSpec = grid.parse().unwrap();
+        let w = Conversion::for_machine(grid)
+            .apply(&recs)
+            .expect("fixture converts")
+            .workload;
+        for label in ["paging:0", "paging:1:shuffled", "mbs", "gabl", "anca"] {
+            let a: AllocKind = label.parse().unwrap();
+            for sched in [SchedKind::Fcfs, SchedKind::Easy, SchedKind::Conservative] {
+                let out = replay(&w, grid, sched, a, &mut NoObserver).expect("replays");
+                validate(&w, grid, &out).expect("valid schedule");
+                let m = summarize(&w, grid, a, &out);
+                assert!(
+                    m.mean_pieces >= 1.0 && m.mean_pairwise_hops > 0.0,
+                    "{label} on {grid}: {m:?}"
+                );
+            }
         }
     }
 }

@@ -268,6 +268,12 @@ impl Mesh {
             + side(base.y + shape.h == self.size.h, shape.w)
     }
 
+    /// Every row's words (`H × ⌈W/64⌉`, set bit = free node): the whole free set, for comparing
+    /// two states of the same mesh.
+    pub(crate) fn free_words(&self) -> &[u64] {
+        &self.rows
+    }
+
     pub(super) fn row(&self, y: u32) -> &[u64] {
         let start = y as usize * self.nw;
         &self.rows[start..start + self.nw]
