@@ -15,17 +15,19 @@ mod policy;
 mod trace;
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use pwa_replay::engine::columns::{COLUMNS, JobColumn, Value, job_table};
 use pwa_replay::engine::{Engine, NoObserver, Outcome, ReplayOptions, RunMetrics, summarize};
 use pwa_replay::experiment::figure::FigureData;
-use pwa_replay::experiment::run::{Replica, run as run_experiment};
+use pwa_replay::experiment::run::{
+    Prepared, Replica, Source, replay as replay_experiment_cell, run as run_experiment,
+};
+use pwa_replay::experiment::sweep::SweepSpec;
 use pwa_replay::experiment::{Plan, figures, verdicts};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{
-    Cell, CellError, Grid, LoadSpec, replay_cell_with, run_auto_with, run_cells_with,
-};
+use pwa_replay::sweep::{Cell, CellError, Grid, LoadSpec};
 use pwa_replay::trace::Loader;
 use pwa_replay::workload::stats::WorkloadStats;
 use pwa_replay::workload::{EstimateModel, Workload};
@@ -356,60 +358,90 @@ fn sweep<'py>(
     let threads = threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let options = ReplayOptions {
+    let spec = SweepSpec {
+        workload: loaded.name.clone(),
+        machine: m,
+        series: Grid {
+            schedulers,
+            allocators,
+            loads: Vec::new(),
+            estimates,
+        }
+        .series(),
+        loads,
+        replicas: 1,
+        shake: None,
         kill_at_estimate,
         dilation: None,
     };
-    let workload = &loaded.workload;
-    let series = Grid {
-        schedulers,
-        allocators,
-        loads: Vec::new(),
-        estimates,
+    let plan = spec.plan().map_err(err)?;
+    let source = Given {
+        workload: Arc::new(std::mem::take(&mut loaded.workload)),
+        machine: m,
+    };
+    // The command line's sweep: the one-panel experiment of the grid, run by the one executor;
+    // a validating sweep replays each cell itself to check its schedule.
+    let hook = |r: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| {
+        if validate {
+            Ok(replay_experiment_cell(r.prepared, r.cell, r.seed, true)?.metrics)
+        } else {
+            compute()
+        }
     };
     let results = py
-        .detach(|| {
-            let runner =
-                |c: &Cell| Ok(replay_cell_with(workload, m, c, options, validate)?.metrics);
-            match loads {
-                LoadSpec::List(loads) => {
-                    let grid = Grid { loads, ..series };
-                    run_cells_with(&grid.cells(), threads, &runner, &|_| {})
-                }
-                LoadSpec::Auto(auto) => {
-                    run_auto_with(&series.series(), &auto, threads, &runner, &|_| {})
-                }
-            }
-        })
+        .detach(|| run_experiment(&plan, &spec.units(None), &source, &hook, &|_| {}, threads))
         .map_err(|e| err(format!("sweeping {}: {}", loaded.name, chain(&e))))?;
+    let results: Vec<(Cell, RunMetrics)> = spec
+        .replicas(&results)
+        .map_err(err)?
+        .into_iter()
+        .map(|(cell, reps)| (cell, reps[0]))
+        .collect();
     let d = PyDict::new(py);
     let n = results.len();
     d.set_item("trace", vec![loaded.name.clone(); n])?;
     d.set_item("machine", vec![m.to_string(); n])?;
-    let text = |f: &dyn Fn(&Cell) -> String| results.iter().map(|r| f(&r.cell)).collect::<Vec<_>>();
+    let text = |f: &dyn Fn(&Cell) -> String| results.iter().map(|(c, _)| f(c)).collect::<Vec<_>>();
     d.set_item("scheduler", text(&|c| c.scheduler.to_string()))?;
     d.set_item("allocator", text(&|c| c.allocator.to_string()))?;
-    let lf: Vec<f64> = results.iter().map(|r| r.cell.load_factor).collect();
+    let lf: Vec<f64> = results.iter().map(|(c, _)| c.load_factor).collect();
     d.set_item("load_factor", lf)?;
     if results
         .iter()
-        .any(|r| r.cell.estimate != EstimateModel::Exact)
+        .any(|(c, _)| c.estimate != EstimateModel::Exact)
     {
         d.set_item("estimate", text(&|c| c.estimate.to_string()))?;
     }
     for c in COLUMNS {
         if c.is_count() {
-            let v: Vec<u64> = results
-                .iter()
-                .map(|r| (c.get)(&r.metrics).as_u64())
-                .collect();
+            let v: Vec<u64> = results.iter().map(|(_, m)| (c.get)(m).as_u64()).collect();
             d.set_item(c.name, v)?;
         } else {
-            let v: Vec<f64> = results.iter().map(|r| c.of(&r.metrics)).collect();
+            let v: Vec<f64> = results.iter().map(|(_, m)| c.of(m)).collect();
             d.set_item(c.name, v)?;
         }
     }
     Ok(d)
+}
+
+/// The loaded trace, handed to the experiment executor as the sweep's workload.
+struct Given {
+    workload: Arc<Workload>,
+    machine: MachineSpec,
+}
+
+impl Source for Given {
+    fn prepare(
+        &self,
+        _: &str,
+        _: Option<MachineSpec>,
+        _: Option<usize>,
+    ) -> Result<Prepared, CellError> {
+        Ok(Prepared::Log {
+            workload: Arc::clone(&self.workload),
+            machine: self.machine,
+        })
+    }
 }
 
 /// The catalogued logs: one dict per entry (name, description, file, folder, sha256, machine,
