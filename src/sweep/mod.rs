@@ -5,19 +5,16 @@
 //! each element is a [`Cell`]. A [`Series`] is one scheduler + allocator + estimate model: one line in
 //! every plot (labelled as before when the estimates are exact).
 //!
-//! [`run_cells_with`] runs a list of cells on a local rayon pool of `threads` workers and returns the
-//! results in the order given, whatever the number of threads: each cell is an independent,
-//! deterministic replay, so a parallel sweep equals a serial one on every deterministic field.
-//! [`run_auto_with`] runs `--loads auto`: all series climb from 0.1 in steps of 0.1 until every
-//! one of them is a few points past its knee ([`KneeRule`]), so every series covers the same load
-//! factors (as in the paper's figures); the points kept depend only on the results, never on the
-//! thread count or timing. The caller supplies the replay of one cell (the
-//! binary wraps it with a result cache for `--resume`) and receives [`CellEvent`]s for progress.
-//! [`run_cells`] and [`replay_cell`] are the plain engine-backed versions.
+//! A sweep runs as the one-panel experiment of its grid (`experiment::sweep::SweepSpec`, run by the
+//! experiment executor); this module gives it its cells and labels, their seeds, the load lists and
+//! [`run_auto_with`], the planner of `--loads auto`: all series climb from 0.1 in steps of 0.1
+//! until every one of them is a few points past its knee ([`KneeRule`]), so every series covers
+//! the same load factors (as in the paper's figures); the points kept depend only on the results,
+//! never on the thread count or timing. The caller supplies the replay of one cell and receives
+//! [`CellEvent`]s for progress. [`replay_cell`] is the plain engine-backed replay of one cell.
 //!
 //! ```
-//! use pwa_replay::engine::RunMetrics;
-//! use pwa_replay::sweep::{Cell, CellError, Grid, LoadSpec, run_cells_with};
+//! use pwa_replay::sweep::{Grid, LoadSpec};
 //!
 //! let LoadSpec::List(loads) = "0.5:1.5:0.5".parse().unwrap() else { unreachable!() };
 //! let grid = Grid {
@@ -26,14 +23,8 @@
 //!     loads,
 //!     estimates: Vec::new(),
 //! };
-//! // A stand-in for a replay: the metrics of a cell from its labels alone.
-//! let fake = |c: &Cell| -> Result<RunMetrics, CellError> {
-//!     Ok(RunMetrics { mean_turnaround_s: 100.0 * c.load_factor, ..RunMetrics::default() })
-//! };
-//! let results = run_cells_with(&grid.cells(), 2, &fake, &|_| {}).unwrap();
-//! let keys: Vec<String> = results.iter().map(|r| r.cell.key()).collect();
+//! let keys: Vec<String> = grid.cells().iter().map(|c| c.key()).collect();
 //! assert_eq!(keys[..4], ["fcfs|mpl|0.5", "fcfs|mpl|1", "fcfs|mpl|1.5", "window:240|mpl|0.5"]);
-//! assert_eq!(results[2].metrics.mean_turnaround_s, 150.0);
 //! ```
 
 mod knee;
@@ -45,7 +36,6 @@ use std::fmt;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
-use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::engine::{self, NoObserver, Outcome, ReplayOptions, RunMetrics};
@@ -326,45 +316,6 @@ pub fn replay_replica(
     })
 }
 
-/// Replays every cell of `cells` on `workload` (see [`run_cells_with`]).
-pub fn run_cells(
-    workload: &Workload,
-    machine: MachineSpec,
-    cells: &[Cell],
-    threads: usize,
-    on_event: &EventSink<'_>,
-) -> Result<Vec<CellResult>, SweepError> {
-    let run = |c: &Cell| Ok(replay_cell(workload, machine, c, false)?.metrics);
-    run_cells_with(cells, threads, &run, on_event)
-}
-
-/// Runs `cells` on a local pool of `threads` workers (0 is taken as 1) and returns their results in
-/// the order of `cells`. Heavier load factors are started first (they are the slow replays), which
-/// shortens the tail without changing any result. On failure, the first failing cell in the order of
-/// `cells` is reported.
-pub fn run_cells_with(
-    cells: &[Cell],
-    threads: usize,
-    run: &CellRunner<'_>,
-    on_event: &EventSink<'_>,
-) -> Result<Vec<CellResult>, SweepError> {
-    let pool = pool(threads)?;
-    on_event(CellEvent::Planned { cells: cells.len() });
-    let mut order: Vec<usize> = (0..cells.len()).collect();
-    order.sort_by(|&a, &b| cells[b].load_factor.total_cmp(&cells[a].load_factor));
-    let mut done: Vec<(usize, Result<RunMetrics, CellError>)> = pool.install(|| {
-        order
-            .par_iter()
-            .with_max_len(1)
-            .map(|&i| (i, run_one(i, &cells[i], run, on_event)))
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter()
-        .map(|(i, r)| into_result(cells[i], r))
-        .collect()
-}
-
 /// Runs `--loads auto` for `series` (results series by series, in the order given, each by rising
 /// load factor). Each series visits `auto.load(0)`, `auto.load(1)`, … and is *decided* once it has
 /// its points up to `auto.margin` points past its first saturated point (by `auto.knee`); the sweep
@@ -437,14 +388,6 @@ fn run_one(
         wall_s,
     });
     r
-}
-
-fn into_result(cell: Cell, r: Result<RunMetrics, CellError>) -> Result<CellResult, SweepError> {
-    r.map(|metrics| CellResult { cell, metrics })
-        .map_err(|source| SweepError::Cell {
-            cell: cell.to_string(),
-            source,
-        })
 }
 
 /// Shared state of an `auto` sweep.

@@ -1,6 +1,5 @@
 //! Unit tests of the sweep driver with a fake, deterministic replay.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::*;
@@ -66,60 +65,6 @@ fn seeds_depend_on_the_labels_only() {
     seeds.sort_unstable();
     seeds.dedup();
     assert_eq!(seeds.len(), a.len(), "distinct cells get distinct seeds");
-}
-
-#[test]
-fn results_come_back_in_grid_order_for_any_thread_count() {
-    let cells = grid().cells();
-    let serial = run_cells_with(&cells, 1, &fake, &quiet).unwrap();
-    for threads in [2, 3, 8] {
-        let par = run_cells_with(&cells, threads, &fake, &quiet).unwrap();
-        assert_eq!(par, serial, "threads = {threads}");
-    }
-    let got: Vec<Cell> = serial.iter().map(|r| r.cell).collect();
-    assert_eq!(got, cells);
-}
-
-#[test]
-fn events_cover_every_cell_once() {
-    let cells = grid().cells();
-    let (planned, started, finished) = (
-        AtomicUsize::new(0),
-        AtomicUsize::new(0),
-        AtomicUsize::new(0),
-    );
-    let sink = |e: CellEvent| {
-        let _ = match e {
-            CellEvent::Planned { cells } => planned.fetch_add(cells, Ordering::SeqCst),
-            CellEvent::Started { .. } => started.fetch_add(1, Ordering::SeqCst),
-            CellEvent::Finished { .. } => finished.fetch_add(1, Ordering::SeqCst),
-        };
-    };
-    run_cells_with(&cells, 2, &fake, &sink).unwrap();
-    for n in [&planned, &started, &finished] {
-        assert_eq!(n.load(Ordering::SeqCst), cells.len());
-    }
-}
-
-#[test]
-fn the_first_failing_cell_in_grid_order_is_reported() {
-    let cells = grid().cells();
-    let failing = |c: &Cell| -> Result<RunMetrics, CellError> {
-        if c.load_factor > 1.0 && c.allocator == AllocKind::FirstFit {
-            Err(format!("boom at {}", c.key()).into())
-        } else {
-            fake(c)
-        }
-    };
-    for threads in [1, 2] {
-        match run_cells_with(&cells, threads, &failing, &quiet) {
-            Err(SweepError::Cell { cell, source }) => {
-                assert_eq!(cell, "fcfs + ff @ 1.5");
-                assert_eq!(source.to_string(), "boom at fcfs|ff|1.5");
-            }
-            other => panic!("{other:?}"),
-        }
-    }
 }
 
 #[test]

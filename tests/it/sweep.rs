@@ -1,11 +1,16 @@
-//! Sweeps through the real engine: parallel = serial on every deterministic field, `auto` loads
+//! Sweeps through the real engine: parallel = serial on every deterministic field (the sweep's
+//! one-panel experiment run by the executor, in summary order), `auto` loads
 //! stop where the knee rule says whatever the thread count, and every cell's schedule validates.
 
+use std::sync::Arc;
+
 use pwa_replay::engine::RunMetrics;
+use pwa_replay::experiment::run;
+use pwa_replay::experiment::sweep::SweepSpec;
 use pwa_replay::machine::{AllocKind, MachineSpec, Shape};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{
-    self, AutoLoads, Cell, CellError, CellEvent, CellResult, Grid, KneeRule, Series,
+    self, AutoLoads, Cell, CellError, CellEvent, CellResult, Grid, KneeRule, LoadSpec, Series,
 };
 use pwa_replay::workload::Workload;
 use pwa_replay::workload::synth::{SideModel, SynthSpec};
@@ -55,11 +60,62 @@ fn deterministic(r: &[CellResult]) -> Vec<(String, RunMetrics)> {
 
 fn quiet(_: CellEvent) {}
 
+/// The grid as the command line's sweep runs it: its one-panel experiment, run by the executor on
+/// `threads` workers; the results in summary order.
+fn sweep_through_the_executor(w: &Workload, threads: usize) -> Vec<CellResult> {
+    let g = grid();
+    let spec = SweepSpec {
+        workload: "synth".into(),
+        machine: machine(),
+        series: g.series(),
+        loads: LoadSpec::List(g.loads.clone()),
+        replicas: 1,
+        shake: None,
+        kill_at_estimate: false,
+        dilation: None,
+    };
+    let plan = spec.plan().expect("a plan");
+    let source = Given(Arc::new(w.clone()));
+    let results = run::run(
+        &plan,
+        &spec.units(None),
+        &source,
+        &|_, compute| compute(),
+        &|_| {},
+        threads,
+    )
+    .expect("a run");
+    spec.replicas(&results)
+        .expect("every cell")
+        .into_iter()
+        .map(|(cell, reps)| CellResult {
+            cell,
+            metrics: reps[0],
+        })
+        .collect()
+}
+
+struct Given(Arc<Workload>);
+
+impl run::Source for Given {
+    fn prepare(
+        &self,
+        _: &str,
+        _: Option<MachineSpec>,
+        _: Option<usize>,
+    ) -> Result<run::Prepared, CellError> {
+        Ok(run::Prepared::Log {
+            workload: Arc::clone(&self.0),
+            machine: machine(),
+        })
+    }
+}
+
 #[test]
 fn parallel_sweep_is_bit_identical_to_serial() {
     let (w, cells) = (workload(), grid().cells());
-    let serial = sweep::run_cells(&w, machine(), &cells, 1, &quiet).expect("serial");
-    let parallel = sweep::run_cells(&w, machine(), &cells, 2, &quiet).expect("parallel");
+    let serial = sweep_through_the_executor(&w, 1);
+    let parallel = sweep_through_the_executor(&w, 2);
     assert_eq!(serial.len(), cells.len());
     assert_eq!(deterministic(&serial), deterministic(&parallel));
     let keys: Vec<String> = serial.iter().map(|r| r.cell.key()).collect();
