@@ -632,7 +632,13 @@ pub struct Converted {
 impl Workload {
     /// A workload of `jobs` sorted by submit time (stable: ties keep the given order), ids dense.
     pub fn from_jobs(mut jobs: Vec<Job>, procs_per_node: u32) -> Workload {
-        jobs.sort_by(|a, b| a.submit.total_cmp(&b.submit));
+        // The list lives through the whole replay: no spare capacity from its growth, and no sort
+        // (whose buffer holds half the jobs) when the source is in order already, as logs are.
+        jobs.shrink_to_fit();
+        let in_order = |a: &Job, b: &Job| a.submit.total_cmp(&b.submit).is_le();
+        if !jobs.is_sorted_by(in_order) {
+            jobs.sort_by(|a, b| a.submit.total_cmp(&b.submit));
+        }
         for (i, j) in jobs.iter_mut().enumerate() {
             j.id = JobId(u32::try_from(i).unwrap_or(u32::MAX));
         }
