@@ -188,7 +188,7 @@ fn backfilled(records: &[super::JobRecord]) -> u64 {
 fn reservation_error(records: &[super::JobRecord]) -> f64 {
     let (sum, count) = records
         .iter()
-        .filter_map(|r| r.reserved.map(|t| r.start - t))
+        .filter_map(|r| r.reserved.map(|t| r.start - t.get()))
         .fold((0.0, 0u64), |(s, c), e| (s + e, c + 1));
     if count == 0 { 0.0 } else { sum / count as f64 }
 }
@@ -306,7 +306,7 @@ mod tests {
             end: start + 1.0,
             placement: crate::machine::Placement::Nodes(1),
             killed: false,
-            reserved,
+            reserved: reserved.and_then(crate::packed::PackedTime::new),
         }
     }
 

@@ -21,6 +21,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::SimTime;
+use crate::packed::{PackedTime, UserId};
 use crate::resource::{Dims, MachineSpec, Shape};
 use crate::swf::Record;
 use crate::workload::{Job, JobId, Request, Workload};
@@ -592,10 +593,16 @@ impl Converter {
             submit: v.submit as SimTime,
             runtime: v.runtime as SimTime,
             estimate: v.runtime as SimTime,
-            requested: rec.requested_time.filter(|&t| t > 0).map(|t| t as SimTime),
+            requested: rec
+                .requested_time
+                .filter(|&t| t > 0)
+                .and_then(|t| PackedTime::new(t as SimTime)),
             request,
             asked_procs: u32::try_from(v.procs).unwrap_or(u32::MAX),
-            user: rec.user.and_then(|u| u32::try_from(u).ok()),
+            user: rec
+                .user
+                .and_then(|u| u32::try_from(u).ok())
+                .and_then(UserId::new),
         })
     }
 
