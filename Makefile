@@ -21,7 +21,7 @@ FIRST_BUILD := about 4-5 min on 2 cores, polars is most of it
 REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
 	  --loads $(LOADS) --out $(OUT))
 
-.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench paper install install-files clean \
+.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench bench-memory paper install install-files clean \
 	fuzz fuzz-smoke fuzz-corpus soak build-sharing python pytest
 
 ## setup: install what a fresh Debian machine lacks (the plot font, headless Chromium for the
@@ -137,6 +137,13 @@ soak:
 ## bench: criterion benchmarks (release build): parse, allocators, replay.
 bench:
 	$(CARGO) bench --locked -p pwa-replay
+
+## bench-memory: peak RSS of a long replay (issue 32): MEM_JOBS synthetic Lublin jobs (default 1M) on
+## flat:32768 under EASY, without and with --jobs-out (tools/bench-memory.sh; PROFILE=release for
+## the timing of record).
+MEM_JOBS ?= 1000000
+bench-memory: build
+	tools/bench-memory.sh $(BIN) $(MEM_JOBS)
 
 ## paper: regenerate the figures of the five papers → out/paper/ (PAPER_QUICK=1 for a short run;
 ## RESUME=1 continues an interrupted run from the replicas it cached).

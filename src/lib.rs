@@ -38,6 +38,7 @@ pub mod engine;
 pub mod estimate;
 pub mod experiment;
 pub mod machine;
+pub mod packed;
 pub mod replicate;
 pub mod resource;
 pub mod sched;

@@ -591,7 +591,7 @@ impl Scheduler for PyPolicy {
                     submit: job.submit,
                     nodes: job.request.nodes(),
                     estimate: job.estimate,
-                    user: job.user,
+                    user: job.user.map(pwa_replay::packed::UserId::get),
                     request: job.request,
                     clock: state.borrow().clock.clone(),
                 },

@@ -4,7 +4,11 @@
 //! [`RunMetrics`] exhaustively: a field added to the struct fails to compile until it has its line.
 //!
 //! The per-job table (`run --jobs-out`, `sweep --per-job`, the Python package's `Result.jobs`) is
-//! [`job_table`]: its columns in order, as plain vectors, for any front end to turn into a frame.
+//! [`job_table`]: its columns in order, as plain vectors, for any front end to turn into a frame;
+//! [`job_table_rows`] gives a range of its rows, so that a long replay's table can be written in
+//! parts (Parquet row groups) without all of it in memory at once.
+
+use std::ops::Range;
 
 use super::locality::{Locality, locality};
 use super::{Outcome, RunMetrics};
@@ -178,8 +182,20 @@ pub fn job_table(
     machine: MachineSpec,
     out: &Outcome,
 ) -> Vec<(&'static str, JobColumn)> {
-    let n = w.jobs.len();
-    let recs = &out.records;
+    job_table_rows(w, machine, out, 0..w.jobs.len())
+}
+
+/// Rows `rows` of the [`job_table`] (jobs `rows` in arrival order), the same columns. Panics when
+/// the range goes past the jobs or the records.
+pub fn job_table_rows(
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+    rows: Range<usize>,
+) -> Vec<(&'static str, JobColumn)> {
+    let jobs = &w.jobs[rows.clone()];
+    let recs = &out.records[rows.clone()];
+    let n = jobs.len();
     let near: Vec<Locality> = recs
         .iter()
         .map(|r| locality(machine, &r.placement))
@@ -188,20 +204,20 @@ pub fn job_table(
     vec![
         (
             "job_id",
-            JobColumn::Ids(w.jobs.iter().map(|j| j.source_id).collect()),
+            JobColumn::Ids(jobs.iter().map(|j| j.source_id).collect()),
         ),
-        ("submit_s", reals(&|i| w.jobs[i].submit)),
+        ("submit_s", reals(&|i| jobs[i].submit)),
         ("start_s", reals(&|i| recs[i].start)),
         ("end_s", reals(&|i| recs[i].end)),
-        ("wait_s", reals(&|i| recs[i].start - w.jobs[i].submit)),
-        ("run_s", reals(&|i| w.jobs[i].runtime)),
+        ("wait_s", reals(&|i| recs[i].start - jobs[i].submit)),
+        ("run_s", reals(&|i| jobs[i].runtime)),
         (
             "size",
             JobColumn::Counts(recs.iter().map(|r| r.placement.nodes()).collect()),
         ),
         (
             "asked_procs",
-            JobColumn::Counts(w.jobs.iter().map(|j| j.asked_procs).collect()),
+            JobColumn::Counts(jobs.iter().map(|j| j.asked_procs).collect()),
         ),
         (
             "shape",
@@ -222,7 +238,7 @@ pub fn job_table(
         (
             "torus",
             JobColumn::Texts(
-                (0..n)
+                rows.clone()
                     .map(|i| out.tori.get(i).map(|t| t.to_string()).unwrap_or_default())
                     .collect(),
             ),
@@ -230,7 +246,7 @@ pub fn job_table(
         (
             "torus_dims",
             JobColumn::Counts(
-                (0..n)
+                rows.clone()
                     .map(|i| out.tori.get(i).map_or(0, |t| t.len() as u32))
                     .collect(),
             ),
@@ -275,6 +291,55 @@ pub fn placement_text(p: &Placement) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Any split of the rows gives, part after part, the whole table: five jobs on a 4×4 mesh
+    /// under first fit (shapes, placements and locality all differ), cut at 2 and 3.
+    #[test]
+    fn row_ranges_put_together_are_the_whole_table() {
+        use crate::engine::{NoObserver, replay};
+        use crate::resource::Shape;
+        use crate::workload::{Job, JobId, Request};
+        let job = |i: u32, w: u32, h: u32| Job {
+            id: JobId(i),
+            source_id: u64::from(i) + 40,
+            submit: f64::from(i),
+            runtime: 10.0 + f64::from(i),
+            estimate: 10.0 + f64::from(i),
+            requested: None,
+            request: Request::Submesh(Shape::new(w, h)),
+            asked_procs: w * h,
+            user: None,
+        };
+        let jobs = vec![
+            job(0, 2, 2),
+            job(1, 4, 1),
+            job(2, 3, 3),
+            job(3, 1, 1),
+            job(4, 2, 3),
+        ];
+        let w = Workload::from_jobs(jobs, 1);
+        let machine: MachineSpec = "mesh:4x4".parse().unwrap();
+        let sched = "fcfs".parse().unwrap();
+        let out = replay(&w, machine, sched, "ff".parse().unwrap(), &mut NoObserver).unwrap();
+        let whole = job_table(&w, machine, &out);
+        let parts = [0..2, 2..2, 2..5].map(|r| job_table_rows(&w, machine, &out, r));
+        for (k, (name, col)) in whole.iter().enumerate() {
+            let mut joined = parts[0][k].1.clone();
+            for part in &parts[1..] {
+                assert_eq!(part[k].0, *name);
+                match (&mut joined, &part[k].1) {
+                    (JobColumn::Ids(a), JobColumn::Ids(b)) => a.extend(b),
+                    (JobColumn::Reals(a), JobColumn::Reals(b)) => a.extend(b),
+                    (JobColumn::Counts(a), JobColumn::Counts(b)) => a.extend(b),
+                    (JobColumn::Texts(a), JobColumn::Texts(b)) => a.extend(b.iter().cloned()),
+                    (JobColumn::Flags(a), JobColumn::Flags(b)) => a.extend(b),
+                    _ => panic!("column {name} changed kind"),
+                }
+            }
+            assert_eq!(&joined, col, "{name}");
+        }
+        assert_eq!(whole[0].1, JobColumn::Ids(vec![40, 41, 42, 43, 44]));
+    }
 
     #[test]
     fn every_column_reads_and_writes_its_own_field() {

@@ -100,6 +100,8 @@ pub fn summarize_without_fragmentation(
     m.p50_wait_s = nearest_rank(&waits, 50.0);
     m.p95_wait_s = nearest_rank(&waits, 95.0);
     m.p99_wait_s = nearest_rank(&waits, 99.0);
+    // Each per-job list is freed once read: the fragmentation replay below is the peak of memory.
+    drop(waits);
     let first_submit = jobs.iter().map(|j| j.submit).fold(f64::INFINITY, f64::min);
     let last_end = outcome
         .records
@@ -133,6 +135,7 @@ pub fn summarize_without_fragmentation(
     m.p50_bounded_slowdown = nearest_rank(&slowdowns, 50.0);
     m.p95_bounded_slowdown = nearest_rank(&slowdowns, 95.0);
     m.p99_bounded_slowdown = nearest_rank(&slowdowns, 99.0);
+    drop(slowdowns);
     m.backfilled_jobs = backfilled(&outcome.records[..n]);
     m.backfilled_share = m.backfilled_jobs as f64 / nf;
     m.mean_reservation_error_s = reservation_error(&outcome.records[..n]);
@@ -214,7 +217,7 @@ fn backfilled(records: &[super::JobRecord]) -> u64 {
 fn reservation_error(records: &[super::JobRecord]) -> f64 {
     let (sum, count) = records
         .iter()
-        .filter_map(|r| r.reserved.map(|t| r.start - t))
+        .filter_map(|r| r.reserved.map(|t| r.start - t.get()))
         .fold((0.0, 0u64), |(s, c), e| (s + e, c + 1));
     if count == 0 { 0.0 } else { sum / count as f64 }
 }
@@ -332,7 +335,7 @@ mod tests {
             end: start + 1.0,
             placement: crate::machine::Placement::Nodes(1),
             killed: false,
-            reserved,
+            reserved: reserved.and_then(crate::packed::PackedTime::new),
         }
     }
 

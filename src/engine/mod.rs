@@ -102,8 +102,9 @@ pub struct JobRecord {
     /// Ended at its estimate before its run time was served (`--kill-at-estimate`).
     pub killed: bool,
     /// The first start time a scheduler promised the job while it waited
-    /// ([`System::promise`](crate::sched::System::promise)); `None` when it never got a reservation.
-    pub reserved: Option<SimTime>,
+    /// ([`System::promise`](crate::sched::System::promise)); `None` when it never got a reservation
+    /// (8 bytes: [`PackedTime`](crate::packed::PackedTime)).
+    pub reserved: Option<crate::packed::PackedTime>,
 }
 
 /// One run segment of a job that was suspended at least once.

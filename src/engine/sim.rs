@@ -6,13 +6,14 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::observer::Observer;
 use super::{EngineError, JobRecord, Outcome, PolicyProblem, ReplayOptions, Segment};
 use crate::SimTime;
 use crate::estimate::Predictor;
 use crate::machine::{AllocStats, Allocator};
+use crate::packed::PackedTime;
 use crate::resource::{Placement, Request};
 use crate::sched::{RunningJob, Scheduler, System};
 use crate::workload::{Job, JobId, Workload};
@@ -191,9 +192,12 @@ struct State<'w> {
     /// Each started job's run-time factor under [`ReplayOptions::dilation`] (empty when off).
     dilation: Vec<f64>,
     status: Vec<Status>,
-    /// One record per job; `start` is NaN until the job starts.
+    /// One record per job; `start` is NaN until the job starts. A waiting job's `reserved` is its
+    /// first promised start so far ([`System::promise`]).
     records: Vec<JobRecord>,
-    progress: Vec<Progress>,
+    /// The progress of the jobs running or suspended now (the others need none: a map, so that
+    /// memory grows with the jobs in the machine rather than with the log).
+    progress: FxHashMap<JobId, Progress>,
     /// The jobs running now, sorted by estimated end (planners release them in that order); a
     /// vector: tens to hundreds of jobs, inserted and removed by binary search.
     running_ids: Vec<ByEnd>,
@@ -205,8 +209,6 @@ struct State<'w> {
     running: usize,
     busy: u32,
     departed: Vec<JobId>,
-    /// First promised start of each job (NaN: none yet), see [`System::promise`].
-    promised: Vec<SimTime>,
     /// Requests that failed since the last release (they fail again until something is freed).
     failed: FxHashSet<Request>,
     counters: Counters,
@@ -250,7 +252,7 @@ impl<'w> Engine<'w> {
                 dilation: Vec::new(),
                 status: vec![Status::NotArrived; n],
                 records: vec![NOT_STARTED; n],
-                progress: vec![Progress::default(); n],
+                progress: FxHashMap::default(),
                 running_ids: Vec::new(),
                 segments: Vec::new(),
                 events: BinaryHeap::new(),
@@ -260,7 +262,6 @@ impl<'w> Engine<'w> {
                 running: 0,
                 busy: 0,
                 departed: Vec::new(),
-                promised: vec![SimTime::NAN; n],
                 failed: FxHashSet::default(),
                 counters: Counters::default(),
                 error: None,
@@ -444,19 +445,21 @@ impl State<'_> {
         let Some(predictor) = self.predictor.as_ref() else {
             return false;
         };
-        if self.status[i] != Status::Running || self.progress[i].epoch != epoch {
+        if self.status[i] != Status::Running || self.progress[&id].epoch != epoch {
             return false;
         }
         let current = self.jobs[i].estimate;
         let next = predictor.extend(
             &self.source[i],
             self.predictions[i],
-            self.progress[i].extensions,
+            self.progress[&id].extensions,
         );
         if next <= current {
             return false;
         }
-        self.progress[i].extensions += 1;
+        if let Some(p) = self.progress.get_mut(&id) {
+            p.extensions += 1;
+        }
         self.unlist_running(id);
         self.jobs.to_mut()[i].estimate = next;
         let (service, _) = self.service(i);
@@ -470,7 +473,7 @@ impl State<'_> {
         let id = JobId(payload as u32);
         let epoch = (payload >> 32) as u32;
         let i = id.index();
-        if self.status[i] != Status::Running || self.progress[i].epoch != epoch {
+        if self.status[i] != Status::Running || self.progress[&id].epoch != epoch {
             return;
         }
         let rec = &mut self.records[i];
@@ -479,11 +482,12 @@ impl State<'_> {
         if epoch > 0 {
             self.segments.push(Segment {
                 job: id,
-                start: self.progress[i].since,
+                start: self.progress[&id].since,
                 end: self.now,
             });
         }
         self.stop_running(id, &placement);
+        self.progress.remove(&id);
         self.status[i] = Status::Done;
         if self.predictor.is_some() {
             let (service, _) = self.service(i);
@@ -506,7 +510,7 @@ impl State<'_> {
 
     /// Drops a running job from the running list.
     fn unlist_running(&mut self, id: JobId) {
-        let key = ByEnd(order_key(self.progress[id.index()].est_end), id);
+        let key = ByEnd(order_key(self.progress[&id].est_end), id);
         match self.running_ids.binary_search(&key) {
             Ok(at) => {
                 self.running_ids.remove(at);
@@ -518,9 +522,9 @@ impl State<'_> {
     /// Puts a job running since `progress.since` in the running list by its estimated end; with
     /// a predictor, schedules the overrun event of a job that will outlive its estimate.
     fn list_running(&mut self, id: JobId, service: SimTime) {
-        let i = id.index();
-        let p = &mut self.progress[i];
-        p.est_end = p.since + (self.jobs[i].estimate - p.served).max(0.0);
+        let estimate = self.jobs[id.index()].estimate;
+        let p = self.progress.entry(id).or_default();
+        p.est_end = p.since + (estimate - p.served).max(0.0);
         let (est_end, end) = (p.est_end, p.since + (service - p.served).max(0.0));
         let payload = departure_payload(id, p.epoch);
         let key = ByEnd(order_key(est_end), id);
@@ -549,7 +553,7 @@ impl State<'_> {
     /// Runs a job on `placement` (already occupied) from now on: a first start or a resume.
     fn run_on(&mut self, id: JobId, placement: &Placement, service: SimTime) {
         let i = id.index();
-        let p = &mut self.progress[i];
+        let p = self.progress.entry(id).or_default();
         p.since = self.now;
         let end = self.now + (service - p.served).max(0.0);
         let epoch = p.epoch;
@@ -575,7 +579,7 @@ impl State<'_> {
             end: self.now + service,
             placement: placement.clone(),
             killed,
-            reserved: Some(self.promised[id.index()]).filter(|t| !t.is_nan()),
+            reserved: self.records[id.index()].reserved,
         };
         self.run_on(id, &placement, service);
         obs.on_start(self.now, id, &placement);
@@ -587,8 +591,8 @@ impl State<'_> {
             .iter()
             .map(|&ByEnd(_, id)| RunningJob {
                 job: id,
-                since: self.progress[id.index()].since,
-                est_end: self.progress[id.index()].est_end,
+                since: self.progress[&id].since,
+                est_end: self.progress[&id].est_end,
                 placement: self.records[id.index()].placement.clone(),
             })
             .collect()
@@ -672,7 +676,7 @@ impl State<'_> {
         }
         let i = id.index();
         let placement = self.records[i].placement.clone();
-        let p = &mut self.progress[i];
+        let p = self.progress.entry(id).or_default();
         p.served += self.now - p.since;
         p.epoch += 1;
         let since = p.since;
@@ -787,8 +791,11 @@ impl System for Sys<'_, '_> {
     }
     fn promise(&mut self, id: JobId, at: SimTime) {
         let waiting = self.st.status.get(id.index()) == Some(&Status::Waiting);
-        if waiting && !at.is_nan() && self.st.promised[id.index()].is_nan() {
-            self.st.promised[id.index()] = at;
+        if waiting && !at.is_nan() {
+            let reserved = &mut self.st.records[id.index()].reserved;
+            if reserved.is_none() {
+                *reserved = PackedTime::new(at);
+            }
         }
     }
 }
@@ -834,17 +841,15 @@ fn covers(req: &Request, p: &Placement) -> bool {
 mod tests {
     use super::*;
 
-    /// The memory budget is ≤ 200 bytes per job beyond the job list: per job the engine keeps a
-    /// status byte, its record (which becomes the outcome's) and its progress, plus a running-list
-    /// slot while it runs (run segments only for jobs that were suspended).
+    /// Beyond the job list, the engine keeps per job of the log a status byte and its record (which
+    /// becomes the outcome's); a job's progress and its running-list slot only while it is in the
+    /// machine, run segments only for jobs that were suspended.
     #[test]
     fn per_job_state_stays_within_the_memory_budget() {
-        let per_job = size_of::<Status>()
-            + size_of::<JobRecord>()
-            + size_of::<Progress>()
-            + size_of::<JobId>()
-            + size_of::<SimTime>();
-        assert!(per_job <= 120, "{per_job} bytes per job");
+        let per_job = size_of::<Status>() + size_of::<JobRecord>();
+        assert!(per_job <= 64, "{per_job} bytes per job");
+        // The job list itself: 72 bytes a job (its optional time and user packed, crate::packed).
+        assert!(size_of::<Job>() <= 72, "{} bytes per job", size_of::<Job>());
     }
 
     /// The allocator's wall time is timed on one call in 16 (the first included) and scaled.

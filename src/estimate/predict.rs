@@ -23,6 +23,7 @@ use rustc_hash::FxHashMap;
 
 use super::Predictor;
 use crate::SimTime;
+use crate::packed::UserId;
 use crate::workload::Job;
 
 /// Minutes added to the first prediction by the successive corrections of a job that outlives it.
@@ -85,13 +86,13 @@ impl Predictor for RecentUserMean {
     fn predict(&mut self, job: &Job) -> SimTime {
         let cap = job.estimate;
         job.user
-            .and_then(|u| self.history.get(&u))
+            .and_then(|u| self.history.get(&u.get()))
             .and_then(|r| r.mean())
             .map_or(cap, |m| m.min(cap))
     }
 
     fn completed(&mut self, job: &Job, ran: SimTime) {
-        if let Some(u) = job.user {
+        if let Some(u) = job.user.map(UserId::get) {
             self.history
                 .entry(u)
                 .and_modify(|r| *r = r.push(ran))
@@ -121,10 +122,10 @@ mod tests {
             submit: 0.0,
             runtime,
             estimate,
-            requested: Some(estimate),
+            requested: crate::packed::PackedTime::new(estimate),
             request: Request::Nodes(1),
             asked_procs: 1,
-            user,
+            user: user.and_then(UserId::new),
         }
     }
 

@@ -39,6 +39,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::SimTime;
+use crate::packed::PackedTime;
 use crate::workload::Job;
 
 const MIN: u32 = 60;
@@ -363,7 +364,10 @@ fn raise_shortest(ests: &mut [SimTime], run: impl Fn(usize) -> SimTime, max: Sim
 /// job in a thousand of those with one asks for (a limit is a popular value, a typo is not), else
 /// the largest run time; rounded up to a minute, at least an hour.
 pub fn max_estimate(jobs: &[Job]) -> u32 {
-    let mut asked: Vec<f64> = jobs.iter().filter_map(|j| j.requested).collect();
+    let mut asked: Vec<f64> = jobs
+        .iter()
+        .filter_map(|j| j.requested.map(PackedTime::get))
+        .collect();
     asked.sort_by(f64::total_cmp);
     let enough = asked.len().div_ceil(1000).max(1);
     let limit = asked

@@ -2,6 +2,7 @@
 
 use crate::SimTime;
 use crate::estimate::{Correction, PredictorKind, tsafrir};
+use crate::packed::{PackedTime, UserId};
 pub use crate::resource::Request;
 
 /// Dense index of a job in its [`Workload`] (0-based, in arrival order).
@@ -29,8 +30,9 @@ pub struct Job {
     /// The run time schedulers are told (backfilling plans with it): the run time itself unless an
     /// [`EstimateModel`] says otherwise.
     pub estimate: SimTime,
-    /// The user's requested time (SWF field 9), when the source gives a positive one.
-    pub requested: Option<SimTime>,
+    /// The user's requested time (SWF field 9), when the source gives a positive one (8 bytes:
+    /// [`PackedTime`]).
+    pub requested: Option<PackedTime>,
     /// The request in machine units.
     pub request: Request,
     /// Processors the job asked for in the source's units (before conversion), for internal
@@ -38,7 +40,7 @@ pub struct Job {
     pub asked_procs: u32,
     /// The submitting user (SWF field 12), when the source names one: what per-user run-time
     /// predictors ([`crate::estimate`]) key their history by.
-    pub user: Option<u32>,
+    pub user: Option<UserId>,
 }
 
 /// A job stream ready to simulate: sorted by submit time (ties keep source order), ids dense.
@@ -130,7 +132,7 @@ impl EstimateModel {
         match self {
             EstimateModel::Exact => Some(job.runtime),
             EstimateModel::User | EstimateModel::Predict(_) => {
-                Some(job.requested.unwrap_or(job.runtime))
+                Some(job.requested.map_or(job.runtime, PackedTime::get))
             }
             EstimateModel::Factor(f) => Some(job.runtime * f),
             EstimateModel::Tsafrir => None,

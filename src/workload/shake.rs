@@ -145,7 +145,7 @@ mod tests {
             submit,
             runtime,
             estimate: runtime,
-            requested: Some(2.0 * runtime),
+            requested: crate::packed::PackedTime::new(2.0 * runtime),
             request: Request::Nodes(1 + i % 4),
             asked_procs: 1 + i % 4,
             user: None,

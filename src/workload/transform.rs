@@ -21,6 +21,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::SimTime;
+use crate::packed::{PackedTime, UserId};
 use crate::resource::{Dims, MachineSpec, Shape};
 use crate::swf::Record;
 use crate::workload::{Job, JobId, Request, Workload};
@@ -592,10 +593,16 @@ impl Converter {
             submit: v.submit as SimTime,
             runtime: v.runtime as SimTime,
             estimate: v.runtime as SimTime,
-            requested: rec.requested_time.filter(|&t| t > 0).map(|t| t as SimTime),
+            requested: rec
+                .requested_time
+                .filter(|&t| t > 0)
+                .and_then(|t| PackedTime::new(t as SimTime)),
             request,
             asked_procs: u32::try_from(v.procs).unwrap_or(u32::MAX),
-            user: rec.user.and_then(|u| u32::try_from(u).ok()),
+            user: rec
+                .user
+                .and_then(|u| u32::try_from(u).ok())
+                .and_then(UserId::new),
         })
     }
 
@@ -632,7 +639,13 @@ pub struct Converted {
 impl Workload {
     /// A workload of `jobs` sorted by submit time (stable: ties keep the given order), ids dense.
     pub fn from_jobs(mut jobs: Vec<Job>, procs_per_node: u32) -> Workload {
-        jobs.sort_by(|a, b| a.submit.total_cmp(&b.submit));
+        // The list lives through the whole replay: no spare capacity from its growth, and no sort
+        // (whose buffer holds half the jobs) when the source is in order already, as logs are.
+        jobs.shrink_to_fit();
+        let in_order = |a: &Job, b: &Job| a.submit.total_cmp(&b.submit).is_le();
+        if !jobs.is_sorted_by(in_order) {
+            jobs.sort_by(|a, b| a.submit.total_cmp(&b.submit));
+        }
         for (i, j) in jobs.iter_mut().enumerate() {
             j.id = JobId(u32::try_from(i).unwrap_or(u32::MAX));
         }

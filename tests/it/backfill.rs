@@ -7,6 +7,7 @@ use pwa_replay::engine::{
     Engine, NoObserver, Outcome, ReplayOptions, replay, replay_with, summarize, validate,
 };
 use pwa_replay::machine::{AllocKind, Allocator, Flat, MachineSpec, Placement};
+use pwa_replay::packed::PackedTime;
 use pwa_replay::sched::{SchedKind, Scheduler, System};
 use pwa_replay::workload::{JobId, Request, Workload};
 
@@ -30,7 +31,10 @@ fn with_estimates(mut w: Workload, est: &[f64]) -> Workload {
 }
 
 fn reserved(out: &Outcome) -> Vec<Option<f64>> {
-    out.records.iter().map(|r| r.reserved).collect()
+    out.records
+        .iter()
+        .map(|r| r.reserved.map(PackedTime::get))
+        .collect()
 }
 
 /// 10 nodes. Job 0 holds 6 until 10; job 1 (8 nodes) becomes the head with a reservation at 10 and
@@ -51,7 +55,7 @@ fn easy_never_lets_a_backfill_delay_the_head() {
     let w = delayed_head((20.0, 3), (20.0, 2));
     let out = run_valid(&w, flat(10), EASY, AllocKind::Flat);
     assert_eq!(starts(&out), vec![0.0, 10.0, 15.0, 3.0]);
-    assert_eq!(out.records[1].reserved, Some(10.0));
+    assert_eq!(out.records[1].reserved.map(PackedTime::get), Some(10.0));
     // FCFS would hold job 3 back behind job 2.
     let fcfs = run_valid(&w, flat(10), SchedKind::Fcfs, AllocKind::Flat);
     assert_eq!(starts(&fcfs), vec![0.0, 10.0, 15.0, 15.0]);
@@ -422,7 +426,7 @@ proptest! {
             for s in [EASY, SJBF, CONS] {
                 let out = run_valid(&w, m, s, a);
                 for (i, r) in out.records.iter().enumerate() {
-                    if let Some(promised) = r.reserved {
+                    if let Some(promised) = r.reserved.map(PackedTime::get) {
                         prop_assert!(r.start <= promised,
                             "{} {}: job {} promised {} started {}", s, a, i, promised, r.start);
                     }
@@ -465,7 +469,7 @@ proptest! {
                 let out = replay(&w, cube, s, a, &mut NoObserver).unwrap();
                 prop_assert_eq!(validate(&w, cube, &out), Ok(()), "{} {}", s, a);
                 if exact {
-                    prop_assert!(out.records.iter().all(|r| r.reserved.is_none_or(|p| r.start <= p)));
+                    prop_assert!(out.records.iter().all(|r| r.reserved.is_none_or(|p| r.start <= p.get())));
                 }
             }
         }

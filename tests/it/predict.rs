@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use pwa_replay::engine::{ReplayOptions, replay_with, summarize, validate};
 use pwa_replay::estimate::Correction;
 use pwa_replay::machine::AllocKind;
+use pwa_replay::packed::{PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{EstimateModel, Request, Workload};
 
@@ -21,8 +22,8 @@ fn stream(jobs: &[(f64, f64, u32, f64, u32)], model: EstimateModel) -> Workload 
         .collect();
     let mut w = workload(&spec);
     for (j, &(_, _, _, req, user)) in w.jobs.iter_mut().zip(jobs) {
-        j.requested = Some(req);
-        j.user = Some(user);
+        j.requested = PackedTime::new(req);
+        j.user = UserId::new(user);
     }
     w.set_estimates(model);
     w
@@ -59,7 +60,7 @@ fn predict_job_by_job_on_the_hand_worked_stream() {
     );
     assert_eq!(starts(&out), vec![0.0, 100.0, 500.0, 1000.0, 700.0]);
     assert_eq!(
-        out.records[3].reserved,
+        out.records[3].reserved.map(PackedTime::get),
         Some(700.0),
         "first promise: 500 + 200"
     );
@@ -81,7 +82,7 @@ fn with_user_or_exact_estimates_job_4_backfills_at_once() {
     let out = run_valid(&w, flat(2), SchedKind::Easy, AllocKind::Flat);
     assert!(out.predictions.is_empty());
     assert_eq!(out.records[4].start, 690.0);
-    assert_eq!(out.records[3].reserved, Some(2500.0));
+    assert_eq!(out.records[3].reserved.map(PackedTime::get), Some(2500.0));
     // Exact estimates: the head is promised 1000 and job 4 ends (740) before it.
     let exact = run_valid(
         &hand_worked(EstimateModel::Exact),

@@ -11,6 +11,7 @@ use pwa_replay::engine::{
     Segment, ValidationError, replay_with, summarize, validate,
 };
 use pwa_replay::machine::{AllocKind, MachineSpec, Placement};
+use pwa_replay::packed::PackedTime;
 use pwa_replay::resource::{Block, Coord, Dims, Shape, Subcube, Submesh};
 use pwa_replay::sched::{Reservation, SchedKind, Scheduler, System};
 use pwa_replay::workload::{EstimateModel, JobId, Request, Workload};
@@ -243,8 +244,8 @@ fn kill_at_estimate_ends_overrunning_jobs() {
         (0.0, 10.0, Request::Nodes(2)),
         (0.0, 3.0, Request::Nodes(2)),
     ]);
-    w.jobs[0].requested = Some(4.0);
-    w.jobs[1].requested = Some(5.0);
+    w.jobs[0].requested = PackedTime::new(4.0);
+    w.jobs[1].requested = PackedTime::new(5.0);
     let report = w.set_estimates(EstimateModel::User);
     assert_eq!((report.missing, report.overrun), (0, 1));
     let kill = ReplayOptions {

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use pwa_replay::engine::{EngineError, NoObserver, Outcome, replay, validate};
 use pwa_replay::estimate::{Correction, PredictorKind};
 use pwa_replay::machine::{AllocKind, Dims, MachineSpec, Shape};
+use pwa_replay::packed::{PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{Job, JobId, Request, Workload};
 use rand::{Rng, SeedableRng};
@@ -129,10 +130,13 @@ fn workload(rng: &mut ChaCha8Rng, m: MachineSpec) -> Workload {
             submit: t,
             runtime,
             estimate,
-            requested: rng.random_bool(0.5).then_some(estimate),
+            requested: rng
+                .random_bool(0.5)
+                .then_some(estimate)
+                .and_then(PackedTime::new),
             request,
             asked_procs: request.nodes(),
-            user: Some(i as u32 % 3),
+            user: UserId::new(i as u32 % 3),
         });
     }
     // One workload in four plans with predictions (three users), extended step by step or to the

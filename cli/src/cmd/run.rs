@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use polars::prelude::{CsvWriter, ParquetWriter, SerWriter};
 use pwa_replay::engine::{
     Dilation, NoObserver, Outcome, ReplayOptions, replay_with, summarize, validate,
 };
@@ -17,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::report::atomic::write_atomic;
 use crate::report::human;
-use crate::report::jobs::per_job_frame;
+use crate::report::jobs;
 use crate::report::metrics::{self, MetricValue};
 use crate::trace::{LoadedTrace, NoMachine, TraceArgs};
 
@@ -155,10 +154,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         validate(&workload, t.machine, &outcome)
             .with_context(|| format!("the schedule is invalid ({what})"))?;
     }
+    // The summary first: its working lists are freed before the per-job table's parts are made
+    // (writer threads keep freed memory of their own), so the two peaks do not add up.
+    let m = summarize(&workload, t.machine, r.alloc, &outcome);
     if let (Some(path), Some(fmt)) = (&args.jobs_out, jobs_format) {
         write_jobs(path, fmt, &workload, t.machine, &outcome)?;
     }
-    let m = summarize(&workload, t.machine, r.alloc, &outcome);
     let mut labels = vec![
         ("trace", Value::from(t.name.clone())),
         ("sha256", Value::from(t.sha256.clone())),
@@ -217,13 +218,9 @@ fn write_jobs(
     machine: pwa_replay::machine::MachineSpec,
     out: &pwa_replay::engine::Outcome,
 ) -> anyhow::Result<()> {
-    let mut df = per_job_frame(w, machine, out)?;
     write_atomic(path, |f| match fmt {
-        TableFormat::Csv => CsvWriter::new(f).finish(&mut df).context("writing CSV"),
-        TableFormat::Parquet => ParquetWriter::new(f)
-            .finish(&mut df)
-            .map(|_| ())
-            .context("writing Parquet"),
+        TableFormat::Csv => jobs::write_csv(f, w, machine, out),
+        TableFormat::Parquet => jobs::write_parquet(f, w, machine, out),
     })
     .with_context(|| format!("writing the per-job table {}", path.display()))
 }

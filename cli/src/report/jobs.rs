@@ -1,13 +1,20 @@
 //! Per-cell outputs: the per-job table (`--per-job`, Parquet) and the simulated schedule as SWF
 //! (`--swf-out`), named after the cell (`jobs/window-240_mpl_lf0.3.parquet`,
 //! `swf/window-240_mpl_lf0.3.swf`).
+//!
+//! A per-job table is written in parts of rows, each built, written and freed in turn, so that
+//! memory holds one part, not the whole table (a replay of ten million jobs): a Parquet file gets
+//! the row groups `ParquetWriter::finish` makes of a whole frame ([`row_groups`]), so its bytes are
+//! those of the frame written at once; CSV is the same text whatever the parts.
 
+use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use polars::prelude::{Column, DataFrame, ParquetWriter};
+use polars::prelude::{Column, CsvWriter, DataFrame, ParquetWriter, SerWriter};
 use pwa_replay::engine::Outcome;
-use pwa_replay::engine::columns::{JobColumn, job_table};
+use pwa_replay::engine::columns::{JobColumn, job_table_rows};
 use pwa_replay::machine::MachineSpec;
 use pwa_replay::sweep::Cell;
 use pwa_replay::swf::{self, Header, Record};
@@ -38,14 +45,16 @@ pub fn swf_path(dir: &Path, cell: &Cell) -> PathBuf {
     dir.join("swf").join(format!("{}.swf", stem(cell)))
 }
 
-/// The per-job table of one replay on `machine`: one row per job in arrival order (the library's
-/// [`job_table`] as a frame).
-pub fn per_job_frame(
+/// Rows `rows` of the per-job table of one replay on `machine` (one row per job in arrival order:
+/// the library's [`job_table_rows`] as a frame).
+fn per_job_rows(
     w: &Workload,
     machine: MachineSpec,
     out: &Outcome,
+    rows: Range<usize>,
 ) -> anyhow::Result<DataFrame> {
-    let cols = job_table(w, machine, out)
+    let height = rows.len();
+    let cols = job_table_rows(w, machine, out, rows)
         .into_iter()
         .map(|(name, values)| match values {
             JobColumn::Ids(v) => Column::new(name.into(), v),
@@ -55,7 +64,74 @@ pub fn per_job_frame(
             JobColumn::Flags(v) => Column::new(name.into(), v),
         })
         .collect();
-    DataFrame::new(w.jobs.len(), cols).context("building the per-job table")
+    DataFrame::new(height, cols).context("building the per-job table")
+}
+
+/// Rows per row group of `ParquetWriter::finish` (polars' default, 512²).
+const ROW_GROUP_ROWS: usize = 512 * 512;
+
+/// Rows per part of a CSV table.
+const CSV_PART_ROWS: usize = 1 << 16;
+
+/// The row groups `ParquetWriter::finish` makes of a one-chunk frame of `n` rows: one group below
+/// [`ROW_GROUP_ROWS`], else `k = n / ROW_GROUP_ROWS` groups of `n / k` rows, the last taking the
+/// remainder.
+fn row_groups(n: usize) -> Vec<Range<usize>> {
+    let k = (n / ROW_GROUP_ROWS).max(1);
+    let size = n / k;
+    (0..k)
+        .map(|g| g * size..if g + 1 == k { n } else { (g + 1) * size })
+        .collect()
+}
+
+/// `0..n` in parts of `size` rows (one empty part when `n` is 0, so the header is written).
+fn parts(n: usize, size: usize) -> Vec<Range<usize>> {
+    if n == 0 {
+        return std::iter::once(0..0).collect();
+    }
+    (0..n.div_ceil(size))
+        .map(|p| p * size..((p + 1) * size).min(n))
+        .collect()
+}
+
+/// Writes the per-job table as Parquet, one row group at a time.
+pub fn write_parquet(
+    f: impl Write,
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+) -> anyhow::Result<()> {
+    let schema = per_job_rows(w, machine, out, 0..0)?
+        .schema()
+        .as_ref()
+        .clone();
+    let mut writer = ParquetWriter::new(f)
+        .batched(&schema)
+        .context("writing Parquet")?;
+    for rows in row_groups(w.jobs.len()) {
+        let df = per_job_rows(w, machine, out, rows)?;
+        writer.write_batch(&df).context("writing Parquet")?;
+    }
+    writer.finish().map(|_| ()).context("writing Parquet")
+}
+
+/// Writes the per-job table as CSV, [`CSV_PART_ROWS`] rows at a time.
+pub fn write_csv(
+    f: impl Write,
+    w: &Workload,
+    machine: MachineSpec,
+    out: &Outcome,
+) -> anyhow::Result<()> {
+    let schema = per_job_rows(w, machine, out, 0..0)?
+        .schema()
+        .as_ref()
+        .clone();
+    let mut writer = CsvWriter::new(f).batched(&schema).context("writing CSV")?;
+    for rows in parts(w.jobs.len(), CSV_PART_ROWS) {
+        let df = per_job_rows(w, machine, out, rows)?;
+        writer.write_batch(&df).context("writing CSV")?;
+    }
+    writer.finish().context("writing CSV")
 }
 
 /// Writes a cell's per-job table.
@@ -65,13 +141,7 @@ pub fn write_per_job(
     machine: MachineSpec,
     out: &Outcome,
 ) -> anyhow::Result<()> {
-    let mut df = per_job_frame(w, machine, out)?;
-    write_atomic(path, |f| {
-        ParquetWriter::new(f)
-            .finish(&mut df)
-            .map(|_| ())
-            .context("writing Parquet")
-    })
+    write_atomic(path, |f| write_parquet(f, w, machine, out))
 }
 
 /// Writes the simulated schedule as SWF: submit (s, after load scaling, rounded), wait = start −
@@ -156,7 +226,7 @@ mod tests {
     #[test]
     fn per_job_table_holds_the_hand_worked_values() {
         let (w, out) = example();
-        let df = per_job_frame(&w, "mesh:4x4".parse().unwrap(), &out).unwrap();
+        let df = per_job_rows(&w, "mesh:4x4".parse().unwrap(), &out, 0..2).unwrap();
         assert_eq!(df.height(), 2);
         let f = |c: &str| -> Vec<f64> {
             df.column(c)
@@ -223,6 +293,49 @@ mod tests {
         assert_eq!(pick(&lines[0]), [7, 0, 0, 10, 6, 6, 1]);
         assert_eq!(pick(&lines[1]), [9, 4, 6, 6, 3, 3, 1]);
         assert!(lines.iter().all(|l| l.len() == 18));
+    }
+
+    /// The row groups are those `ParquetWriter::finish` makes: a frame written whole and the same
+    /// frame written group by group give the same bytes (one group, the last one longer, several).
+    #[test]
+    fn parquet_written_by_row_groups_is_the_frame_written_whole() {
+        for n in [
+            0,
+            5,
+            ROW_GROUP_ROWS,
+            2 * ROW_GROUP_ROWS + 7,
+            3 * ROW_GROUP_ROWS - 1,
+        ] {
+            let frame = |rows: Range<usize>| {
+                let height = rows.len();
+                let values: Vec<u32> = rows.map(|i| i as u32).collect();
+                DataFrame::new(height, vec![Column::new("v".into(), values)]).unwrap()
+            };
+            let mut whole = Vec::new();
+            ParquetWriter::new(&mut whole)
+                .finish(&mut frame(0..n))
+                .unwrap();
+            let mut parts = Vec::new();
+            let schema = frame(0..0).schema().as_ref().clone();
+            let mut writer = ParquetWriter::new(&mut parts).batched(&schema).unwrap();
+            for rows in row_groups(n) {
+                writer.write_batch(&frame(rows)).unwrap();
+            }
+            writer.finish().unwrap();
+            assert!(whole == parts, "{n} rows");
+        }
+    }
+
+    #[test]
+    fn groups_and_parts_cover_the_rows_in_order() {
+        let r = ROW_GROUP_ROWS;
+        let one = |rows: Range<usize>| -> Vec<Range<usize>> { std::iter::once(rows).collect() };
+        assert_eq!(row_groups(0), one(0..0));
+        assert_eq!(row_groups(r - 1), one(0..r - 1));
+        // 2r + 7 rows: two groups of r + 3, the last taking the remaining row.
+        assert_eq!(row_groups(2 * r + 7), [0..r + 3, r + 3..2 * r + 7]);
+        assert_eq!(parts(0, 4), one(0..0));
+        assert_eq!(parts(10, 4), [0..4, 4..8, 8..10]);
     }
 
     #[test]

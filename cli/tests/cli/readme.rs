@@ -284,6 +284,7 @@ fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<S
         "paper" => dry("--out out/paper"),
         "setup" => dry("fonts-dejavu-core"),
         "bench" => dry("cargo bench"),
+        "bench-memory" => dry("tools/bench-memory.sh"),
         "test-slurm" => dry("tests/slurm/run.sh"),
         "python" => {
             // Once built, `make -n python` has nothing to do: `-B` shows what a build runs.
