@@ -21,7 +21,7 @@ FIRST_BUILD := about 4-5 min on 2 cores, polars is most of it
 REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
 	  --loads $(LOADS) --out $(OUT))
 
-.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench bench-memory paper install install-files clean \
+.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench bench-memory bench-grid paper install install-files clean \
 	fuzz fuzz-smoke fuzz-corpus soak build-sharing python pytest
 
 ## setup: install what a fresh Debian machine lacks (the plot font, headless Chromium for the
@@ -144,6 +144,16 @@ bench:
 MEM_JOBS ?= 1000000
 bench-memory: build
 	tools/bench-memory.sh $(BIN) $(MEM_JOBS)
+
+## bench-grid: issue 32's full sdsc-96 mesh grid (8 schedulers x 5 allocators x 20 loads = 800 cells) on
+## the release binary, timed by /usr/bin/time (user + sys CPU is the figure on a shared machine; the goal
+## is <= 5 s wall on 2 cores). Builds the release profile (slow the first time: polars).
+GRID_OUT ?= /tmp/pwa-grid
+bench-grid:
+	$(CARGO) build --locked --release -p pwa-replay-cli --bin pwa-replay --quiet
+	/usr/bin/time -f '%U s user, %S s sys, %e s wall, %M KB max RSS' target/release/pwa-replay sweep \
+	  --trace sdsc-96 --sched fcfs,oo,oocb:8,delay,window:10,window:120,window:240,bq:86400 \
+	  --alloc ff,bf,fo,as,mpl --loads 0.1:2.0:0.1 --out $(GRID_OUT) --quiet
 
 ## paper: regenerate the figures of the five papers → out/paper/ (PAPER_QUICK=1 for a short run;
 ## RESUME=1 continues an interrupted run from the replicas it cached).

@@ -95,11 +95,8 @@ pub fn summarize_without_fragmentation(
         .sum::<f64>()
         / nf;
     m.mean_wait_s = waits.iter().sum::<f64>() / nf;
-    waits.sort_unstable_by(f64::total_cmp);
-    m.max_wait_s = waits[n - 1];
-    m.p50_wait_s = nearest_rank(&waits, 50.0);
-    m.p95_wait_s = nearest_rank(&waits, 95.0);
-    m.p99_wait_s = nearest_rank(&waits, 99.0);
+    [m.p50_wait_s, m.p95_wait_s, m.p99_wait_s, m.max_wait_s] =
+        nearest_ranks(&mut waits, [50.0, 95.0, 99.0, 100.0]);
     // Each per-job list is freed once read: the fragmentation replay below is the peak of memory.
     drop(waits);
     let first_submit = jobs.iter().map(|j| j.submit).fold(f64::INFINITY, f64::min);
@@ -131,10 +128,11 @@ pub fn summarize_without_fragmentation(
         .map(|p| (turnaround(p) / p.0.runtime.max(SLOWDOWN_BOUND_S)).max(1.0))
         .collect();
     m.mean_bounded_slowdown = slowdowns.iter().sum::<f64>() / nf;
-    slowdowns.sort_unstable_by(f64::total_cmp);
-    m.p50_bounded_slowdown = nearest_rank(&slowdowns, 50.0);
-    m.p95_bounded_slowdown = nearest_rank(&slowdowns, 95.0);
-    m.p99_bounded_slowdown = nearest_rank(&slowdowns, 99.0);
+    [
+        m.p50_bounded_slowdown,
+        m.p95_bounded_slowdown,
+        m.p99_bounded_slowdown,
+    ] = nearest_ranks(&mut slowdowns, [50.0, 95.0, 99.0]);
     drop(slowdowns);
     m.backfilled_jobs = backfilled(&outcome.records[..n]);
     m.backfilled_share = m.backfilled_jobs as f64 / nf;
@@ -222,10 +220,21 @@ fn reservation_error(records: &[super::JobRecord]) -> f64 {
     if count == 0 { 0.0 } else { sum / count as f64 }
 }
 
-/// The nearest-rank `p`-th percentile of sorted, non-empty `xs`.
-fn nearest_rank(xs: &[f64], p: f64) -> f64 {
-    let rank = (p / 100.0 * xs.len() as f64).ceil() as usize;
-    xs[rank.clamp(1, xs.len()) - 1]
+/// The nearest-rank percentiles `ps` (increasing) of non-empty `xs`, which is reordered: each rank
+/// is selected (`select_nth_unstable_by`, linear) in the part right of the previous one instead of
+/// sorting all of `xs`. Equal values under `total_cmp` are equal bits, so the values are those of a
+/// sort.
+fn nearest_ranks<const K: usize>(xs: &mut [f64], ps: [f64; K]) -> [f64; K] {
+    let n = xs.len();
+    let mut done = 0;
+    ps.map(|p| {
+        let rank = (p / 100.0 * n as f64).ceil() as usize;
+        let at = rank.clamp(1, n) - 1;
+        let lo = done.min(at);
+        xs[lo..].select_nth_unstable_by(at - lo, f64::total_cmp);
+        done = at;
+        xs[at]
+    })
 }
 
 #[cfg(test)]
@@ -322,11 +331,20 @@ mod tests {
 
     #[test]
     fn nearest_rank_follows_the_definition() {
-        let xs: Vec<f64> = (1..=20).map(f64::from).collect();
-        assert_eq!(nearest_rank(&xs, 50.0), 10.0);
-        assert_eq!(nearest_rank(&xs, 95.0), 19.0);
-        assert_eq!(nearest_rank(&xs, 99.0), 20.0);
-        assert_eq!(nearest_rank(&[7.0], 50.0), 7.0);
+        // 1..=20 shuffled (7 is coprime with 20): the ⌈p·n⌉-th smallest.
+        let mut xs: Vec<f64> = (0..20).map(|i| f64::from((i * 7) % 20 + 1)).collect();
+        assert_eq!(
+            nearest_ranks(&mut xs, [50.0, 95.0, 99.0, 100.0]),
+            [10.0, 19.0, 20.0, 20.0]
+        );
+        assert_eq!(nearest_ranks(&mut [7.0], [50.0, 100.0]), [7.0, 7.0]);
+        // Ties and signed zeros: the values of the sorted list, bit for bit.
+        let mut ys = vec![3.0, -0.0, 0.0, 3.0, 1.0, 0.0, -0.0, 2.0, 3.0];
+        let mut sorted = ys.clone();
+        sorted.sort_unstable_by(f64::total_cmp);
+        let got = nearest_ranks(&mut ys, [10.0, 30.0, 50.0, 95.0, 100.0]);
+        let want = [1, 3, 5, 9, 9].map(|r: usize| sorted[r - 1]);
+        assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits));
     }
 
     fn promised(start: f64, reserved: Option<f64>) -> crate::engine::JobRecord {

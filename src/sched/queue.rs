@@ -8,7 +8,9 @@
 //! visits only class fronts, in arrival order: `O((classes + starts) · log classes)` per pass instead of
 //! a scan of the whole queue, and the jobs tried (and their order) are exactly those of the plain scan.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
+
+use rustc_hash::FxHashMap;
 
 use super::System;
 use crate::workload::{JobId, Request};
@@ -17,7 +19,7 @@ use crate::workload::{JobId, Request};
 #[derive(Debug, Default)]
 pub(crate) struct WaitQueue {
     /// Class index of each distinct request seen (lookup only, never iterated).
-    class_of: HashMap<Request, usize>,
+    class_of: FxHashMap<Request, usize>,
     /// Per class, its waiting jobs in arrival order.
     classes: Vec<VecDeque<JobId>>,
     /// The oldest waiting job of every non-empty class; its minimum is the queue head.
