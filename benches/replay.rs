@@ -13,7 +13,11 @@
 //!
 //! * `backfill/kth-sp2/flat100/<sched>/user/lf1.3` — EASY (goal ≤ 50 ms) and conservative (goal
 //!   ≤ 0.5 s) on KTH-SP2 (28k jobs, 100 nodes, user estimates) at load factor 1.3;
-//!   `backfill/sdsc-96/easy/mpl/user/lf1.5` — EASY with MPL on the 22×16 mesh (goal ≤ 1 s).
+//!   `backfill/sdsc-96/easy/mpl/user/lf1.5` — EASY with MPL on the 22×16 mesh (goal ≤ 1 s);
+//!   `backfill/ctc-sp2/flat338/conservative/<estimate>/lf1.2` — conservative on CTC-SP2 (77k jobs,
+//!   338 nodes) at load factor 1.2, where user estimates keep a queue of hundreds of jobs and
+//!   nearly every end is early, so nearly every pass compresses the plan (goal ≤ 2 s; exact
+//!   estimates for comparison).
 //!
 //! * `summarize/sdsc-96/<sched>/<alloc>/lf<F>` — the metrics of one finished replay of the 800-cell
 //!   mesh grid (`summarize`: the fragmentation measures played again over the run's placements,
@@ -223,6 +227,20 @@ fn backfill(c: &mut Criterion) {
                 w.clone(),
                 m,
                 s,
+                AllocKind::Flat,
+            ));
+        }
+    }
+    if let Some((w, m)) = load("ctc-sp2", None) {
+        let exact = scaled(&w, 1.2);
+        let mut user = exact.clone();
+        user.set_estimates(EstimateModel::User);
+        for (e, w) in [("exact", exact), ("user", user)] {
+            cases.push((
+                format!("ctc-sp2/flat338/conservative/{e}/lf1.2"),
+                w,
+                m,
+                SchedKind::Conservative,
                 AllocKind::Flat,
             ));
         }

@@ -27,7 +27,14 @@
 //!   unless `n` are free right up to the reservation's own take. Between two changes of the counts
 //!   the runs of each size asked for are scanned once, and those longer than every run before them
 //!   kept by start, so most reservations of a compression are told they cannot move by a binary
-//!   search, and only the others are searched (on KTH-SP2 about 15 % of those looked at).
+//!   search, and only the others are searched (on KTH-SP2 about 15 % of those looked at). A move
+//!   shifts a few changes in the middle of the plan: the runs are cut back to the first change
+//!   that moved and scanned on from there, not from now;
+//! * a search starts at the first run that could hold a window (the first that lasts the job's
+//!   length, or the one that reaches its own take): the counts before it are not marked. A
+//!   compression's moves are short (on CTC-SP2 with user estimates a reservation moves ~6 changes
+//!   earlier, ~500 changes from now), so a re-plan reads the changes near its slot, not the plan
+//!   from now.
 //!
 //! Each pass checks cleanliness before using the count plan, and hands the pass to the general
 //! profile otherwise; in practice profiles stay clean (every reservation is made where it fits). A
@@ -394,7 +401,7 @@ pub(super) struct Plan {
     marks: Vec<u64>,
     gains: Gains,
     /// The runs of the plan as it stands, by threshold: the first `live_runs`, in order of size
-    /// (those scanned into changes that moved are forgotten; the others keep their space).
+    /// (cut back to the changes that stand when changes move; the others keep their space).
     runs: Vec<Runs>,
     live_runs: usize,
     /// Whether every take finds its nodes free and no release exceeds the machine (every count
@@ -534,10 +541,8 @@ impl Plan {
                 let until = until?;
                 let g = self.first_at(s.when, *near);
                 *near = g;
-                if !self.may_move(n, length, g, until.min(s.when.at)) {
-                    return None;
-                }
-                let slot = slot_at(self.earliest(n, length, g, until)?);
+                let from = self.may_move(n, length, g, until.min(s.when.at))?;
+                let slot = slot_at(self.earliest(n, length, g, until, from)?);
                 self.advance(owner, g, slot.clone(), length);
                 Some(slot)
             }
@@ -545,8 +550,14 @@ impl Plan {
                 if slot.is_some() {
                     self.cancel(owner);
                 }
-                let slot =
-                    slot_at(self.earliest(n, length, self.steps.len(), SimTime::INFINITY)?);
+                let everything = self.steps.len();
+                let slot = slot_at(self.earliest(
+                    n,
+                    length,
+                    everything,
+                    SimTime::INFINITY,
+                    self.now.at,
+                )?);
                 self.insert(owner, slot.clone(), length);
                 Some(slot)
             }
@@ -554,19 +565,27 @@ impl Plan {
     }
 
     /// Whether a reservation of `n` nodes for `length` seconds whose first change is `before` may
-    /// find a window that starts by `limit` (`false` only when [`earliest`](Self::earliest) finds
-    /// none). It may when `n` are free right up to its own take (a window from the run that
-    /// reaches it goes on into its own nodes), else only in a run of changes that leave `n` free
-    /// and that starts by `limit` and lasts `length`: a window that fits lies in such a run.
-    fn may_move(&mut self, n: i32, length: SimTime, before: usize, limit: SimTime) -> bool {
-        let up_to_take = before.checked_sub(1).map_or(self.base, |i| self.after[i]);
+    /// find a window that starts by `limit` (`None` only when [`earliest`](Self::earliest) finds
+    /// none), and if so, a time no such window starts before. A window that fits lies in a run
+    /// of changes that leave `n` free and that starts by `limit`: one that lasts `length`, or the
+    /// one that reaches the reservation's own take (the window goes on into its own nodes). So
+    /// none starts before the first of those runs.
+    fn may_move(
+        &mut self,
+        n: i32,
+        length: SimTime,
+        before: usize,
+        limit: SimTime,
+    ) -> Option<SimTime> {
+        let reaches_take = before.checked_sub(1).map_or(self.base, |i| self.after[i]) >= n;
         // Durations are compared as differences: a margin for rounding, and no filter at all for
         // windows too short to tell from one.
         let slack = 1e-9 * (limit.abs() + length);
-        if up_to_take >= n || length <= 2.0 * slack {
-            return true;
+        if length <= 2.0 * slack {
+            return Some(self.now.at);
         }
         let needed = length - slack;
+        let take = reaches_take.then_some(before);
         // The runs of a smaller size hold those of `n`: when none of them is long enough, no run
         // of `n` is either. The nearest size scanned up to `n` is tried first (few sizes are
         // scanned between two moves: looked for in order).
@@ -576,9 +595,11 @@ impl Plan {
             .count();
         if let Some(nearest) = at.checked_sub(1) {
             let runs = &mut self.runs[nearest];
-            let long = runs.hold(&self.steps, &self.after, limit, needed);
-            if !long || runs.n == n {
-                return long;
+            if runs.n == n {
+                return runs.first_window(&self.steps, &self.after, limit, needed, take);
+            }
+            if !reaches_take && !runs.hold(&self.steps, &self.after, limit, needed) {
+                return None;
             }
         }
         // No runs of `n` scanned yet: they go in at their place by size.
@@ -589,7 +610,7 @@ impl Plan {
         self.runs[spare].reset(n, self.now.at, self.base);
         self.runs[at..=spare].rotate_right(1);
         self.live_runs += 1;
-        self.runs[at].hold(&self.steps, &self.after, limit, needed)
+        self.runs[at].first_window(&self.steps, &self.after, limit, needed, take)
     }
 
     /// The index of the first change at `at` or later, looked for from index `near` out (a
@@ -610,23 +631,12 @@ impl Plan {
         i
     }
 
-    /// Forgets the runs whose scan read change `from` or later (the changes from there on are
-    /// about to move or be recounted); a run scanned only up to it stands.
+    /// Cuts the runs back to what the changes before `from` tell (the changes from there on are
+    /// about to move or be recounted): a move shifts a few changes in the middle of the plan, and
+    /// the runs are scanned on from there rather than from now.
     fn forget_runs_from(&mut self, from: usize) {
-        let mut i = 0;
-        while i < self.live_runs {
-            let runs = &mut self.runs[i];
-            if runs.scanned > from {
-                // Out of the live ones, keeping their order by size.
-                self.runs[i..self.live_runs].rotate_left(1);
-                self.live_runs -= 1;
-            } else {
-                // Its word of bits stands only if none of its changes moves.
-                if runs.word.is_some_and(|(_, to, _)| to > from) {
-                    runs.word = None;
-                }
-                i += 1;
-            }
+        for runs in &mut self.runs[..self.live_runs] {
+            runs.truncate(from, self.now.at, self.base);
         }
     }
 
@@ -709,7 +719,8 @@ impl Plan {
     }
 
     /// The earliest moment `n` nodes are free for `length` seconds (the general profile's search,
-    /// on counts), looking only at moments before change `before` and before time `until`: `None`
+    /// on counts), looking only at moments before change `before` and before time `until`, and
+    /// from time `from` on (no earlier window fits: see [`may_move`](Self::may_move)): `None`
     /// when there is none. Windows from before `until` end before `until + length`: the counts
     /// from there on are not read.
     ///
@@ -726,6 +737,7 @@ impl Plan {
         length: SimTime,
         before: usize,
         until: SimTime,
+        from: SimTime,
     ) -> Option<Moment> {
         let own = self.steps.get(before).map(Step::when);
         let (read, limit) = if until < SimTime::INFINITY {
@@ -737,9 +749,14 @@ impl Plan {
         } else {
             (before, own)
         };
-        let short = Marks::new(&mut self.marks, &self.after[..read], n);
+        // The changes before `from` are neither marked nor looked at.
         let mut when = self.now;
         let mut k = 0;
+        if from > when.at {
+            when = Moment::start_of(from);
+            k = self.steps.partition_point(|s| s.at < from);
+        }
+        let short = Marks::new(&mut self.marks, &self.after[..read], n, k.min(read));
         loop {
             if limit.is_some_and(|l| when.cmp(&l) != Ordering::Less) {
                 return None;
@@ -823,12 +840,23 @@ struct Runs {
     scanned: usize,
     /// Since when the run under way at `scanned` lasts (`None`: none is).
     open: Option<SimTime>,
-    /// The start of each run that lasts longer than every run before it, in order, and how long
-    /// it lasts (the others change no answer).
-    starts: Vec<(SimTime, SimTime)>,
+    /// Each run scanned, in order (for cutting the scan back).
+    spans: Vec<Span>,
+    /// The start of each run that lasts longer than every run before it, in order, how long it
+    /// lasts (the others change no answer), and the change that ends it.
+    starts: Vec<(SimTime, SimTime, usize)>,
     /// The word of bits of the changes `from..to` that leave `n` free, last made:
     /// `(from, to, bits)`.
     word: Option<(usize, usize, u64)>,
+}
+
+/// A run: the change that starts it (0 also for one under way from now), when, and the change
+/// that ends it (`usize::MAX` while it is under way).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    first: usize,
+    at: SimTime,
+    end: usize,
 }
 
 impl Runs {
@@ -838,8 +866,42 @@ impl Runs {
         self.n = n;
         self.scanned = 0;
         self.open = (free >= n).then_some(now);
+        self.spans.clear();
+        self.spans.extend(self.open.map(|at| Span {
+            first: 0,
+            at,
+            end: usize::MAX,
+        }));
         self.starts.clear();
         self.word = None;
+    }
+
+    /// Forgets what the scan read from change `from` on (at `now` with `free` free): the runs
+    /// that start there or later, and the end of the one under way at `from`, which is under way
+    /// again. A scan not that far stands.
+    fn truncate(&mut self, from: usize, now: SimTime, free: i32) {
+        // Its word of bits stands only if none of its changes moves.
+        if self.word.is_some_and(|(_, to, _)| to > from) {
+            self.word = None;
+        }
+        if self.scanned <= from {
+            return;
+        }
+        if from == 0 {
+            self.reset(self.n, now, free);
+            return;
+        }
+        while self.starts.last().is_some_and(|r| r.2 >= from) {
+            self.starts.pop();
+        }
+        while self.spans.last().is_some_and(|r| r.first >= from) {
+            self.spans.pop();
+        }
+        self.open = self.spans.last_mut().filter(|r| r.end >= from).map(|r| {
+            r.end = usize::MAX;
+            r.at
+        });
+        self.scanned = from;
     }
 
     /// Scans on until every run that starts by `limit` has ended (or the changes have), 64
@@ -879,11 +941,21 @@ impl Runs {
                         let lasts = at - start;
                         if lasts > longest {
                             longest = lasts;
-                            self.starts.push((start, longest));
+                            self.starts.push((start, longest, j));
+                        }
+                        if let Some(span) = self.spans.last_mut() {
+                            span.end = j;
                         }
                         self.open = None;
                     }
-                    None if at <= limit => self.open = Some(at),
+                    None if at <= limit => {
+                        self.open = Some(at);
+                        self.spans.push(Span {
+                            first: j,
+                            at,
+                            end: usize::MAX,
+                        });
+                    }
                     None => {
                         i = j;
                         break 'words;
@@ -902,13 +974,56 @@ impl Runs {
         self.longest_from_by(limit) >= needed
     }
 
+    /// The start of the first run that starts by `limit` and lasts `needed` or, if `take` is the
+    /// first change of a reservation whose nodes are free right before it, holds the change before
+    /// it, if earlier (`None`: no such run), scanning as far as that takes.
+    fn first_window(
+        &mut self,
+        steps: &[Step],
+        after: &[i32],
+        limit: SimTime,
+        needed: SimTime,
+        take: Option<usize>,
+    ) -> Option<SimTime> {
+        let lasting = self
+            .hold(steps, after, limit, needed)
+            .then(|| self.first_lasting(needed));
+        let to_take = take.and_then(|before| self.run_through(before));
+        match (lasting, to_take) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The start of the first run scanned that lasts `needed`: a record, or the run under way.
+    fn first_lasting(&self, needed: SimTime) -> SimTime {
+        let k = self.starts.partition_point(|&(_, lasts, _)| lasts < needed);
+        let record = self.starts.get(k).map(|r| r.0);
+        record.or(self.open).unwrap_or(SimTime::NEG_INFINITY)
+    }
+
+    /// The start of the run scanned that holds the change before `before` (the run from now when
+    /// `before` is 0); `None` when that change starts no run scanned (it leaves too few free, or
+    /// it lies in a run that starts after every limit scanned to).
+    fn run_through(&self, before: usize) -> Option<SimTime> {
+        let Some(j) = before.checked_sub(1) else {
+            return self.spans.first().filter(|r| r.first == 0).map(|r| r.at);
+        };
+        if j >= self.scanned {
+            return None;
+        }
+        let i = self.spans.partition_point(|r| r.first <= j);
+        let run = self.spans[..i].last()?;
+        (run.end > j).then_some(run.at)
+    }
+
     /// The longest run among those that start by `limit` (scanned that far): infinite when one of
     /// them never ends.
     fn longest_from_by(&self, limit: SimTime) -> SimTime {
         if self.open.is_some_and(|start| start <= limit) {
             return SimTime::INFINITY;
         }
-        let k = self.starts.partition_point(|&(s, _)| s <= limit);
+        let k = self.starts.partition_point(|&(s, _, _)| s <= limit);
         k.checked_sub(1)
             .map_or(SimTime::NEG_INFINITY, |i| self.starts[i].1)
     }
@@ -932,21 +1047,32 @@ fn short_of(counts: &[i32], n: i32) -> u64 {
         })
 }
 
-/// The changes whose count is short of a threshold, as bits.
+/// The changes whose count is short of a threshold, as bits, from a word on (the changes before
+/// it are never asked about).
 struct Marks<'a> {
     words: &'a [u64],
+    /// The words of 64 changes not marked.
+    skip: usize,
     len: usize,
 }
 
 impl<'a> Marks<'a> {
-    /// Marks each count in `counts` below `n`, in `buf`.
-    fn new(buf: &'a mut Vec<u64>, counts: &[i32], n: i32) -> Self {
+    /// Marks each count in `counts` below `n`, in `buf`, from the word of change `from` on.
+    fn new(buf: &'a mut Vec<u64>, counts: &[i32], n: i32, from: usize) -> Self {
+        let skip = from / 64;
         buf.clear();
-        buf.extend(counts.chunks(64).map(|c| short_of(c, n)));
+        buf.extend(counts[skip * 64..].chunks(64).map(|c| short_of(c, n)));
         Marks {
             words: buf,
+            skip,
             len: counts.len(),
         }
+    }
+
+    /// The marks of the `w`th word of changes (`None` past the last one).
+    fn word(&self, w: usize) -> Option<&u64> {
+        debug_assert!(w >= self.skip, "a change before the first marked word");
+        self.words.get(w - self.skip)
     }
 
     /// The first change of the first run of unmarked changes from `from` on that lasts `length`
@@ -958,7 +1084,7 @@ impl<'a> Marks<'a> {
         // Before `from`, as if marked: an unmarked change there starts a run.
         let mut marked_before = true;
         let mut lowest = 1u64 << (from % 64);
-        while let Some(&marks) = self.words.get(w) {
+        while let Some(&marks) = self.word(w) {
             let valid = u64::MAX >> (64 - (self.len - w * 64).min(64));
             let before = (marks << 1) & !lowest | if marked_before { lowest } else { 0 };
             let mut flips = (marks ^ before) & valid & !(lowest - 1);
@@ -983,14 +1109,14 @@ impl<'a> Marks<'a> {
     /// The first marked change at `from` or later.
     fn next(&self, from: usize) -> Option<usize> {
         let mut w = from / 64;
-        let mut bits = *self.words.get(w)? & (u64::MAX << (from % 64));
+        let mut bits = *self.word(w)? & (u64::MAX << (from % 64));
         loop {
             if bits != 0 {
                 let i = w * 64 + bits.trailing_zeros() as usize;
                 return (i < self.len).then_some(i);
             }
             w += 1;
-            bits = *self.words.get(w)?;
+            bits = *self.word(w)?;
         }
     }
 }
@@ -1035,25 +1161,25 @@ mod tests {
         let mut p = busy();
         // 3 nodes for 20 s clash with the reservation at 10 (2 left): after it ends, at 15.
         assert_eq!(
-            p.earliest(3, 20.0, 3, SimTime::INFINITY),
+            p.earliest(3, 20.0, 3, SimTime::INFINITY, 0.0),
             Some(Moment::start_of(15.0))
         );
         // Ending exactly when the reservation starts is fine; 2 nodes fit beside it anyway.
         assert_eq!(
-            p.earliest(3, 10.0, 3, SimTime::INFINITY),
+            p.earliest(3, 10.0, 3, SimTime::INFINITY, 0.0),
             Some(Moment::start_of(0.0))
         );
         assert_eq!(
-            p.earliest(2, 20.0, 3, SimTime::INFINITY),
+            p.earliest(2, 20.0, 3, SimTime::INFINITY, 0.0),
             Some(Moment::start_of(0.0))
         );
         // 5 nodes are not free before 10, and 2 are left then.
         assert_eq!(
-            p.earliest(5, 1.0, 3, SimTime::INFINITY),
+            p.earliest(5, 1.0, 3, SimTime::INFINITY, 0.0),
             Some(Moment::start_of(15.0))
         );
         // Job 1 itself, looking before its own take: no earlier moment has 8 free.
-        assert_eq!(p.earliest(8, 5.0, 1, SimTime::INFINITY), None);
+        assert_eq!(p.earliest(8, 5.0, 1, SimTime::INFINITY, 0.0), None);
     }
 
     #[test]
@@ -1199,14 +1325,14 @@ mod tests {
         runs.scan(&steps, &after, 15.0);
         assert_eq!(
             (runs.scanned, runs.starts.clone()),
-            (1, vec![(0.0, 10.0)]),
+            (1, vec![(0.0, 10.0, 0)]),
             "[0, 10) then stop"
         );
         assert_eq!(runs.longest_from_by(15.0), 10.0);
         runs.scan(&steps, &after, 30.0);
         assert_eq!(
             runs.starts,
-            vec![(0.0, 10.0)],
+            vec![(0.0, 10.0, 0)],
             "[20, 25) is shorter: no record"
         );
         assert_eq!(runs.longest_from_by(30.0), 10.0);
@@ -1223,6 +1349,45 @@ mod tests {
         runs.scan(&steps, &after, 40.0);
         assert_eq!(runs.longest_from_by(40.0), SimTime::INFINITY);
         assert_eq!(runs.longest_from_by(30.0), 10.0);
+    }
+
+    #[test]
+    fn runs_cut_back_to_a_change_are_scanned_on_from_there() {
+        // From 0 with 4 free: changes at 10 (2 free), 20 (6), 25 (1), 40 (9), 45 (2).
+        let times = [10.0, 20.0, 25.0, 40.0, 45.0];
+        let steps: Vec<Step> = times
+            .iter()
+            .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
+            .collect();
+        let mut runs = Runs::default();
+        runs.reset(3, 0.0, 4);
+        runs.scan(&steps, &[2, 6, 1, 9, 2], 50.0);
+        assert_eq!(
+            runs.longest_from_by(50.0),
+            10.0,
+            "[0, 10), [20, 25), [40, 45)"
+        );
+        // The change at 25 now leaves 7 free: [20, 25) grows to [20, 45), under way again at 25.
+        runs.truncate(2, 0.0, 4);
+        assert_eq!((runs.scanned, runs.open), (2, Some(20.0)));
+        assert_eq!(
+            runs.starts,
+            vec![(0.0, 10.0, 0)],
+            "the record up to change 0 stands"
+        );
+        runs.scan(&steps, &[2, 6, 7, 9, 2], 50.0);
+        assert_eq!(runs.longest_from_by(50.0), 25.0);
+        assert_eq!(runs.longest_from_by(15.0), 10.0);
+        // Cut back to the first change, the run from now is under way again.
+        runs.truncate(0, 0.0, 4);
+        assert_eq!(
+            (runs.scanned, runs.open, runs.starts.len()),
+            (0, Some(0.0), 0)
+        );
+        // A scan that did not reach the change cut back to stands.
+        runs.scan(&steps, &[2, 6, 7, 9, 2], 5.0);
+        runs.truncate(3, 0.0, 4);
+        assert_eq!(runs.scanned, 1);
     }
 
     /// [`busy`] kept after its pass, and carried to `now` with `free` nodes free.
@@ -1324,6 +1489,41 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// A scan cut back to any change and resumed on counts changed from there finds the runs
+        /// a fresh scan of the new counts finds.
+        #[test]
+        fn runs_cut_back_and_scanned_on_are_those_counted_by_hand(
+            before in proptest::collection::vec(0i32..6, 1..300),
+            changed in proptest::collection::vec(0i32..6, 0..300),
+            cut in 0usize..300,
+            n in 1i32..6,
+            free in 0i32..6,
+            first in 0u32..320,
+            limit in 0u32..320,
+        ) {
+            let len = before.len();
+            let cut = cut % len;
+            let mut after = before.clone();
+            for (a, &c) in after[cut..].iter_mut().zip(&changed) {
+                *a = c;
+            }
+            let times: Vec<SimTime> = (1u32..).take(len).map(SimTime::from).collect();
+            let steps: Vec<Step> = times
+                .iter()
+                .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
+                .collect();
+            let mut runs = Runs::default();
+            runs.reset(n, 0.0, free);
+            runs.scan(&steps, &before, SimTime::from(first));
+            runs.truncate(cut, 0.0, free);
+            let limit = SimTime::from(limit);
+            runs.scan(&steps, &after, limit);
+            proptest::prop_assert_eq!(
+                runs.longest_from_by(limit),
+                longest_by_hand(&times, &after, n, free, limit)
+            );
+        }
+
         /// The word-wise scan finds the runs a change-by-change count finds, across words of 64
         /// changes and with scans resumed at rising limits.
         #[test]
@@ -1355,14 +1555,23 @@ mod tests {
     #[test]
     fn a_reservation_moves_only_when_a_run_by_its_limit_is_long_enough_or_reaches_its_take() {
         let mut p = busy();
-        // 10 free from 0 up to job 1's take at 10: 8 nodes for any length may move (up to its take).
-        assert!(p.may_move(8, 50.0, 1, 10.0));
         // 3 nodes for 20 s: the only run by time 5 is [0, 10) (before its take: 10 free then 2).
-        assert!(!p.may_move(3, 20.0, 2, 5.0));
-        assert!(p.may_move(3, 10.0, 2, 5.0));
+        assert_eq!(p.may_move(3, 20.0, 2, 5.0), None);
+        assert_eq!(p.may_move(3, 10.0, 2, 5.0), Some(0.0));
         // 5 nodes for 20 s: told by the runs of 3 (those of 5 lie inside them), none scanned.
-        assert!(!p.may_move(5, 20.0, 2, 5.0));
+        assert_eq!(p.may_move(5, 20.0, 2, 5.0), None);
         assert_eq!(p.live_runs, 1);
+        // 10 free after job 0's release at 10, right up to job 1's take: 8 nodes for any length
+        // may move (up to its take), from 10 on.
+        assert_eq!(p.may_move(8, 50.0, 1, 10.0), Some(10.0));
+        // 4 nodes free from now up to the take at 10 (before == 0 is the run from now).
+        assert_eq!(p.may_move(4, 50.0, 0, 10.0), Some(0.0));
+        // 3 nodes for 20 s by time 20: [0, 10) is too short, the run from 15 never ends; no
+        // window starts before it, and a search from there finds what one from now finds.
+        assert_eq!(p.may_move(3, 20.0, 2, 20.0), Some(15.0));
+        let from_now = p.earliest(3, 20.0, 3, SimTime::INFINITY, 0.0);
+        assert_eq!(from_now, Some(Moment::start_of(15.0)));
+        assert_eq!(p.earliest(3, 20.0, 3, SimTime::INFINITY, 15.0), from_now);
     }
 
     #[test]
@@ -1394,7 +1603,7 @@ mod tests {
     fn marks_find_the_next_marked_change() {
         let counts: Vec<i32> = (0..150).map(|i| if i % 70 == 3 { 0 } else { 5 }).collect();
         let mut buf = Vec::new();
-        let m = Marks::new(&mut buf, &counts, 1);
+        let m = Marks::new(&mut buf, &counts, 1, 0);
         assert_eq!(m.next(0), Some(3));
         assert_eq!(m.next(4), Some(73));
         assert_eq!(m.next(74), Some(143));
@@ -1409,7 +1618,7 @@ mod tests {
             .map(|i| Step::new(Moment::start_of(f64::from(i)), Change::Release, JobId(0), 1))
             .collect();
         let mut buf = Vec::new();
-        let m = Marks::new(&mut buf, &counts, 1);
+        let m = Marks::new(&mut buf, &counts, 1, 0);
         assert_eq!(m.long_run(0, &steps, 3.0), Some(0), "[0, 3) lasts 3 s");
         assert_eq!(m.long_run(0, &steps, 4.0), Some(4), "then [4, 73)");
         assert_eq!(m.long_run(1, &steps, 69.0), Some(4), "[4, 73) lasts 69 s");
