@@ -1295,6 +1295,20 @@ series = "easy+flat+user"
 "#;
 
     #[test]
+    fn a_step_in_x_picks_a_value_below_and_from_its_threshold() {
+        let t = "largest-first:{x<0.7?16:64}";
+        assert_eq!(fill(t, 0.6, None).unwrap(), "largest-first:16");
+        assert_eq!(fill(t, 0.7, None).unwrap(), "largest-first:64");
+        assert_eq!(fill("a{x<1?b:c}{x}", 2.0, None).unwrap(), "ac2");
+        assert!(
+            fill("{x<high?1:2}", 0.5, None)
+                .unwrap_err()
+                .contains("not a number")
+        );
+        assert!(fill("{y}", 0.5, None).unwrap_err().contains("{x<T?A:B}"));
+    }
+
+    #[test]
     fn a_file_becomes_panels_series_cells_figures_and_claims() {
         let p = Plan::new("e.toml", FILE, false).unwrap();
         assert_eq!(p.panels.len(), 2);

@@ -781,6 +781,34 @@ mod tests {
     }
 
     #[test]
+    fn load_sets_the_rate_from_the_mean_size_and_service() {
+        // squares on 8×8: sizes 1, 4, 16, 64 equally likely, E[nodes] = 85/4.
+        assert_eq!(
+            SideModel::PowerSquares.mean_nodes(Shape::new(8, 8)),
+            Some(21.25)
+        );
+        assert_eq!(
+            SideModel::Uniform.mean_nodes(Shape::new(3, 5)),
+            Some(2.0 * 3.0)
+        );
+        assert_eq!(SideModel::normal().mean_nodes(Shape::new(8, 8)), None);
+        let (exp, _) = SynthSpec::from_label("synth:squares,mesh=8x8,load=0.5").unwrap();
+        assert_eq!(exp.rate, 64.0 * 0.5 / 21.25);
+        let (normal, _) =
+            SynthSpec::from_label("synth:squares,mesh=8x8,load=0.5,dist=normal").unwrap();
+        let mean = ServiceModel::Normal.mean(1.0);
+        assert_eq!(normal.rate, 64.0 * 0.5 / (21.25 * mean));
+        assert!((mean - 1.288).abs() < 1e-3);
+        for bad in [
+            "synth:squares,load=0.5,rate=1",
+            "synth:squares,load=0.5,traffic=1",
+            "synth:normal,load=0.5",
+        ] {
+            assert!(SynthSpec::from_label(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn squares_are_powers_of_two_equally_likely() {
         let (spec, seed) = SynthSpec::from_label("synth:squares,mesh=8x8,jobs=20000").unwrap();
         let w = spec.generate(seed).unwrap();
