@@ -27,7 +27,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::SimTime;
-use crate::engine::{Engine, EngineError, NoObserver, Outcome};
+use crate::engine::{Engine, EngineError, NoObserver, Outcome, ReplayOptions};
 use crate::machine::{AllocKind, MachineSpec};
 use crate::sched::{GangLog, GangParams, gang_with_log};
 use crate::workload::Workload;
@@ -39,12 +39,24 @@ pub fn replay_gang(
     params: GangParams,
     alloc: AllocKind,
 ) -> Result<(Outcome, GangLog), EngineError> {
+    replay_gang_with(workload, machine, params, alloc, ReplayOptions::default())
+}
+
+/// [`replay_gang`] with the engine's options (killing at estimates, dilation).
+pub fn replay_gang_with(
+    workload: &Workload,
+    machine: MachineSpec,
+    params: GangParams,
+    alloc: AllocKind,
+    options: ReplayOptions,
+) -> Result<(Outcome, GangLog), EngineError> {
     let log = Arc::new(Mutex::new(GangLog::default()));
     let out = Engine::new(
         workload,
-        gang_with_log(params, log.clone()),
+        gang_with_log(params.for_workload(workload), log.clone()),
         alloc.build(machine)?,
     )
+    .with_options(options)
     .run(&mut NoObserver)?;
     let log = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
     Ok((out, log))

@@ -351,7 +351,7 @@ pub fn replay_with(
     observer: &mut dyn Observer,
 ) -> Result<Outcome, EngineError> {
     let allocator = alloc.build(machine)?;
-    Engine::new(workload, sched.build(), allocator)
+    Engine::new(workload, sched.for_workload(workload).build(), allocator)
         .with_options(options)
         .run(observer)
 }

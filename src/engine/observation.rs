@@ -14,11 +14,15 @@
 //! (Fig. 9) is [`completion_time`].
 //!
 //! [`Observed`] holds what an experiment measures of a run beyond its summary (the window's `M`,
-//! `U`, `X`, the completion time and the last arrival), one registered column each in
-//! [`OBSERVED`]; [`observed`] computes them.
+//! `U`, `X`, the completion time and the last arrival; of a time-sharing run the mean number of
+//! gang classes, suspensions per job and the mean wait of each service-demand decile,
+//! coscheduling-time-sharing.md §4.4), one registered column each in [`OBSERVED`]; [`observed`]
+//! computes them.
 
 use super::Outcome;
 use crate::SimTime;
+use crate::coschedule;
+use crate::sched::GangLog;
 use crate::workload::Workload;
 
 /// The §4.2 counters and parameters of one window.
@@ -97,6 +101,33 @@ pub struct Observed {
     pub completion_time: f64,
     /// When the last job arrives.
     pub last_arrival: f64,
+    /// Time-average number of time-slice classes of a `gang` run up to its completion
+    /// ([`crate::sched::GangLog::mean_classes`]; 0 for other schedulers).
+    pub gang_classes: f64,
+    /// Job suspensions per job ([`crate::coschedule::suspensions`] over the job count).
+    pub suspensions_per_job: f64,
+    /// Mean waiting time (response − run time) of each service-demand decile, shortest first
+    /// ([`crate::coschedule::by_service_class`] with 10 classes).
+    pub decile_wait: [f64; DECILES],
+}
+
+/// The service-demand classes of [`Observed::decile_wait`].
+pub const DECILES: usize = 10;
+
+/// The column of decile `d` (0-based) of [`Observed::decile_wait`].
+macro_rules! decile_column {
+    ($d:literal, $name:literal, $n:literal) => {
+        ObservedColumn {
+            name: $name,
+            unit: "s",
+            meaning: concat!(
+                "mean waiting time (response − run time) of service-demand decile ",
+                $n
+            ),
+            get: |o| o.decile_wait[$d],
+            set: |o, v| o.decile_wait[$d] = v,
+        }
+    };
 }
 
 /// One observed measure: name, unit, meaning, and its value in an [`Observed`].
@@ -151,20 +182,61 @@ pub const OBSERVED: &[ObservedColumn] = &[
         get: |o| o.last_arrival,
         set: |o, v| o.last_arrival = v,
     },
+    ObservedColumn {
+        name: "gang_classes",
+        unit: "",
+        meaning: "time-average number of gang time-slice classes",
+        get: |o| o.gang_classes,
+        set: |o, v| o.gang_classes = v,
+    },
+    ObservedColumn {
+        name: "suspensions_per_job",
+        unit: "",
+        meaning: "job suspensions per job",
+        get: |o| o.suspensions_per_job,
+        set: |o, v| o.suspensions_per_job = v,
+    },
+    decile_column!(0, "decile_wait_1", "1"),
+    decile_column!(1, "decile_wait_2", "2"),
+    decile_column!(2, "decile_wait_3", "3"),
+    decile_column!(3, "decile_wait_4", "4"),
+    decile_column!(4, "decile_wait_5", "5"),
+    decile_column!(5, "decile_wait_6", "6"),
+    decile_column!(6, "decile_wait_7", "7"),
+    decile_column!(7, "decile_wait_8", "8"),
+    decile_column!(8, "decile_wait_9", "9"),
+    decile_column!(9, "decile_wait_10", "10"),
 ];
 
 /// The observed measures of `out` (a replay of `w` on `nodes` nodes) over the window `[0, window]`;
-/// without a window (a fixed job set), over `[0, completion time]`.
-pub fn observed(w: &Workload, out: &Outcome, nodes: u32, window: Option<SimTime>) -> Observed {
+/// without a window (a fixed job set), over `[0, completion time]`. `gang` is the class log of a
+/// `gang` replay (none: no classes).
+pub fn observed(
+    w: &Workload,
+    out: &Outcome,
+    nodes: u32,
+    window: Option<SimTime>,
+    gang: Option<&GangLog>,
+) -> Observed {
     let completion = completion_time(out);
     let window = window.unwrap_or_else(|| completion.max(f64::MIN_POSITIVE));
     let o = observe(w, out, nodes, window);
+    let mut decile_wait = [0.0; DECILES];
+    for (d, class) in decile_wait
+        .iter_mut()
+        .zip(coschedule::by_service_class(w, out, DECILES))
+    {
+        *d = class.mean_wait;
+    }
     Observed {
         window_delay: o.mean_delay,
         window_utilization: o.utilization,
         window_throughput: o.throughput,
         completion_time: completion,
         last_arrival: w.jobs.last().map_or(0.0, |j| j.submit),
+        gang_classes: gang.map_or(0.0, |g| g.mean_classes(completion)),
+        suspensions_per_job: coschedule::suspensions(out) as f64 / w.jobs.len().max(1) as f64,
+        decile_wait,
     }
 }
 
@@ -260,7 +332,7 @@ mod tests {
             [0.0, 1.5, 4.0 / 3.0]
         );
         assert_eq!(completion_time(&out), 13.0);
-        let seen = observed(&w, &out, 4, Some(10.0));
+        let seen = observed(&w, &out, 4, Some(10.0), None);
         assert_eq!(
             (
                 seen.window_delay,
@@ -271,11 +343,22 @@ mod tests {
         );
         assert_eq!((seen.completion_time, seen.last_arrival), (13.0, 11.0));
         // A job set: the window is [0, 13], every job allocated and completed in it.
-        let set = observed(&w, &out, 4, None);
+        let set = observed(&w, &out, 4, None, None);
         assert_eq!(set.window_delay, 4.0 / 3.0);
         assert_eq!(set.window_throughput, 3.0 / 13.0);
+        // Run times 4, 8, 1 with waits 0, 3, 1: one job per class, the shortest first.
+        assert_eq!(set.decile_wait[..4], [1.0, 0.0, 3.0, 0.0]);
+        assert_eq!((set.gang_classes, set.suspensions_per_job), (0.0, 0.0));
+        // One class over [0, 4), two up to the completion at 13.
+        let log = GangLog {
+            classes: vec![(0.0, 1), (4.0, 2)],
+            switches: 0,
+        };
+        let gang = observed(&w, &out, 4, None, Some(&log));
+        assert_eq!(gang.gang_classes, 22.0 / 13.0);
         let names: Vec<&str> = OBSERVED.iter().map(|c| c.name).collect();
-        assert_eq!(names.len(), 5);
+        assert_eq!(names.len(), 7 + DECILES);
+        assert_eq!(names[16], "decile_wait_10");
         assert_eq!((OBSERVED[4].get)(&seen), 11.0);
         let mut back = Observed::default();
         for c in OBSERVED {

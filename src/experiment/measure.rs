@@ -5,8 +5,9 @@
 //! ([`crate::engine::columns`]); reports take axis labels from it. A measure that needs
 //! more than a run's summary is an *observed* measure, registered once in
 //! [`crate::engine::observation::OBSERVED`] (the §4.2 observation window's `M`, `U`, `X`, the
-//! completion time and last arrival of a job set): a cell whose figures or rules use one computes
-//! them for every replica ([`RunMetrics::observed`]).
+//! completion time and last arrival of a job set, gang classes, suspensions, decile waits): a cell
+//! whose figures or rules use one computes them for every replica ([`RunMetrics::observed`]).
+//! `decile_wait` is indexed by the point's x (the decile), so one cell draws a whole curve.
 
 use crate::engine::RunMetrics;
 use crate::engine::columns::COLUMNS;
@@ -30,6 +31,8 @@ pub struct Measure {
 enum Get {
     Column(fn(&RunMetrics) -> crate::engine::columns::Value),
     Observed(fn(&crate::engine::observation::Observed) -> f64),
+    /// Indexed by the point's x (`decile_wait`: decile x).
+    ByX(fn(&crate::engine::observation::Observed, f64) -> f64),
 }
 
 impl PartialEq for Measure {
@@ -39,12 +42,24 @@ impl PartialEq for Measure {
 }
 
 impl Measure {
-    /// Its value in a run.
+    /// Its value in a run (NaN for a measure indexed by x: [`Measure::at`]).
     pub fn of(&self, m: &RunMetrics) -> f64 {
+        self.at(m, f64::NAN)
+    }
+
+    /// Its value in a run at the point `x` (only a measure indexed by x reads it).
+    pub fn at(&self, m: &RunMetrics, x: f64) -> f64 {
         match self.get {
             Get::Column(get) => get(m).as_f64(),
             Get::Observed(get) => get(&m.observed),
+            Get::ByX(get) => get(&m.observed, x),
         }
+    }
+
+    /// Indexed by the point's x: a figure's y only (not a replication, stop or `divide_by`
+    /// measure).
+    pub fn by_x(&self) -> bool {
+        matches!(self.get, Get::ByX(_))
     }
 
     /// `mean turnaround (s)`: the meaning with the unit, for an axis.
@@ -73,8 +88,31 @@ pub static MEASURES: std::sync::LazyLock<Vec<Measure>> = std::sync::LazyLock::ne
         observed: true,
         get: Get::Observed(c.get),
     });
-    columns.chain(observed).collect()
+    columns
+        .chain(observed)
+        .chain(BY_X.iter().copied())
+        .collect()
 });
+
+/// The measures indexed by the point's x: the panel's x picks which value of a run is drawn (the
+/// cells do not depend on x, so one cell gives the whole curve).
+const BY_X: &[Measure] = &[Measure {
+    name: "decile_wait",
+    unit: "s",
+    meaning: "mean waiting time (response − run time) of service-demand decile x",
+    observed: true,
+    get: Get::ByX(decile_wait),
+}];
+
+/// The mean wait of decile `x` (1 = the shortest tenth of the jobs; NaN off 1…10).
+fn decile_wait(o: &crate::engine::observation::Observed, x: f64) -> f64 {
+    let d = x.round();
+    if d == x && (1.0..=o.decile_wait.len() as f64).contains(&d) {
+        o.decile_wait[d as usize - 1]
+    } else {
+        f64::NAN
+    }
+}
 
 /// The measure called `name`, or an error with the likeliest names meant and every name.
 pub fn lookup(name: &str) -> Result<Measure, String> {
@@ -95,6 +133,18 @@ pub fn lookup(name: &str) -> Result<Measure, String> {
             .collect::<Vec<_>>()
             .join(", ")
     ))
+}
+
+/// The measure called `name` where one number per run is needed (a replication, stop or
+/// `divide_by` measure): a measure indexed by x is refused.
+pub fn lookup_per_run(name: &str) -> Result<Measure, String> {
+    let m = lookup(name)?;
+    if m.by_x() {
+        return Err(format!(
+            "`{name}` is indexed by the point's x: a figure's `y` (or `also`) only"
+        ));
+    }
+    Ok(m)
 }
 
 /// The measures whose name contains what was written (spaces as `_`) or is within two edits of
@@ -164,6 +214,19 @@ mod tests {
         let m = lookup("window_delay").unwrap();
         assert!(m.observed && m.of(&seen) == 1.5);
         assert!(!lookup("jobs").unwrap().observed);
+        seen.observed.decile_wait[0] = 0.5;
+        seen.observed.decile_wait[9] = 4.0;
+        let d = lookup("decile_wait").unwrap();
+        assert!(d.observed && d.by_x() && !m.by_x());
+        assert_eq!((d.at(&seen, 1.0), d.at(&seen, 10.0)), (0.5, 4.0));
+        assert!(d.at(&seen, 0.0).is_nan() && d.at(&seen, 2.5).is_nan() && d.of(&seen).is_nan());
+        assert_eq!(lookup("decile_wait_10").unwrap().of(&seen), 4.0);
+        assert!(
+            lookup_per_run("decile_wait")
+                .unwrap_err()
+                .contains("indexed by")
+        );
+        assert!(lookup_per_run("decile_wait_1").is_ok());
         let mut names: Vec<&str> = MEASURES.iter().map(|m| m.name).collect();
         names.sort_unstable();
         names.dedup();

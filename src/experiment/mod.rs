@@ -120,7 +120,7 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
                     points.push(Point {
                         series: label.clone(),
                         x: *x,
-                        est: estimate(runs, measure, f.divide_by),
+                        est: estimate(runs, measure, f.divide_by, *x),
                     });
                 }
             }
@@ -138,14 +138,15 @@ pub fn figures(plan: &Plan, results: &Results) -> Vec<FigureData> {
         .collect()
 }
 
-/// The estimate of `measure` over `runs`; with `divide_by`, the ratio of the two means (no
+/// The estimate of `measure` at `x` over `runs`; with `divide_by`, the ratio of the two means (no
 /// interval: `ci_low = ci_high = mean`).
 fn estimate(
     runs: &[RunMetrics],
     measure: plan::Measure,
     divide_by: Option<plan::Measure>,
+    x: f64,
 ) -> Estimate {
-    let est = Estimate::of(runs, |m| measure.of(m));
+    let est = Estimate::of(runs, |m| measure.at(m, x));
     match divide_by {
         None => est,
         Some(d) => {

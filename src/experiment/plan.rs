@@ -497,7 +497,8 @@ impl Panel {
     }
 }
 
-/// Substitutes `{x}` and `{jobs}` in `template`.
+/// Substitutes `{x}`, `{jobs}` and steps in x `{x<T?A:B}` (`largest-first:{x<0.7?16:64}`) in
+/// `template`.
 pub fn fill(template: &str, x: f64, jobs: Option<usize>) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = template;
@@ -520,16 +521,34 @@ pub fn fill(template: &str, x: f64, jobs: Option<usize>) -> Result<String, Strin
                     ));
                 }
             },
-            other => {
-                return Err(format!(
-                    "`{template}`: unknown parameter {{{other}}}; templates know {{x}} and {{jobs}}"
-                ));
-            }
+            other => match step(other, x) {
+                Some(v) => out.push_str(v?),
+                None => {
+                    return Err(format!(
+                        "`{template}`: unknown parameter {{{other}}}; templates know {{x}}, {{jobs}} and {{x<T?A:B}}"
+                    ));
+                }
+            },
         }
         rest = &rest[open + close + 1..];
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// `x<T?A:B` (a step in x: `A` below the threshold `T`, `B` from it on), its text at `x`; `None`
+/// when `inner` is not of that form.
+fn step(inner: &str, x: f64) -> Option<Result<&str, String>> {
+    let rest = inner.strip_prefix("x<")?;
+    let (threshold, choices) = rest.split_once('?')?;
+    let (below, from) = choices.split_once(':')?;
+    Some(match threshold.trim().parse::<f64>() {
+        Ok(t) if x < t => Ok(below),
+        Ok(_) => Ok(from),
+        Err(_) => Err(format!(
+            "{{{inner}}}: the threshold `{threshold}` is not a number"
+        )),
+    })
 }
 
 /// Where errors point.
@@ -622,7 +641,7 @@ fn panel(
             let spec = s.get_ref();
             let name = spec.measure.as_deref().unwrap_or("mean_turnaround_s");
             Ok(Stop {
-                measure: measure::lookup(name).map_err(|m| at.err(&s.span(), "stop", m))?,
+                measure: measure::lookup_per_run(name).map_err(|m| at.err(&s.span(), "stop", m))?,
                 above: spec.above,
                 margin: spec.margin.unwrap_or(1),
             })
@@ -689,7 +708,13 @@ fn panel(
             ),
         ));
     }
-    check_cells(at, p, &panel)?;
+    // A figure drawing a measure indexed by x (`decile_wait`) needs no {x} in the templates: the
+    // x picks the value of the one cell.
+    let indexed = f.figures.iter().any(|g| {
+        g.panel.get_ref() == p.name.get_ref()
+            && measure::lookup(g.y.get_ref()).is_ok_and(|m| m.by_x())
+    });
+    check_cells(at, p, &panel, indexed)?;
     Ok(panel)
 }
 
@@ -699,19 +724,24 @@ fn is_synthetic(workload: &str) -> bool {
 }
 
 /// Every cell of the panel builds (labels parse at every x), x is used, series are distinct.
-fn check_cells(at: &At<'_>, p: &spec::PanelSpec, panel: &Panel) -> Result<(), ExperimentError> {
+fn check_cells(
+    at: &At<'_>,
+    p: &spec::PanelSpec,
+    panel: &Panel,
+    indexed: bool,
+) -> Result<(), ExperimentError> {
     let on_lf = panel.x.name == LOAD_FACTOR;
     let mut templates = vec![p.workload.get_ref().as_str()];
     templates.extend(p.seed_key.iter().map(|s| s.get_ref().as_str()));
     for s in &panel.series {
         templates.extend([s.sched.as_str(), s.alloc.as_str(), s.estimate.as_str()]);
     }
-    if !on_lf && !templates.iter().any(|t| t.contains("{x}")) {
+    if !on_lf && !indexed && !templates.iter().any(|t| t.contains("{x}")) {
         return Err(at.err(
             &p.name.span(),
             "x",
             format!(
-                "x is `{}` but no template of the panel uses {{x}}: put {{x}} in the workload or a policy label (e.g. `rate={{x}}`), or make x the load_factor",
+                "x is `{}` but no template of the panel uses {{x}}: put {{x}} in the workload or a policy label (e.g. `rate={{x}}`), make x the load_factor, or draw a measure indexed by x (`decile_wait`)",
                 panel.x.name
             ),
         ));
@@ -796,7 +826,7 @@ fn fixed(n: usize) -> StopRule {
 }
 
 fn stop_rule(r: &ReplicateSpec) -> Result<(StopRule, Measure), String> {
-    let watch = measure::lookup(r.measure.as_deref().unwrap_or("mean_turnaround_s"))?;
+    let watch = measure::lookup_per_run(r.measure.as_deref().unwrap_or("mean_turnaround_s"))?;
     let rule = match (r.count, r.min, r.max, r.half_width) {
         (Some(0), ..) => return Err("`count` must be at least 1".into()),
         (Some(n), None, None, None) => fixed(n),
@@ -951,6 +981,7 @@ fn figure(
     let series = g
         .series
         .iter()
+        .flatten()
         .filter(|s| !skip.contains(s.get_ref()))
         .map(|s| {
             p.series
@@ -973,7 +1004,9 @@ fn figure(
     let divide_by = g
         .divide_by
         .as_ref()
-        .map(|d| measure::lookup(d.get_ref()).map_err(|m| at.err(&d.span(), "divide_by", m)))
+        .map(|d| {
+            measure::lookup_per_run(d.get_ref()).map_err(|m| at.err(&d.span(), "divide_by", m))
+        })
         .transpose()?;
     let position = |s: &Spanned<String>| {
         p.series
@@ -1009,7 +1042,7 @@ fn figure(
         extra,
         name: g.name.get_ref().clone(),
         panel,
-        series: if series.is_empty() {
+        series: if g.series.is_none() {
             (0..p.series.len()).collect()
         } else {
             series
@@ -1260,6 +1293,20 @@ statement = "EASY is not worse."
 predicate = "lowest"
 series = "easy+flat+user"
 "#;
+
+    #[test]
+    fn a_step_in_x_picks_a_value_below_and_from_its_threshold() {
+        let t = "largest-first:{x<0.7?16:64}";
+        assert_eq!(fill(t, 0.6, None).unwrap(), "largest-first:16");
+        assert_eq!(fill(t, 0.7, None).unwrap(), "largest-first:64");
+        assert_eq!(fill("a{x<1?b:c}{x}", 2.0, None).unwrap(), "ac2");
+        assert!(
+            fill("{x<high?1:2}", 0.5, None)
+                .unwrap_err()
+                .contains("not a number")
+        );
+        assert!(fill("{y}", 0.5, None).unwrap_err().contains("{x<T?A:B}"));
+    }
 
     #[test]
     fn a_file_becomes_panels_series_cells_figures_and_claims() {

@@ -159,6 +159,22 @@ pub const PREDICATES: &[Predicate] = &[
         eval: falls,
     },
     Predicate {
+        name: "rises_steadily",
+        doc: "`series`' last value is at least `factor` (default 2) times its first, and at least a `share` (default 0.75) of its steps do not fall (a trend through noise: \"long jobs wait more than short ones\")",
+        params: &[
+            req("series", Kind::Series),
+            opt("factor", Kind::Number),
+            opt("share", Kind::Number),
+        ],
+        eval: rises_steadily,
+    },
+    Predicate {
+        name: "flat",
+        doc: "every value of `series` is within `tolerance` (default 0.25) of the series' mean over x (\"independent of x\")",
+        params: &[req("series", Kind::Series), TOL],
+        eval: flat,
+    },
+    Predicate {
         name: "interior_minimum",
         doc: "`series` has its smallest value strictly inside its x range",
         params: &[req("series", Kind::Series)],
@@ -729,6 +745,57 @@ fn falls(f: &FigureData, a: &Args<'_>) -> (String, bool) {
     monotone(f, a, false)
 }
 
+/// Last over first value (infinite when the first is not positive and the last is; 1 when
+/// neither is).
+fn last_over_first(c: &[(f64, f64)]) -> f64 {
+    match (c.first(), c.last()) {
+        (Some(first), Some(last)) if first.1 > 0.0 => last.1 / first.1,
+        (Some(_), Some(last)) if last.1 > 0.0 => f64::INFINITY,
+        _ => 1.0,
+    }
+}
+
+fn rises_steadily(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let s = a.str("series");
+    let c = f.curve(s);
+    let (factor, share) = (a.num("factor", 2.0), a.num("share", 0.75));
+    let steps = c.len().saturating_sub(1);
+    let rising = c.windows(2).filter(|w| w[1].1 >= w[0].1).count();
+    let ratio = last_over_first(&c);
+    (
+        format!(
+            "{s}: last / first = {} (x={} over x={}); {rising} of {steps} steps rise",
+            fmt(ratio),
+            c.last().map_or(f64::NAN, |p| p.0),
+            c.first().map_or(f64::NAN, |p| p.0),
+        ),
+        steps > 0 && ratio >= factor && rising as f64 >= share * steps as f64,
+    )
+}
+
+fn flat(f: &FigureData, a: &Args<'_>) -> (String, bool) {
+    let s = a.str("series");
+    let c = f.curve(s);
+    let tol = a.num("tolerance", 0.25);
+    if c.is_empty() {
+        return (format!("{s} has no points"), false);
+    }
+    let mean = c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64;
+    let spread = c
+        .iter()
+        .map(|p| (p.1 / mean - 1.0).abs())
+        .fold(0.0, f64::max);
+    (
+        format!(
+            "{s}: every value within ±{:.0}% of the mean {} (last / first {})",
+            100.0 * spread,
+            fmt(mean),
+            fmt(last_over_first(&c))
+        ),
+        spread <= tol,
+    )
+}
+
 fn interior_minimum(f: &FigureData, a: &Args<'_>) -> (String, bool) {
     let s = a.str("series");
     let c = f.curve(s);
@@ -932,6 +999,41 @@ mod tests {
             p.check(&table("a = \"oo\"\nb = \"fcfs\"\nat = \"top\""), &labels)
                 .is_err()
         );
+    }
+
+    #[test]
+    fn steady_rises_and_flat_curves() {
+        // 1, 2, 1.8, 3, 4: last/first 4, three of four steps rise.
+        let up: &[(f64, f64)] = &[(1.0, 1.0), (2.0, 2.0), (3.0, 1.8), (4.0, 3.0), (5.0, 4.0)];
+        // 10, 12, 9, 11: mean 10.5, largest deviation 14%.
+        let level: &[(f64, f64)] = &[(1.0, 10.0), (2.0, 12.0), (3.0, 9.0), (4.0, 11.0)];
+        let f = fig(&[("up", up), ("level", level)]);
+        assert!(holds(&f, "rises_steadily", "series = \"up\""));
+        assert!(!holds(&f, "rises_steadily", "series = \"up\"\nfactor = 5"));
+        assert!(!holds(&f, "rises_steadily", "series = \"up\"\nshare = 0.8"));
+        assert!(
+            !holds(&f, "rises_steadily", "series = \"level\""),
+            "11/10 < 2"
+        );
+        assert!(holds(&f, "flat", "series = \"level\""));
+        assert!(!holds(&f, "flat", "series = \"level\"\ntolerance = 0.1"));
+        assert!(!holds(&f, "flat", "series = \"up\""));
+        let (m, _) = lookup("flat")
+            .unwrap()
+            .eval(&f, &table("series = \"level\""));
+        assert_eq!(
+            m,
+            "level: every value within ±14% of the mean 10.50 (last / first 1.1000)"
+        );
+        let (m, _) = lookup("rises_steadily")
+            .unwrap()
+            .eval(&f, &table("series = \"up\""));
+        assert_eq!(
+            m,
+            "up: last / first = 4.0000 (x=5 over x=1); 3 of 4 steps rise"
+        );
+        assert_eq!(last_over_first(&[(1.0, 0.0), (2.0, 1.0)]), f64::INFINITY);
+        assert_eq!(last_over_first(&[(1.0, 0.0), (2.0, 0.0)]), 1.0);
     }
 
     #[test]

@@ -19,9 +19,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::plan::{Cell, Panel, Plan, Xs};
+use crate::coschedule;
 use crate::engine::{self, NoObserver, ReplayOptions, RunMetrics, observation};
 use crate::replicate::{Estimate, replicate};
 use crate::resource::MachineSpec;
+use crate::sched::SchedKind;
 use crate::sweep::{self, CellError};
 use crate::workload::lublin::LublinSpec;
 use crate::workload::shake;
@@ -640,14 +642,25 @@ pub fn replay(
         kill_at_estimate: cell.kill_at_estimate,
         dilation: cell.dilation,
     };
-    let outcome = engine::replay_with(
-        &workload,
-        machine,
-        cell.sched,
-        cell.alloc,
-        options,
-        &mut NoObserver,
-    )?;
+    // An observing gang cell keeps the class log (the `gang_classes` measure).
+    let (outcome, gang) = match cell.sched {
+        SchedKind::Gang(p) if cell.observe => {
+            let (out, log) =
+                coschedule::replay_gang_with(&workload, machine, p, cell.alloc, options)?;
+            (out, Some(log))
+        }
+        _ => (
+            engine::replay_with(
+                &workload,
+                machine,
+                cell.sched,
+                cell.alloc,
+                options,
+                &mut NoObserver,
+            )?,
+            None,
+        ),
+    };
     if validate || cell.observe {
         engine::validate(&workload, machine, &outcome)?;
     }
@@ -655,7 +668,13 @@ pub fn replay(
         // An observing cell validates every schedule and leaves out the fragmentation pass (its
         // panel draws no fragmentation column: checked when planning).
         let mut m = engine::summarize_without_fragmentation(&workload, machine, &outcome);
-        m.observed = observation::observed(&workload, &outcome, machine.nodes(), prepared.window());
+        m.observed = observation::observed(
+            &workload,
+            &outcome,
+            machine.nodes(),
+            prepared.window(),
+            gang.as_ref(),
+        );
         m
     } else {
         engine::summarize(&workload, machine, cell.alloc, &outcome)

@@ -215,9 +215,8 @@ pub struct FigureSpec {
     pub panel: Spanned<String>,
     /// The measure on y.
     pub y: Spanned<String>,
-    /// Only these series (legend labels); default all.
-    #[serde(default)]
-    pub series: Vec<Spanned<String>>,
+    /// Only these series (legend labels); default all; `[]`: none (only the `also` lines).
+    pub series: Option<Vec<Spanned<String>>>,
     /// Only these x values; default all of the panel's.
     pub x: Option<Vec<f64>>,
     /// Title (default `<y> vs <x>, <panel>`).

@@ -1,5 +1,6 @@
 //! MPJ-CoSched&TS: gang scheduling by time-slice classes (coscheduling-time-sharing.md §4.2–4.3,
-//! Rotzoll 1993), label `gang` or `gang:slice=S,nmax=N,retry=R[,switch=C]`.
+//! Rotzoll 1993), label `gang` or `gang:slice=S,nmax=N,retry=R[,switch=C]` (`slice=median`: the median run
+//! time of the whole workload, the report's slice; no slice: the running median).
 //!
 //! A *time-slice class* (ZSK, a row of Ousterhout's matrix) is a set of jobs on disjoint rectangles
 //! with its own allocator state (a private [`System::empty_allocator`]). Classes are served
@@ -47,7 +48,7 @@ use super::{Scheduler, System};
 use crate::SimTime;
 use crate::machine::Allocator;
 use crate::resource::{Placement, Request};
-use crate::workload::JobId;
+use crate::workload::{JobId, Workload};
 
 /// Parameters of MPJ-CoSched&TS (the `gang:` label).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,6 +56,10 @@ pub struct GangParams {
     /// Slice length; `None`: the running median of the run times of the jobs submitted so far
     /// (floored at 1 when it is 0), read at each slice start.
     pub slice: Option<SimTime>,
+    /// `slice=median`: the slice is the median run time of the whole workload (the report's),
+    /// fixed before the run by [`GangParams::for_workload`] (which the engine's replays call);
+    /// unresolved, the running median.
+    pub median_slice: bool,
     /// Most classes at once (`n_max`).
     pub n_max: u32,
     /// `RetryLim`.
@@ -74,6 +79,7 @@ impl Default for GangParams {
     fn default() -> Self {
         GangParams {
             slice: None,
+            median_slice: false,
             n_max: Self::N_MAX,
             retry: Self::RETRY,
             switch: 0.0,
@@ -88,6 +94,8 @@ impl fmt::Display for GangParams {
         let mut parts = Vec::new();
         if let Some(s) = self.slice {
             parts.push(format!("slice={s}"));
+        } else if self.median_slice {
+            parts.push("slice=median".into());
         }
         if self.n_max != d.n_max {
             parts.push(format!("nmax={}", self.n_max));
@@ -115,6 +123,7 @@ impl GangParams {
             let (k, v) = part.split_once('=')?;
             let time = || v.parse::<SimTime>().ok().filter(|t| t.is_finite());
             match k.trim() {
+                "slice" if v.trim() == "median" => p.median_slice = true,
                 "slice" => p.slice = Some(time().filter(|t| *t > 0.0)?),
                 "nmax" => p.n_max = v.parse().ok().filter(|&n| n >= 1)?,
                 "retry" => p.retry = v.parse().ok()?,
@@ -123,6 +132,22 @@ impl GangParams {
             }
         }
         Some(p)
+    }
+
+    /// The parameters for a run of `w`: `slice=median` becomes the median run time of its jobs
+    /// (the upper median, `runtimes[n/2]` of the sorted run times; 1 when that is not positive).
+    pub fn for_workload(self, w: &Workload) -> GangParams {
+        if !self.median_slice || self.slice.is_some() {
+            return self;
+        }
+        let mut r: Vec<f64> = w.jobs.iter().map(|j| j.runtime).collect();
+        r.sort_by(f64::total_cmp);
+        let median = r.get(r.len() / 2).copied().filter(|m| *m > 0.0);
+        GangParams {
+            slice: Some(median.unwrap_or(1.0)),
+            median_slice: false,
+            ..self
+        }
     }
 }
 

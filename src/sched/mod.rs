@@ -176,7 +176,8 @@ pub enum SchedKind {
     /// `static`: static partitioning (lazy-scheduling-hypercube.md §3.1).
     Static,
     /// `gang[:slice=S,nmax=N,retry=R,switch=C]`: MPJ-CoSched&TS, gang scheduling by time-slice
-    /// classes (coscheduling-time-sharing.md §4.2–4.3).
+    /// classes (coscheduling-time-sharing.md §4.2–4.3); `slice=median`: the workload's median run
+    /// time ([`GangParams::for_workload`]).
     Gang(GangParams),
     /// `largest-first[:R]`: space sharing in descending size with `RetryLim` R (default 16; the
     /// coscheduling report's baseline, §4.4).
@@ -360,6 +361,15 @@ impl SchedKind {
             SchedKind::Conservative => 18,
         };
         &SCHEDULERS[i]
+    }
+
+    /// The scheduler for a run of `w`: parameters that depend on the workload resolved
+    /// (`gang:slice=median`, [`GangParams::for_workload`]); every other kind as it is.
+    pub fn for_workload(self, w: &crate::workload::Workload) -> SchedKind {
+        match self {
+            SchedKind::Gang(p) => SchedKind::Gang(p.for_workload(w)),
+            other => other,
+        }
     }
 
     /// Builds the policy, with an empty queue.

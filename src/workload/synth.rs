@@ -91,6 +91,22 @@ impl SideModel {
             SideModel::PowerSquares => "squares",
         }
     }
+    /// The mean number of nodes of a request on `mesh`, where it has a closed form: uniform sides
+    /// `((1 + W)/2)·((1 + H)/2)`, squares the mean of `4^k` over `k = 0..=⌊log₂ min(W, H)⌋`
+    /// (85/4 on 8×8); `None` for the others.
+    pub fn mean_nodes(&self, mesh: Shape) -> Option<f64> {
+        match self {
+            SideModel::Uniform => {
+                Some((1.0 + f64::from(mesh.w)) / 2.0 * ((1.0 + f64::from(mesh.h)) / 2.0))
+            }
+            SideModel::PowerSquares => {
+                let top = mesh.w.min(mesh.h).max(1).ilog2();
+                let sum: f64 = (0..=top).map(|k| 4f64.powi(k as i32)).sum();
+                Some(sum / f64::from(top + 1))
+            }
+            _ => None,
+        }
+    }
     /// The model with default parameters for a command-line name.
     pub fn from_name(name: &str) -> Result<Self, SynthError> {
         match name.trim() {
@@ -451,7 +467,7 @@ impl SynthSpec {
         let mut parts = rest.split(',').map(str::trim);
         let sides = SideModel::from_name(parts.next().unwrap_or_default())?;
         let (mut mesh, mut jobs, mut seed) = (Shape::new(32, 32), 10_000usize, 1u64);
-        let (mut rate, mut traffic, mut service) = (None, None, None);
+        let (mut rate, mut traffic, mut service, mut load) = (None, None, None, None);
         let mut dist = ServiceModel::Exponential;
         for part in parts {
             let (k, v) = part
@@ -474,6 +490,7 @@ impl SynthSpec {
                 "rate" => rate = Some(num(v)?),
                 "traffic" => traffic = Some(num(v)?),
                 "service" => service = Some(num(v)?),
+                "load" => load = Some(num(v)?),
                 "dist" => {
                     dist = ServiceModel::from_name(v)
                         .ok_or_else(|| bad("dist is not one of exp, normal, hyperexp"))?
@@ -481,10 +498,24 @@ impl SynthSpec {
                 _ => return Err(bad(&format!("unknown key `{k}`"))),
             }
         }
-        let mut spec = match (rate, traffic) {
-            (Some(_), Some(_)) => return Err(bad("give rate or traffic, not both")),
-            (None, Some(t)) => Self::from_traffic(sides, mesh, jobs, t, service.unwrap_or(5.0)),
-            (r, None) => Self::new(sides, mesh, jobs, r.unwrap_or(1.0), service.unwrap_or(1.0)),
+        let mut spec = match (rate, traffic, load) {
+            (None, None, Some(rho)) => {
+                let mean_service = service.unwrap_or(1.0);
+                let mean_nodes = sides.mean_nodes(mesh).ok_or_else(|| {
+                    bad("load= needs a model with a known mean size (uniform, squares)")
+                })?;
+                let rate = f64::from(mesh.area()) * rho / (mean_nodes * dist.mean(mean_service));
+                Self::new(sides, mesh, jobs, rate, mean_service)
+            }
+            (_, _, Some(_)) | (Some(_), Some(_), _) => {
+                return Err(bad("give one of rate, traffic and load"));
+            }
+            (None, Some(t), None) => {
+                Self::from_traffic(sides, mesh, jobs, t, service.unwrap_or(5.0))
+            }
+            (r, None, None) => {
+                Self::new(sides, mesh, jobs, r.unwrap_or(1.0), service.unwrap_or(1.0))
+            }
         };
         spec.service = dist;
         spec.validate()?;
@@ -744,6 +775,34 @@ mod tests {
             "synth:uniform,colour=blue",
             "synth:uniform,jobs=-3",
             "synth:uniform-decreasing,mesh=16x16",
+        ] {
+            assert!(SynthSpec::from_label(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn load_sets_the_rate_from_the_mean_size_and_service() {
+        // squares on 8×8: sizes 1, 4, 16, 64 equally likely, E[nodes] = 85/4.
+        assert_eq!(
+            SideModel::PowerSquares.mean_nodes(Shape::new(8, 8)),
+            Some(21.25)
+        );
+        assert_eq!(
+            SideModel::Uniform.mean_nodes(Shape::new(3, 5)),
+            Some(2.0 * 3.0)
+        );
+        assert_eq!(SideModel::normal().mean_nodes(Shape::new(8, 8)), None);
+        let (exp, _) = SynthSpec::from_label("synth:squares,mesh=8x8,load=0.5").unwrap();
+        assert_eq!(exp.rate, 64.0 * 0.5 / 21.25);
+        let (normal, _) =
+            SynthSpec::from_label("synth:squares,mesh=8x8,load=0.5,dist=normal").unwrap();
+        let mean = ServiceModel::Normal.mean(1.0);
+        assert_eq!(normal.rate, 64.0 * 0.5 / (21.25 * mean));
+        assert!((mean - 1.288).abs() < 1e-3);
+        for bad in [
+            "synth:squares,load=0.5,rate=1",
+            "synth:squares,load=0.5,traffic=1",
+            "synth:normal,load=0.5",
         ] {
             assert!(SynthSpec::from_label(bad).is_err(), "{bad}");
         }

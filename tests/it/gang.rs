@@ -15,10 +15,51 @@ use crate::engine::{mesh, rect, run_valid, workload};
 fn gang(slice: f64, n_max: u32, retry: u32) -> SchedKind {
     SchedKind::Gang(GangParams {
         slice: Some(slice),
+        median_slice: false,
         n_max,
         retry,
         switch: 0.0,
     })
+}
+
+/// `gang:slice=median`: the upper median run time of the whole workload, fixed before the run
+/// (the report's slice), where plain `gang` reads the running median.
+#[test]
+fn slice_median_is_the_workload_s_median_run_time() {
+    let p: SchedKind = "gang:slice=median".parse().unwrap();
+    assert_eq!(p.to_string(), "gang:slice=median");
+    let sq = rect(1, 1);
+    // Run times 3, 1, 4, 2: sorted 1, 2, 3, 4, the upper median (index 2) is 3.
+    let w = workload(&[
+        (0.0, 3.0, sq),
+        (0.0, 1.0, sq),
+        (0.0, 4.0, sq),
+        (0.0, 2.0, sq),
+    ]);
+    let SchedKind::Gang(resolved) = p.for_workload(&w) else {
+        panic!("a gang label");
+    };
+    assert_eq!((resolved.slice, resolved.median_slice), (Some(3.0), false));
+    assert_eq!(p.for_workload(&w).to_string(), "gang:slice=3");
+    // A fixed slice and other schedulers are left alone; an empty workload gets slice 1.
+    assert_eq!(gang(2.0, 8, 16).for_workload(&w), gang(2.0, 8, 16));
+    assert_eq!(SchedKind::Fcfs.for_workload(&w), SchedKind::Fcfs);
+    let SchedKind::Gang(empty) = p.for_workload(&workload(&[])) else {
+        panic!("a gang label");
+    };
+    assert_eq!(empty.slice, Some(1.0));
+    // replay resolves it: the same schedule as the slice given by hand.
+    let m = mesh(4, 4);
+    let by_median = replay(&w, m, p, AllocKind::FirstFit, &mut NoObserver).unwrap();
+    let by_hand = replay(
+        &w,
+        m,
+        gang(3.0, 8, 16),
+        AllocKind::FirstFit,
+        &mut NoObserver,
+    )
+    .unwrap();
+    assert_eq!(by_median.records, by_hand.records);
 }
 
 /// Replays under `gang` with its log, validated.
@@ -277,7 +318,7 @@ proptest! {
     ) {
         let w = to_workload(&raw);
         let m = mesh(4, 4);
-        let s = SchedKind::Gang(GangParams { slice: Some(slice), n_max, retry, switch });
+        let s = SchedKind::Gang(GangParams { slice: Some(slice), median_slice: false, n_max, retry, switch });
         let out = replay(&w, m, s, alloc, &mut NoObserver).unwrap();
         prop_assert_eq!(validate(&w, m, &out), Ok(()));
         for (j, job) in w.jobs.iter().enumerate() {

@@ -23,8 +23,7 @@ pub struct Args {
     /// Skip the trace figures (13–18).
     #[arg(long)]
     pub no_traces: bool,
-    /// Reuse the replicas an interrupted run into the same directory cached under `cells/`
-    /// (the experiment files' figures; the coscheduling figures run again).
+    /// Reuse the replicas an interrupted run into the same directory cached under `cells/`.
     #[arg(long)]
     pub resume: bool,
     /// The lazy figures' scan series under another reading of §2.3 (`scan-up:join`,

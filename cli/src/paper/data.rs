@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
-pub use pwa_replay::experiment::{FigureData, Point};
+pub use pwa_replay::experiment::FigureData;
 
 /// Writes `<dir>/<id>.csv`.
 pub fn write_csv(d: &FigureData, dir: &Path) -> anyhow::Result<()> {

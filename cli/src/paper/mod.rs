@@ -2,20 +2,17 @@
 //! beside them, and `README.md` holding each paper's statements against our measurements with a
 //! verdict.
 //!
-//! Pipeline: the figures of the mesh papers, the torus study and the lazy paper are data,
-//! `experiments/window-k.toml`, `window-k-traces.toml`, `bypass-queue.toml`, `semitorus.toml` and
-//! `lazy-hypercube.toml` (built into the binary), run by the library's experiment executor
+//! Pipeline: the figures of the five papers are data, `experiments/window-k.toml`,
+//! `window-k-traces.toml`, `bypass-queue.toml`, `semitorus.toml`, `lazy-hypercube.toml` and
+//! `coscheduling.toml` (built into the binary), run by the library's experiment executor
 //! ([`pwa_replay::experiment`]: every distinct cell once, replications until the 95% CI of the
 //! watched measure is within 5%, series in parallel, `auto` loads on the logs, replicas cached for
 //! `--resume`), which also checks the claims at the end of each file with the shared predicates
 //! ([`pwa_replay::experiment::predicate`]) → [`plot`] draws them → [`readme`] writes the report;
 //! [`semitorus`] writes `semitorus/README.md` with that study's distances and verdicts, [`lazy`]
-//! writes Table I (`lazy/table1.csv`). The coscheduling paper still runs its own cells
-//! ([`coscheduling`]).
+//! writes Table I (`lazy/table1.csv`).
 
-pub mod coscheduling;
 pub mod data;
-pub mod figures;
 pub mod lazy;
 pub mod plot;
 pub mod readme;
@@ -30,7 +27,6 @@ use pwa_replay::experiment::{self, Plan, Unit, Verdict, run as exp};
 use pwa_replay::sweep::CellError;
 
 use data::FigureData;
-use figures::Paper;
 
 use crate::cmd::experiment::Replicas;
 use crate::report::atomic::remove_stale_temporaries;
@@ -53,7 +49,7 @@ struct PaperFile {
 }
 
 /// The figures that are experiment files, in the order of the report's verdicts.
-const EXPERIMENTS: [PaperFile; 5] = [
+const EXPERIMENTS: [PaperFile; 6] = [
     PaperFile {
         group: "window-k",
         path: "experiments/window-k.toml",
@@ -82,6 +78,12 @@ const EXPERIMENTS: [PaperFile; 5] = [
         group: "lazy",
         path: "experiments/lazy-hypercube.toml",
         text: include_str!("../../../experiments/lazy-hypercube.toml"),
+        logs: false,
+    },
+    PaperFile {
+        group: "coscheduling",
+        path: "experiments/coscheduling.toml",
+        text: include_str!("../../../experiments/coscheduling.toml"),
         logs: false,
     },
 ];
@@ -345,9 +347,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         "figures of {} experiment files, {threads} threads",
         EXPERIMENTS.len()
     ));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
     std::fs::create_dir_all(&opts.out)
         .with_context(|| format!("creating {}", opts.out.display()))?;
     let lock = OutLock::acquire(&opts.out)?;
@@ -355,36 +354,17 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let stop = stop_on_ctrl_c()?;
     let source = crate::trace::loader();
     let replicas = Replicas::new(&opts.out, opts.resume, &lock, &stop, &source);
-    let sync_say = |m: &str| {
-        if opts.progress {
-            eprintln!("paper [{:>6.1}s] {m}", t0.elapsed().as_secs_f64());
-        }
-    };
-    let cosched = opts.only.is_empty()
-        || opts
-            .only
-            .iter()
-            .any(|o| o.starts_with(Paper::Coscheduling.dir()));
-    // Everything at once: the files, the lazy and the coscheduling figures; each one's slowest
-    // series overlaps the others' cells, so no core idles while one long line finishes.
-    let (runs, t_synth, cosched_data) = std::thread::scope(|s| {
+    // Every file at once: each one's slowest series overlaps the others' cells, so no core idles
+    // while one long line finishes.
+    let (runs, t_synth) = std::thread::scope(|s| {
         let replicas = &replicas;
-        let pool = &pool;
         let files: Vec<_> = EXPERIMENTS
             .iter()
             .map(|f| s.spawn(move || run_experiment(f, opts, threads, replicas)))
             .collect();
-        let cosched = s.spawn(|| {
-            if !cosched {
-                return Ok(Vec::new());
-            }
-            sync_say("coscheduling: gang vs largest-first on the 8×8 model");
-            pool.install(|| coscheduling::run(&coscheduling::Budget::new(opts.quick)))
-        });
         let runs: Vec<anyhow::Result<PaperRun>> =
             files.into_iter().map(|h| joined(h.join())).collect();
-        let t_synth = t0.elapsed().as_secs_f64();
-        (runs, t_synth, joined(cosched.join()))
+        (runs, t0.elapsed().as_secs_f64())
     });
     let runs = runs
         .into_iter()
@@ -413,7 +393,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         }
         skipped.extend(run.skipped.iter().cloned());
     }
-    data.extend(cosched_data?);
     let t_all = t0.elapsed().as_secs_f64();
     for d in &data {
         let dir = opts.out.join(&d.group);
@@ -421,7 +400,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         data::write_csv(d, &dir)?;
         plot::draw(&dir, d)?;
     }
-    verdicts.extend(coscheduling::evaluate(&data));
     let run = readme::RunInfo {
         quick: opts.quick,
         threads,

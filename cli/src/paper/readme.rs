@@ -61,7 +61,7 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
          (`series,x,y,ci_low,ci_high`; series `<scheduler>+<allocator>`, utilization a fraction 0..1, \
          CI = 95% Student-t over replications) with a PNG beside it. The verdicts below are computed \
          from the data by the claims of `experiments/*.toml` (the shared predicates, \
-         docs/EXPERIMENTS.md) and, for the coscheduling paper, by `cli/src/paper/`; see \
+         docs/EXPERIMENTS.md); see \
          docs/PAPER.md for the models and choices.\n",
         if run.quick { " --quick" } else { "" },
         if run.quick { " PAPER_QUICK=1" } else { "" },
@@ -219,7 +219,7 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::paper::data::Point;
+    use pwa_replay::experiment::Point;
     use pwa_replay::replicate::Estimate;
 
     fn figure(id: &str, curves: &[(&str, &[f64])]) -> FigureData {

@@ -379,3 +379,76 @@ fn lazy_scan_runs_the_lazy_figures_under_another_reading() {
         .expect("the fig6b claim");
     assert!(row.contains("scan-up:join+buddy"), "{row}");
 }
+
+/// coscheduling-time-sharing.md: the five figures in the promised layout on the quick
+/// configuration — response against ρ for both policies, the ten deciles of waiting at ρ 0.5 and
+/// 0.7, the gang internals under their own names — and the report's eight statements in the
+/// README; a rerun with --resume simulates nothing and writes the same figures.
+#[test]
+fn coscheduling_figures_and_verdicts_are_written() {
+    let dir = TempDir::new().unwrap();
+    let ids = [
+        "fig4_2",
+        "fig4_3",
+        "wait_by_service_rho50",
+        "wait_by_service_rho70",
+        "gang_classes",
+    ]
+    .map(|i| format!("coscheduling/{i}"));
+    let run = |resume: bool| {
+        let mut cmd = bin();
+        cmd.args(["paper", "--quick", "--no-traces", "--out"])
+            .arg(dir.path())
+            .args(["--only", &ids.join(",")]);
+        if resume {
+            cmd.arg("--resume");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    run(false);
+    let cosched = dir.path().join("coscheduling");
+    let both = ["gang+ff", "largest-first+ff"];
+    for id in &ids {
+        let stem = id.trim_start_matches("coscheduling/");
+        assert!(cosched.join(format!("{stem}.png")).is_file(), "{stem}.png");
+    }
+    for stem in ["fig4_2", "fig4_3"] {
+        let c = read_csv(&cosched.join(format!("{stem}.csv")));
+        assert_eq!(c.keys().map(String::as_str).collect::<Vec<_>>(), both);
+        assert!(
+            c.values()
+                .all(|pts| pts.iter().map(|p| p.0).eq([0.3, 0.5, 0.7]))
+        );
+    }
+    for stem in ["wait_by_service_rho50", "wait_by_service_rho70"] {
+        let c = read_csv(&cosched.join(format!("{stem}.csv")));
+        assert_eq!(c.keys().map(String::as_str).collect::<Vec<_>>(), both);
+        assert!(
+            c.values()
+                .all(|pts| pts.iter().map(|p| p.0).eq((1..=10).map(f64::from)))
+        );
+    }
+    let g = read_csv(&cosched.join("gang_classes.csv"));
+    assert_eq!(
+        g.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["mean classes", "suspensions per job"]
+    );
+    assert!(g["mean classes"].iter().all(|p| p.1 > 0.0));
+    let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+    let rows: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("| [coscheduling/"))
+        .collect();
+    assert_eq!(rows.len(), 8, "{readme}");
+    assert!(rows[0].contains("never has a worse mean response time") && rows[0].contains("fig4_2"));
+    assert!(rows[7].contains("independent of the service demand (ρ = 0.7)"));
+    let fig = std::fs::read_to_string(cosched.join("wait_by_service_rho70.csv")).unwrap();
+    let stderr = run(true);
+    assert!(stderr.contains("(0 simulated, "), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(cosched.join("wait_by_service_rho70.csv")).unwrap(),
+        fig
+    );
+}
