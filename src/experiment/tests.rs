@@ -605,20 +605,31 @@ also = [{ series = "gang:slice=median+ff", y = "suspensions_per_job", label = "s
     let plan = Plan::new("d.toml", text, false).unwrap();
     let units = plan.units();
     let results = run_all(&plan, &units, 2);
-    assert_eq!(results.cells.len(), 2, "one cell per series, shared along x");
+    assert_eq!(
+        results.cells.len(),
+        2,
+        "one cell per series, shared along x"
+    );
     let figs = super::figures(&plan, &results);
     let waits = &figs[0];
     let gang = waits.curve("gang:slice=median+ff");
     assert_eq!(gang.len(), 10);
     assert!(gang.iter().map(|p| p.0).eq((1..=10).map(f64::from)));
     // Decile d is the cell's observed decile_wait_d.
-    let runs = results.cells.values().find(|r| r[0].observed.gang_classes > 0.0).unwrap();
+    let runs = results
+        .cells
+        .values()
+        .find(|r| r[0].observed.gang_classes > 0.0)
+        .unwrap();
     let mean3 = (runs[0].observed.decile_wait[2] + runs[1].observed.decile_wait[2]) / 2.0;
     assert!((gang[2].1 - mean3).abs() < 1e-12);
     assert_eq!(figs[1].series(), ["suspensions"]);
     let no_figure = text.split("[[figure]]").next().unwrap();
     let e = Plan::new("d.toml", no_figure, false).unwrap_err();
-    assert!(e.to_string().contains("no template of the panel uses {x}"), "{e}");
+    assert!(
+        e.to_string().contains("no template of the panel uses {x}"),
+        "{e}"
+    );
     let watched = text.replace(
         "replicate = { count = 2 }",
         "replicate = { count = 2, measure = \"decile_wait\" }",
