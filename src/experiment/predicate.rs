@@ -81,6 +81,10 @@ pub const OVER: &str = "over";
 /// loads a sentence names: "from 0.5").
 pub const FROM: &str = "from";
 
+/// A parameter every predicate takes: `to = X` checks the figure up to x = X only (the loads a
+/// sentence is judged over: "up to load factor 1").
+pub const TO: &str = "to";
+
 /// Every predicate.
 pub const PREDICATES: &[Predicate] = &[
     Predicate {
@@ -297,13 +301,13 @@ impl Predicate {
             if key == "figure" || key == "statement" || key == "predicate" {
                 continue;
             }
-            if key == FROM {
+            if key == FROM || key == TO {
                 match params[key]
                     .as_float()
                     .or(params[key].as_integer().map(|i| i as f64))
                 {
                     Some(_) => continue,
-                    None => return Err(format!("`{FROM}` is an x value")),
+                    None => return Err(format!("`{key}` is an x value")),
                 }
             }
             if key == OVER {
@@ -352,7 +356,7 @@ impl Predicate {
     }
 
     /// [`Predicate::eval`] with the file's other `figures` at hand (for `ratio_above`'s `than`),
-    /// on the figure's points from x = `from` upwards when given.
+    /// on the figure's points from x = `from` upwards and up to x = `to` when given.
     pub fn eval_among(
         &self,
         f: &FigureData,
@@ -363,19 +367,30 @@ impl Predicate {
             table: params,
             figures,
         };
-        let from = params
-            .get(FROM)
-            .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+        let bound = |key: &str| {
+            params
+                .get(key)
+                .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)))
+        };
+        let (from, to) = (bound(FROM), bound(TO));
         let kept;
-        let f = match from {
-            Some(x0) => {
-                kept = FigureData {
-                    points: f.points.iter().filter(|p| p.x >= x0).cloned().collect(),
-                    ..f.clone()
-                };
-                &kept
-            }
-            None => f,
+        let f = if from.is_some() || to.is_some() {
+            let (x0, x1) = (
+                from.unwrap_or(f64::NEG_INFINITY),
+                to.unwrap_or(f64::INFINITY),
+            );
+            kept = FigureData {
+                points: f
+                    .points
+                    .iter()
+                    .filter(|p| p.x >= x0 && p.x <= x1)
+                    .cloned()
+                    .collect(),
+                ..f.clone()
+            };
+            &kept
+        } else {
+            f
         };
         match params.get(OVER).and_then(|v| v.as_str()) {
             Some(over) => {
@@ -967,6 +982,14 @@ mod tests {
             "50 > 10 at x=1"
         );
         assert!(holds(&f, "below", "a = \"wk\"\nb = \"fcfs\"\nfrom = 2"));
+        // OO below WK from x=2 on, not at x=1 (10 < 50 holds, 15 < 20, 40 > 25 fails at 3).
+        assert!(!holds(&f, "below", "a = \"oo\"\nb = \"wk\""));
+        assert!(holds(&f, "below", "a = \"oo\"\nb = \"wk\"\nto = 2"));
+        assert!(!holds(
+            &f,
+            "below",
+            "a = \"oo\"\nb = \"wk\"\nfrom = 2\nto = 3"
+        ));
         assert!(holds(
             &f,
             "below",
@@ -993,6 +1016,10 @@ mod tests {
         let labels = ["fcfs", "oo"];
         assert!(
             p.check(&table("a = \"oo\"\nb = \"fcfs\"\nfrom = \"x\""), &labels)
+                .is_err()
+        );
+        assert!(
+            p.check(&table("a = \"oo\"\nb = \"fcfs\"\nto = \"x\""), &labels)
                 .is_err()
         );
         assert!(
