@@ -21,9 +21,9 @@ use pwa_replay::engine::columns::{COLUMNS, JobColumn, Value, job_table};
 use pwa_replay::engine::{Engine, NoObserver, Outcome, ReplayOptions, RunMetrics, summarize};
 use pwa_replay::experiment::figure::FigureData;
 use pwa_replay::experiment::run::{
-    Prepared, Replica, Source, replay as replay_experiment_cell, run as run_experiment,
+    Replica, replay as replay_experiment_cell, run as run_experiment,
 };
-use pwa_replay::experiment::sweep::SweepSpec;
+use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{Plan, figures, verdicts};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
@@ -422,26 +422,6 @@ fn sweep<'py>(
         }
     }
     Ok(d)
-}
-
-/// The loaded trace, handed to the experiment executor as the sweep's workload.
-struct Given {
-    workload: Arc<Workload>,
-    machine: MachineSpec,
-}
-
-impl Source for Given {
-    fn prepare(
-        &self,
-        _: &str,
-        _: Option<MachineSpec>,
-        _: Option<usize>,
-    ) -> Result<Prepared, CellError> {
-        Ok(Prepared::Log {
-            workload: Arc::clone(&self.workload),
-            machine: self.machine,
-        })
-    }
 }
 
 /// The catalogued logs: one dict per entry (name, description, file, folder, sha256, machine,

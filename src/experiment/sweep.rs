@@ -10,11 +10,15 @@
 
 use super::measure;
 use super::plan::{Axis, Cell, LOAD_FACTOR, Panel, Plan, SWEEP_CELL, Series, Xs};
-use super::run::{Results, Unit};
+use std::sync::Arc;
+
+use super::run::{Prepared, Results, Source, Unit};
 use crate::engine::{Dilation, RunMetrics};
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
+use crate::sweep::CellError;
 use crate::sweep::{self, LoadSpec, Shard};
+use crate::workload::Workload;
 use crate::workload::shake::ShakeModel;
 
 /// What a sweep runs.
@@ -172,6 +176,29 @@ impl Cell {
             load_factor: self.load_factor.unwrap_or(1.0),
             estimate: self.estimate,
         }
+    }
+}
+
+/// A sweep's workload, loaded by the caller (a log, converted and filtered) and handed to the
+/// executor as the panel's: every cell replays it on `machine`.
+pub struct Given {
+    /// The jobs.
+    pub workload: Arc<Workload>,
+    /// The machine.
+    pub machine: MachineSpec,
+}
+
+impl Source for Given {
+    fn prepare(
+        &self,
+        _: &str,
+        _: Option<MachineSpec>,
+        _: Option<usize>,
+    ) -> Result<Prepared, CellError> {
+        Ok(Prepared::Log {
+            workload: Arc::clone(&self.workload),
+            machine: self.machine,
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::experiment::run;
-use pwa_replay::experiment::sweep::SweepSpec;
+use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::machine::{AllocKind, MachineSpec, Shape};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{
@@ -75,7 +75,10 @@ fn sweep_through_the_executor(w: &Workload, threads: usize) -> Vec<CellResult> {
         dilation: None,
     };
     let plan = spec.plan().expect("a plan");
-    let source = Given(Arc::new(w.clone()));
+    let source = Given {
+        workload: Arc::new(w.clone()),
+        machine: machine(),
+    };
     let results = run::run(
         &plan,
         &spec.units(None),
@@ -93,22 +96,6 @@ fn sweep_through_the_executor(w: &Workload, threads: usize) -> Vec<CellResult> {
             metrics: reps[0],
         })
         .collect()
-}
-
-struct Given(Arc<Workload>);
-
-impl run::Source for Given {
-    fn prepare(
-        &self,
-        _: &str,
-        _: Option<MachineSpec>,
-        _: Option<usize>,
-    ) -> Result<run::Prepared, CellError> {
-        Ok(run::Prepared::Log {
-            workload: Arc::clone(&self.0),
-            machine: machine(),
-        })
-    }
 }
 
 #[test]

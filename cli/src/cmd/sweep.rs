@@ -29,17 +29,16 @@ use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
 use pwa_replay::engine::Dilation;
 use pwa_replay::engine::RunMetrics;
-use pwa_replay::experiment::run::{self, Prepared, Replica};
-use pwa_replay::experiment::sweep::SweepSpec;
+use pwa_replay::experiment::run::{self, Replica};
+use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{self, Results};
 use pwa_replay::machine::AllocKind;
-use pwa_replay::resource::MachineSpec;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Shard};
 use pwa_replay::swf::Header;
+use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 use pwa_replay::workload::tracepath::sha256_bytes;
-use pwa_replay::workload::{EstimateModel, Workload};
 
 use crate::cmd::experiment::Replicas;
 use crate::report::atomic::remove_stale_temporaries;
@@ -286,26 +285,6 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// The loaded trace, handed to the executor as the panel's workload.
-struct Given {
-    workload: Arc<Workload>,
-    machine: MachineSpec,
-}
-
-impl run::Source for Given {
-    fn prepare(
-        &self,
-        _: &str,
-        _: Option<MachineSpec>,
-        _: Option<usize>,
-    ) -> Result<Prepared, CellError> {
-        Ok(Prepared::Log {
-            workload: Arc::clone(&self.workload),
-            machine: self.machine,
-        })
-    }
 }
 
 /// Refuses more shards (or Slurm tasks) than the grid has cells: an empty part would fail.
