@@ -125,14 +125,9 @@ fn grid(machine: MachineSpec, dims: Dims, wrap: bool, p: &Placement) -> Option<L
             line_extent(&hist)
         };
     }
-    let pairs = n * (n - 1) / 2;
     Some(Locality {
         pieces,
-        mean_pairwise_hops: if pairs == 0 {
-            0.0
-        } else {
-            hop_sum as f64 / pairs as f64
-        },
+        mean_pairwise_hops: mean_over_pairs(hop_sum, n),
         bounding_box_nodes: bbox,
     })
 }
@@ -150,15 +145,20 @@ fn single_box(b: &Block) -> Locality {
             m * m * e * (e * e - 1) / 6
         })
         .sum();
-    let pairs = n * n.saturating_sub(1) / 2;
     Locality {
         pieces: 1,
-        mean_pairwise_hops: if pairs == 0 {
-            0.0
-        } else {
-            sum as f64 / pairs as f64
-        },
+        mean_pairwise_hops: mean_over_pairs(sum, n),
         bounding_box_nodes: n,
+    }
+}
+
+/// The mean of a hop sum over the unordered pairs of `n` nodes; 0 for fewer than two.
+fn mean_over_pairs(hop_sum: u128, n: u64) -> f64 {
+    let pairs = n * n.saturating_sub(1) / 2;
+    if pairs == 0 {
+        0.0
+    } else {
+        hop_sum as f64 / pairs as f64
     }
 }
 
@@ -282,14 +282,9 @@ fn cube_locality(dim: u8, ids: &[u32]) -> Locality {
         hop_sum += u128::from(ones * (n - ones));
         varying += u32::from(ones > 0 && ones < n);
     }
-    let pairs = n * n.saturating_sub(1) / 2;
     Locality {
         pieces: u32::from(n > 0),
-        mean_pairwise_hops: if pairs == 0 {
-            0.0
-        } else {
-            hop_sum as f64 / pairs as f64
-        },
+        mean_pairwise_hops: mean_over_pairs(hop_sum, n),
         bounding_box_nodes: 1u64 << varying,
     }
 }
@@ -299,14 +294,9 @@ fn cube_locality(dim: u8, ids: &[u32]) -> Locality {
 fn subcube_locality(k: u8) -> Locality {
     let n = 1u64 << k;
     let hop_sum = u128::from(k) * u128::from(n / 2) * u128::from(n - n / 2);
-    let pairs = n * (n - 1) / 2;
     Locality {
         pieces: 1,
-        mean_pairwise_hops: if pairs == 0 {
-            0.0
-        } else {
-            hop_sum as f64 / pairs as f64
-        },
+        mean_pairwise_hops: mean_over_pairs(hop_sum, n),
         bounding_box_nodes: n,
     }
 }
@@ -350,8 +340,7 @@ pub fn compact_hops(n: u32) -> f64 {
                 xs[(i % a) as usize] += 1;
                 ys[(i / a) as usize] += 1;
             }
-            let pairs = u64::from(n) * u64::from(n - 1) / 2;
-            (line_pair_sum(&xs) + line_pair_sum(&ys)) as f64 / pairs as f64
+            mean_over_pairs(line_pair_sum(&xs) + line_pair_sum(&ys), u64::from(n))
         })
         .fold(f64::INFINITY, f64::min)
 }
