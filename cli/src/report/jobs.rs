@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use polars::prelude::{Column, CsvWriter, DataFrame, ParquetWriter, SerWriter};
+use polars::prelude::{Column, CsvWriter, DataFrame, ParquetWriter, Schema, SerWriter};
 use pwa_replay::engine::Outcome;
 use pwa_replay::engine::columns::{JobColumn, job_table_rows};
 use pwa_replay::machine::MachineSpec;
@@ -94,6 +94,14 @@ fn parts(n: usize, size: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// The per-job table's columns (those of its empty range of rows).
+fn schema(w: &Workload, machine: MachineSpec, out: &Outcome) -> anyhow::Result<Schema> {
+    Ok(per_job_rows(w, machine, out, 0..0)?
+        .schema()
+        .as_ref()
+        .clone())
+}
+
 /// Writes the per-job table as Parquet, one row group at a time.
 pub fn write_parquet(
     f: impl Write,
@@ -101,10 +109,7 @@ pub fn write_parquet(
     machine: MachineSpec,
     out: &Outcome,
 ) -> anyhow::Result<()> {
-    let schema = per_job_rows(w, machine, out, 0..0)?
-        .schema()
-        .as_ref()
-        .clone();
+    let schema = schema(w, machine, out)?;
     let mut writer = ParquetWriter::new(f)
         .batched(&schema)
         .context("writing Parquet")?;
@@ -122,10 +127,7 @@ pub fn write_csv(
     machine: MachineSpec,
     out: &Outcome,
 ) -> anyhow::Result<()> {
-    let schema = per_job_rows(w, machine, out, 0..0)?
-        .schema()
-        .as_ref()
-        .clone();
+    let schema = schema(w, machine, out)?;
     let mut writer = CsvWriter::new(f).batched(&schema).context("writing CSV")?;
     for rows in parts(w.jobs.len(), CSV_PART_ROWS) {
         let df = per_job_rows(w, machine, out, rows)?;
