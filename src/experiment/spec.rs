@@ -140,8 +140,8 @@ pub struct XSpec {
     /// (`rate`, `window`, `side`: substituted as `{x}`).
     #[serde(default = "load_factor")]
     pub name: String,
-    /// A list, `FROM:TO:STEP`, `auto` or `auto:FROM:CAP:STEP` (load factor only: upwards past every
-    /// knee).
+    /// A list, `FROM:TO:STEP`, `auto` or `auto:FROM:CAP:STEP[:MARGIN]` (load factor only: upwards
+    /// past every knee).
     pub values: Spanned<Values>,
     /// The values under `--quick` (default: `values`).
     pub quick: Option<Spanned<Values>>,

@@ -1,4 +1,4 @@
-//! Load-factor specifications: `0.1:2.0:0.1`, `0.5,1,1.5`, `auto` and `auto:FROM:CAP:STEP`.
+//! Load-factor specifications: `0.1:2.0:0.1`, `0.5,1,1.5`, `auto` and `auto:FROM:CAP:STEP[:MARGIN]`.
 //!
 //! Decimal numbers are read as integer thousandths and ranges are stepped in thousandths, so
 //! `0.1:2.0:0.1` yields exactly the twenty `f64`s that `"0.1"`, `"0.2"`, … `"2.0"` parse to: no
@@ -110,13 +110,19 @@ impl fmt::Display for LoadSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadSpec::Auto(a) if *a == AutoLoads::default() => f.write_str("auto"),
-            LoadSpec::Auto(a) => write!(
-                f,
-                "auto:{}:{}:{}",
-                from_milli(a.start_milli),
-                from_milli(a.cap_milli),
-                from_milli(a.step_milli)
-            ),
+            LoadSpec::Auto(a) => {
+                write!(
+                    f,
+                    "auto:{}:{}:{}",
+                    from_milli(a.start_milli),
+                    from_milli(a.cap_milli),
+                    from_milli(a.step_milli)
+                )?;
+                if a.margin != AutoLoads::default().margin {
+                    write!(f, ":{}", a.margin)?;
+                }
+                Ok(())
+            }
             LoadSpec::List(v) => {
                 let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
                 f.write_str(&parts.join(","))
@@ -139,9 +145,22 @@ fn parse_range(part: &str) -> Result<Vec<u32>, LoadSpecError> {
     Ok((from..=to).step_by(step as usize).collect())
 }
 
-/// `FROM:CAP:STEP` of `auto:FROM:CAP:STEP`: the default schedule's knee rule and margin, climbing
-/// from FROM by STEP up to CAP.
+/// `FROM:CAP:STEP[:MARGIN]` of `auto:…`: the default schedule's knee rule, climbing from FROM by
+/// STEP up to CAP, keeping MARGIN points (a whole number, default 2) past each series' first
+/// saturated one — `0` stops at the first load factor past the knee.
 fn auto_range(range: &str) -> Result<AutoLoads, LoadSpecError> {
+    let (range, margin) = match range.splitn(4, ':').collect::<Vec<_>>()[..] {
+        [a, b, c, m] => {
+            let bad = || LoadSpecError::Range(format!("auto:{range}"));
+            let m = m.trim();
+            if m.is_empty() || !m.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            let m: u32 = m.parse().map_err(|_| bad())?;
+            (&range[..a.len() + b.len() + c.len() + 2], m)
+        }
+        _ => (range, AutoLoads::default().margin),
+    };
     parse_range(range)?;
     let fields: Vec<u32> = range
         .split(':')
@@ -151,6 +170,7 @@ fn auto_range(range: &str) -> Result<AutoLoads, LoadSpecError> {
         start_milli: fields[0],
         cap_milli: fields[1],
         step_milli: fields[2],
+        margin,
         ..AutoLoads::default()
     })
 }
@@ -223,11 +243,20 @@ mod tests {
         assert_eq!(a.margin, AutoLoads::default().margin);
         assert_eq!(a.load(9), Some(2.8));
         assert_eq!(a.load(10), None);
+        let Ok(LoadSpec::Auto(m)) = "auto:0.1:4:0.1:0".parse::<LoadSpec>() else {
+            panic!("auto range with a margin not read");
+        };
+        assert_eq!(
+            (m.start_milli, m.cap_milli, m.step_milli, m.margin),
+            (100, 4000, 100, 0)
+        );
         for text in [
             "auto",
             "auto:0.1:2.8:0.3",
             "auto:0.5:1.5:0.25",
             "auto:1:4:1",
+            "auto:0.1:4:0.1:0",
+            "auto:0.1:3:0.1:1",
         ] {
             let spec: LoadSpec = text.parse().unwrap();
             assert_eq!(
@@ -246,6 +275,10 @@ mod tests {
             "auto:0.1:4",
             "auto:0.1:4:0",
             "auto:x:4:0.1",
+            "auto:0.1:4:0.1:",
+            "auto:0.1:4:0.1:0.5",
+            "auto:0.1:4:0.1:-1",
+            "auto:0.1:4:0.1:1:2",
         ] {
             assert!(bad.parse::<LoadSpec>().is_err(), "{bad}");
         }

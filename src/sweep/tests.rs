@@ -88,6 +88,13 @@ fn auto_runs_every_series_to_the_end_the_last_knee_needs() {
     assert_eq!(loads_of(&out, SchedKind::Fcfs), expected);
     assert_eq!(loads_of(&out, SchedKind::Window(240)), expected);
     assert_eq!(out.len(), 4 * 15);
+    // Margin 0 (`auto:…:0`, the window-k trace figures): up to the first load factor past the last
+    // knee, Window-240's first saturated point 1.3.
+    let first_past = AutoLoads { margin: 0, ..auto };
+    let out = run_auto_with(&two, &first_past, 2, &fake, &quiet).unwrap();
+    let expected: Vec<f64> = (1..=13).map(|i| f64::from(i) / 10.0).collect();
+    assert_eq!(loads_of(&out, SchedKind::Fcfs), expected);
+    assert_eq!(loads_of(&out, SchedKind::Window(240)), expected);
     // OO never saturates: every series runs to the cap.
     let series = grid().series();
     let out = run_auto_with(&series, &auto, 1, &fake, &quiet).unwrap();

@@ -83,8 +83,9 @@ pub struct Args {
     #[arg(long, value_name = "linear:α")]
     pub dilation: Option<Dilation>,
     /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
-    /// policy is past the knee of its turnaround curve; capped at 3.0; `auto:FROM:CAP:STEP` for
-    /// another start, cap and step).
+    /// policy is two points past the knee of its turnaround curve; capped at 3.0;
+    /// `auto:FROM:CAP:STEP[:MARGIN]` for another start, cap and step, and MARGIN points kept past
+    /// each policy's first saturated load factor instead of 2).
     #[arg(long, default_value = "auto")]
     pub loads: LoadSpec,
     /// Output directory (default `out/<trace>`).

@@ -411,6 +411,14 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
             .find(|r| r.plan.file == EXPERIMENTS[1].path)
             .and_then(|r| r.plan.panels.first())
             .and_then(|p| p.jobs),
+        trace_margin: runs
+            .iter()
+            .find(|r| r.plan.file == EXPERIMENTS[1].path)
+            .and_then(|r| r.plan.panels.first())
+            .and_then(|p| match p.x.values {
+                pwa_replay::experiment::plan::Xs::Auto(a) => Some(a.margin),
+                _ => None,
+            }),
         skipped,
     };
     readme::write(&opts.out, &data, &verdicts, &run)?;

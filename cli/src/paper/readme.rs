@@ -39,6 +39,9 @@ pub struct RunInfo {
     pub budget: Budget,
     /// Trace truncation.
     pub trace_jobs: Option<usize>,
+    /// Points the trace figures keep past each series' first saturated load factor (`auto`'s
+    /// margin in the traces file; 0: they stop at the first load factor past every knee).
+    pub trace_margin: Option<u32>,
     /// Trace figures not run, with why.
     pub skipped: Vec<String>,
 }
@@ -128,7 +131,13 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
     let _ = writeln!(
         s,
         "- Trace figures: one deterministic replay per load factor (so ci_low = ci_high = y), loads \
-         0.1, 0.2, … until two points past each series' knee (the sweep's `auto` rule){}.",
+         0.1, 0.2, … {} (the sweep's `auto` rule, §5.5: \"to a maximum value that is past the knee \
+         of the corresponding turnaround time curve\"){}.",
+        match run.trace_margin {
+            Some(0) => "up to the first load factor past every series' knee".to_string(),
+            Some(m) => format!("until {m} point(s) past each series' first saturated load factor"),
+            None => "past every series' knee".to_string(),
+        },
         run.trace_jobs.map_or(String::new(), |n| format!(
             ", first {n} jobs of each trace only"
         ))
