@@ -23,6 +23,11 @@
 //!   allocated so far and `λ` the arrivals so far over the time since the first arrival, both updated
 //!   at every allocation (infinite until a job has been allocated after a positive elapsed time); or a
 //!   fixed `T` (`lazy:T`). While `stop_alloc` is set no other job is allocated.
+//! * When the threshold is checked: at releases only, as Lazy_Release step 1 is printed (`lazy`,
+//!   `lazy:T`); or also at the instant the oldest waiting job's wait reaches it (`lazy:deadline`,
+//!   §3.2 "whenever the waiting time of a job reaches the threshold, it gets priority over all other
+//!   jobs"): a timer at the oldest job's submit + threshold sets `stop_alloc` and searches a subcube
+//!   for it, then for the next oldest past the threshold, until a search fails.
 //!
 //! A job's dimension is its subcube's (`Request::Subcube(k)`), or `⌈log2 nodes⌉` for other requests
 //! (so the policy runs on any machine; a handed-on cube then needs an equal request).
@@ -90,6 +95,10 @@ pub(crate) struct Lazy {
     /// `stop_alloc` with the saved queue `j`.
     stop: Option<usize>,
     monitor: Monitor,
+    /// `lazy:deadline`: the threshold is also checked when the oldest job's wait reaches it.
+    deadline: bool,
+    /// The time of the pending deadline timer (`lazy:deadline`).
+    armed: Option<SimTime>,
     held: FxHashMap<JobId, Placement>,
     waiting: usize,
     /// Buffers of [`Scheduler::on_departure`], kept between calls.
@@ -111,9 +120,19 @@ impl Lazy {
             servers: Vec::new(),
             stop: None,
             monitor: Monitor::default(),
+            deadline: false,
+            armed: None,
             held: FxHashMap::default(),
             waiting: 0,
             scratch: Scratch::default(),
+        }
+    }
+
+    /// Lazy scheduling whose threshold is also checked the moment the oldest wait reaches it.
+    pub(crate) fn with_deadline(threshold: Threshold) -> Self {
+        Lazy {
+            deadline: true,
+            ..Lazy::new(threshold)
         }
     }
 
@@ -205,6 +224,36 @@ impl Lazy {
             self.stop = None;
         }
     }
+
+    /// `lazy:deadline`: gives the oldest waiting jobs whose wait has reached the threshold priority,
+    /// one after the other while their searches succeed, then arms a timer for the next deadline.
+    fn enforce(&mut self, sys: &mut dyn System) {
+        if !self.deadline {
+            return;
+        }
+        let now = sys.now();
+        while self.stop.is_none()
+            && let Some((j, oldest)) = self.oldest()
+            && now >= sys.job(oldest).submit + self.limit()
+        {
+            self.stop = Some(j);
+            if self.search(j, sys) {
+                self.stop = None;
+            }
+        }
+        // While stop_alloc is set the saved job is retried at every release (step 3).
+        let due = self
+            .oldest()
+            .filter(|_| self.stop.is_none())
+            .map(|(_, j)| sys.job(j).submit + self.limit())
+            .filter(|t| t.is_finite());
+        if let Some(at) = due
+            && self.armed != Some(at)
+        {
+            sys.set_timer(at.max(now), 0);
+            self.armed = Some(at);
+        }
+    }
 }
 
 impl Scheduler for Lazy {
@@ -215,6 +264,14 @@ impl Scheduler for Lazy {
         self.queues[k].push_back(job);
         self.waiting += 1;
         self.grow(k, sys);
+        self.enforce(sys);
+    }
+
+    fn on_timer(&mut self, _token: u64, sys: &mut dyn System) {
+        if self.armed.is_some_and(|at| at <= sys.now()) {
+            self.armed = None;
+        }
+        self.enforce(sys);
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
@@ -240,6 +297,7 @@ impl Scheduler for Lazy {
             self.grow(k, sys);
         }
         self.scratch = scratch;
+        self.enforce(sys);
     }
 
     fn waiting(&self) -> usize {

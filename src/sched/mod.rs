@@ -168,6 +168,9 @@ pub enum SchedKind {
     Lazy,
     /// `lazy:T`: lazy scheduling with a fixed waiting threshold of `T` seconds.
     LazyFixed(SimTime),
+    /// `lazy:deadline`: lazy scheduling, threshold d_t²·λ checked also when the oldest wait reaches
+    /// it (not only at releases).
+    LazyDeadline,
     /// `scan-up[:READING]`: scan (Krueger et al., lazy-scheduling-hypercube.md §2.3), towards larger
     /// cubes, under a reading of §2.3 (`join`, `step`, `skip`; [`ScanReading`]).
     ScanUp(ScanReading),
@@ -218,6 +221,7 @@ pub const SCHEDULERS: &[SchedInfo] = &[
     SchedInfo { syntax: "bq:SECONDS|bq:inf", example: "bq:100", meaning: "bypass queue with a threshold time" },
     SchedInfo { syntax: "lazy", example: "lazy", meaning: "lazy scheduling, threshold d_t²·λ" },
     SchedInfo { syntax: "lazy:SECONDS", example: "lazy:30", meaning: "lazy scheduling, a fixed threshold" },
+    SchedInfo { syntax: "lazy:deadline", example: "lazy:deadline", meaning: "lazy scheduling, d_t²·λ also enforced when a wait reaches it" },
     SchedInfo { syntax: "scan-up[:join,step,skip]", example: "scan-up", meaning: "scan towards larger subcubes (a reading of §2.3)" },
     SchedInfo { syntax: "scan-down[:join,step,skip]", example: "scan-down:join", meaning: "scan towards smaller subcubes" },
     SchedInfo { syntax: "static", example: "static", meaning: "static partitioning" },
@@ -257,6 +261,7 @@ impl fmt::Display for SchedKind {
             SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
             SchedKind::Lazy => f.write_str("lazy"),
             SchedKind::LazyFixed(t) => write!(f, "lazy:{t}"),
+            SchedKind::LazyDeadline => f.write_str("lazy:deadline"),
             SchedKind::ScanUp(r) => scan_label(f, "scan-up", r),
             SchedKind::ScanDown(r) => scan_label(f, "scan-down", r),
             SchedKind::Static => f.write_str("static"),
@@ -312,6 +317,7 @@ impl FromStr for SchedKind {
                 .filter(|t| *t >= 0.0 && t.is_finite())
                 .map(SchedKind::BypassQueue)
                 .ok_or_else(bad),
+            Some(("lazy", "deadline")) => Ok(SchedKind::LazyDeadline),
             Some(("lazy", t)) => t
                 .parse::<SimTime>()
                 .ok()
@@ -351,14 +357,15 @@ impl SchedKind {
             SchedKind::BypassQueue(_) => 8,
             SchedKind::Lazy => 9,
             SchedKind::LazyFixed(_) => 10,
-            SchedKind::ScanUp(_) => 11,
-            SchedKind::ScanDown(_) => 12,
-            SchedKind::Static => 13,
-            SchedKind::Gang(_) => 14,
-            SchedKind::LargestFirst(_) => 15,
-            SchedKind::Easy => 16,
-            SchedKind::EasySjbf => 17,
-            SchedKind::Conservative => 18,
+            SchedKind::LazyDeadline => 11,
+            SchedKind::ScanUp(_) => 12,
+            SchedKind::ScanDown(_) => 13,
+            SchedKind::Static => 14,
+            SchedKind::Gang(_) => 15,
+            SchedKind::LargestFirst(_) => 16,
+            SchedKind::Easy => 17,
+            SchedKind::EasySjbf => 18,
+            SchedKind::Conservative => 19,
         };
         &SCHEDULERS[i]
     }
@@ -388,6 +395,9 @@ impl SchedKind {
             SchedKind::BypassQueue(t) => Box::new(bypass_queue::bypass_queue(t)),
             SchedKind::Lazy => Box::new(lazy::Lazy::new(lazy::Threshold::Dynamic)),
             SchedKind::LazyFixed(t) => Box::new(lazy::Lazy::new(lazy::Threshold::Fixed(t))),
+            SchedKind::LazyDeadline => {
+                Box::new(lazy::Lazy::with_deadline(lazy::Threshold::Dynamic))
+            }
             SchedKind::ScanUp(r) => Box::new(scan::Scan::new(scan::Direction::Up, r)),
             SchedKind::ScanDown(r) => Box::new(scan::Scan::new(scan::Direction::Down, r)),
             SchedKind::Static => Box::new(static_partition::StaticPartition::default()),

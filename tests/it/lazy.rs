@@ -87,6 +87,29 @@ fn lazy_dynamic_threshold_starts_at_zero_delay() {
     assert!(starts(&out)[3] >= 3.0);
 }
 
+/// `lazy:deadline` enforces d_t²·λ the moment the oldest wait reaches it, where `lazy` waits for the
+/// next release. j0 takes the whole 4-cube; j1 (a 0-cube) waits for it and starts at 50 (delay 49):
+/// d_t = 49/2, λ = 2 arrivals / 50, threshold 24.5²·0.04 = 24.01. j2 (a 0-cube) finds j1's 0-cube
+/// busy (|Q_0| = 1 ≤ N_0 = 1): lazy hands it j1's cube at 250; `lazy:deadline` gives it priority at
+/// 51 + 24.01 and a new 0-cube.
+#[test]
+fn lazy_deadline_enforces_the_threshold_when_a_wait_reaches_it() {
+    let w = cubes(&[(0.0, 50.0, 4), (1.0, 200.0, 0), (51.0, 10.0, 0)]);
+    let lazy = run_valid(&w, CUBE4, SchedKind::Lazy, AllocKind::Buddy);
+    assert_eq!(starts(&lazy), [0.0, 50.0, 250.0]);
+    let deadline: SchedKind = "lazy:deadline".parse().unwrap();
+    assert_eq!(deadline.to_string(), "lazy:deadline");
+    let out = run_valid(&w, CUBE4, deadline, AllocKind::Buddy);
+    let limit = 24.5f64 * 24.5 * (2.0 / 50.0);
+    assert_eq!(starts(&out)[..2], [0.0, 50.0]);
+    assert!(
+        (starts(&out)[2] - (51.0 + limit)).abs() < 1e-9,
+        "{:?}",
+        starts(&out)
+    );
+    assert_eq!(placements(&out)[2], "0001");
+}
+
 /// Scan-up on a 4-cube: the sweep of Q_3 blocks on its head (the scan does not move on), a job
 /// arriving at Q_3 during the sweep waits for the next one, and Q_1 is served on the way round.
 #[test]
@@ -184,6 +207,7 @@ fn all_scheds() -> Vec<SchedKind> {
         "lazy",
         "lazy:0",
         "lazy:3",
+        "lazy:deadline",
         "scan-up",
         "scan-down",
         "static",
