@@ -48,7 +48,6 @@
 
 use std::cmp::Ordering;
 
-use super::bands::Bands;
 use super::{Change, Moment, Slot, span};
 use crate::SimTime;
 use crate::resource::{Placement, Request};
@@ -115,22 +114,16 @@ pub(super) struct Gains {
     log: Vec<(u64, SimTime)>,
     /// The number of the next gain.
     next: u64,
-    /// The sizes each gain can let move (see [`bands`](super::bands)).
-    bands: Bands,
 }
 
 impl Gains {
-    /// Logs a gain that ends at `end`, with its band (`None`: every size).
-    fn log(&mut self, end: SimTime, band: Option<&[u64]>) {
+    /// Logs a gain that ends at `end`.
+    fn log(&mut self, end: SimTime) {
         while self.log.last().is_some_and(|&(_, e)| e <= end) {
             self.log.pop();
         }
         self.log.push((self.next, end));
         self.next += 1;
-        match band {
-            Some(band) => self.bands.push(band),
-            None => self.bands.push_all(),
-        }
     }
 
     /// The latest end of the gains logged since a reservation was planned with `seen` gains
@@ -174,9 +167,6 @@ pub(super) struct Counts {
     gains: Gains,
     /// The space of the last pass's plan, for the next one.
     spare: Spare,
-    /// The early ends since the last pass, logged with every size until the plan they left is
-    /// read: `(gain number, end, estimated end, nodes)`.
-    pending: Vec<(u64, SimTime, SimTime, i32)>,
 }
 
 /// A pass's plan as it was left: its changes (the running jobs' releases and the reservations),
@@ -304,12 +294,8 @@ impl Counts {
             kept: None,
             started: Vec::new(),
             ended: Vec::new(),
-            gains: Gains {
-                bands: Bands::new(total),
-                ..Gains::default()
-            },
+            gains: Gains::default(),
             spare: Spare::default(),
-            pending: Vec::new(),
         })
     }
 
@@ -317,19 +303,15 @@ impl Counts {
     /// without end (it logs none of its own moves), so every reservation is looked at again at the
     /// next pass on counts.
     pub(super) fn gained(&mut self, estimated_end: SimTime) {
-        self.gains.log(estimated_end, None);
+        self.gains.log(estimated_end);
     }
 
-    /// A running job of `nodes` nodes that was to end at `estimated_end` has ended at `now`: its
-    /// release leaves the plan, and an early end frees its nodes until its estimated end (a gain,
-    /// whose band is read from the next pass's plan; an overrun frees nothing the plan did not
-    /// already count on).
-    pub(super) fn ended(&mut self, job: JobId, estimated_end: SimTime, now: SimTime, nodes: u32) {
+    /// A running job that was to end at `estimated_end` has ended at `now`: its release leaves the
+    /// plan, and an early end frees its nodes until its estimated end (a gain; an overrun frees
+    /// nothing the plan did not already count on).
+    pub(super) fn ended(&mut self, job: JobId, estimated_end: SimTime, now: SimTime) {
         self.ended.push((job, estimated_end));
         if estimated_end > now {
-            let nodes = i32::try_from(nodes).unwrap_or(i32::MAX);
-            self.pending
-                .push((self.gains.next, now, estimated_end, nodes));
             self.gained(estimated_end);
         }
     }
@@ -337,15 +319,13 @@ impl Counts {
     /// The plan of a pass at `now` with `free` nodes free, the `running` jobs, and the waiting jobs'
     /// reservations `(owner, slot, length)` in arrival order; `None` when it is not clean (the
     /// general profile must plan this pass). The last pass's plan is carried over when it can be;
-    /// else it is rebuilt. A pass that will `compress` (look at every reservation) says so: the
-    /// bands of the gains before the last one are then forgotten.
+    /// else it is rebuilt.
     pub(super) fn plan(
         &mut self,
         now: SimTime,
         free: u32,
         running: impl FnOnce() -> Vec<RunningJob>,
         slots: impl Iterator<Item = (JobId, Slot, SimTime)>,
-        compress: bool,
     ) -> Option<Plan> {
         let free = i32::try_from(free).ok()?;
         let kept = self
@@ -364,19 +344,6 @@ impl Counts {
                 plan
             }
         };
-        let pending = std::mem::take(&mut self.pending);
-        if plan.clean {
-            // The early ends' bands, on the plan they left (all at once: their rises add up).
-            let k = pending.iter().fold(0i32, |k, p| k.saturating_add(p.3));
-            let mut band = Vec::new();
-            for &(number, from, to, _) in &pending {
-                span_band(&self.gains.bands, &plan, from, to, k, &mut band);
-                self.gains.bands.narrow(number, &band);
-            }
-        }
-        if compress {
-            self.gains.bands.compress(self.gains.next);
-        }
         if !plan.clean {
             return None;
         }
@@ -420,23 +387,6 @@ fn changes(owner: JobId, slot: Slot, length: SimTime, now: SimTime) -> impl Iter
         .map(move |(when, change)| Step::new(when, change, owner, n))
 }
 
-/// The band of a gain of `k` nodes over `from..to` in `plan` (as it is right after the gain), in
-/// `band`: the sizes `(c - k, c]` for the count `c` in effect at `from` and after each change
-/// before `to`.
-fn span_band(bands: &Bands, plan: &Plan, from: SimTime, to: SimTime, k: i32, band: &mut Vec<u64>) {
-    bands.band(band);
-    let first = plan.steps.partition_point(|s| s.at < from);
-    let mut last = first.checked_sub(1).map_or(plan.base, |i| plan.after[i]);
-    bands.add(band, last, k);
-    let inside = plan.steps[first..].iter().take_while(|s| s.at < to);
-    for &c in plan.after[first..].iter().zip(inside).map(|(c, _)| c) {
-        if c != last {
-            bands.add(band, c, k);
-            last = c;
-        }
-    }
-}
-
 /// The count plan of one pass.
 pub(super) struct Plan {
     now: Moment,
@@ -449,8 +399,6 @@ pub(super) struct Plan {
     after: Vec<i32>,
     /// Scratch space of [`Marks`].
     marks: Vec<u64>,
-    /// Scratch space of a gain's band.
-    band: Vec<u64>,
     gains: Gains,
     /// The runs of the plan as it stands, by threshold: the first `live_runs`, in order of size
     /// (cut back to the changes that stand when changes move; the others keep their space).
@@ -471,7 +419,6 @@ impl Plan {
             steps: kept.steps,
             after: kept.after,
             marks: spare.marks,
-            band: Vec::new(),
             gains: Gains::default(),
             runs: spare.runs,
             live_runs: 0,
@@ -520,7 +467,6 @@ impl Plan {
             after,
             steps,
             marks: spare.marks,
-            band: Vec::new(),
             gains: Gains::default(),
             runs: spare.runs,
             live_runs: 0,
@@ -586,11 +532,7 @@ impl Plan {
         };
         match slot {
             Some(s) if s.when.cmp(&self.now) != Ordering::Less => {
-                // A slot at a later stage of an instant is looked at again whatever the gains;
-                // another only when its size is in the band of a gain since it was planned.
-                if s.when.stage == 0 && !self.gains.bands.may_move(n, seen) {
-                    return None;
-                }
+                // A slot at a later stage of an instant is looked at again whatever the gains.
                 let until = if s.when.stage == 0 {
                     self.gains.since(seen).filter(|&end| end > self.now.at)
                 } else {
@@ -709,10 +651,8 @@ impl Plan {
             .position(mine)
             .map(|i| take + 1 + i);
         let n = -self.steps[take].delta;
-        let (from, to) = (
-            self.steps[take].at,
-            release.map_or(SimTime::INFINITY, |r| self.steps[r].gain_end()),
-        );
+        self.gains
+            .log(release.map_or(SimTime::INFINITY, |r| self.steps[r].gain_end()));
         let end = release.unwrap_or(self.steps.len());
         self.after[take..end].iter_mut().for_each(|a| *a += n);
         self.forget_runs_from(take);
@@ -720,15 +660,6 @@ impl Plan {
             self.steps.remove(i);
             self.after.remove(i);
         }
-        self.log_gain(from, to, n);
-    }
-
-    /// Logs the gain of `n` nodes over `from..to` that the plan just made, with its band.
-    fn log_gain(&mut self, from: SimTime, to: SimTime, n: i32) {
-        let mut band = std::mem::take(&mut self.band);
-        span_band(&self.gains.bands, self, from, to, n, &mut band);
-        self.gains.log(to, Some(&band));
-        self.band = band;
     }
 
     /// Moves `owner`'s reservation, whose take is its first change at index `from` or later, to the
@@ -743,8 +674,8 @@ impl Plan {
         let (Some(take), Some(release)) = (new.next(), new.next()) else {
             unreachable!("a slot from now on has a take and a release");
         };
-        // The old span is free again up to its release (a gain, logged once the counts stand).
-        let gain = (self.steps[old_take].at, self.steps[old_release].gain_end());
+        // The old span is free again up to its release.
+        self.gains.log(self.steps[old_release].gain_end());
         // Both changes move earlier (or stay): each goes after the changes before its old place
         // that do not come after it, the take mostly a few places back (looked for from there),
         // the release after the take.
@@ -764,7 +695,6 @@ impl Plan {
             self.within_machine(first..old_release + 1),
             "a reservation made where it fits keeps the plan clean"
         );
-        self.log_gain(gain.0, gain.1, -take.delta);
     }
 
     /// Puts `owner`'s reservation at `slot` in.
@@ -1216,13 +1146,7 @@ mod tests {
         let mut counts = Counts::new(10).expect("small machine");
         let slots = [(JobId(1), slot(10.0, 8), 5.0)];
         counts
-            .plan(
-                0.0,
-                4,
-                || vec![running(0, 10.0, 6)],
-                slots.into_iter(),
-                true,
-            )
+            .plan(0.0, 4, || vec![running(0, 10.0, 6)], slots.into_iter())
             .expect("clean")
     }
 
@@ -1277,7 +1201,7 @@ mod tests {
         counts.gained(10.0);
         let slots = [(JobId(1), slot(10.0, 8), 5.0)];
         let mut p = counts
-            .plan(1.0, 10, Vec::new, slots.into_iter(), true)
+            .plan(1.0, 10, Vec::new, slots.into_iter())
             .expect("clean");
         let moved = p.replan(
             JobId(1),
@@ -1296,11 +1220,7 @@ mod tests {
         // counts the machine no longer has.
         let mut counts = Counts::new(10).expect("small machine");
         let slots = [(JobId(1), slot(5.0, 8), 5.0)];
-        assert!(
-            counts
-                .plan(0.0, 4, Vec::new, slots.into_iter(), true)
-                .is_none()
-        );
+        assert!(counts.plan(0.0, 4, Vec::new, slots.into_iter()).is_none());
         assert!(
             Counts::new(u32::MAX).is_none(),
             "beyond what i32 counts hold"
@@ -1311,9 +1231,9 @@ mod tests {
     fn a_reservation_looks_before_the_latest_end_of_the_gains_since_it_was_planned() {
         let mut gains = Gains::default();
         assert_eq!(gains.since(0), None, "nothing gained");
-        gains.log(50.0, None);
-        gains.log(20.0, None);
-        gains.log(30.0, None);
+        gains.log(50.0);
+        gains.log(20.0);
+        gains.log(30.0);
         // Planned before all three: the latest end of them all; after the first: of the last two.
         assert_eq!(gains.since(0), Some(50.0));
         assert_eq!(gains.since(1), Some(30.0));
@@ -1350,7 +1270,6 @@ mod tests {
                 4,
                 || vec![running(0, 5.0, 6)],
                 slots.clone().into_iter(),
-                true,
             )
             .expect("clean");
         // After a gain up to 5, job 1 fits now; job 2 then fits at 5, at stage 0, in the instant
@@ -1371,7 +1290,7 @@ mod tests {
         let req = Request::Nodes(8);
         let running = [running(0, 10.0, 6)];
         let mut p = counts
-            .plan(0.0, 4, || running.to_vec(), slots.clone().into_iter(), true)
+            .plan(0.0, 4, || running.to_vec(), slots.clone().into_iter())
             .expect("clean");
         let mut memo = Memo::default();
         let kept = p.replan(JobId(1), &req, 5.0, Some(&slot(10.0, 8)), &mut memo);
@@ -1379,9 +1298,9 @@ mod tests {
         counts.keep(p, &[]);
         // Job 0 ends at 2, before its estimate: the gain [2, 10) lets job 1 start at once, unless
         // it was planned after that gain (then it found no room in it).
-        counts.ended(JobId(0), 10.0, 2.0, 6);
+        counts.ended(JobId(0), 10.0, 2.0);
         let mut p = counts
-            .plan(2.0, 10, Vec::new, slots.into_iter(), true)
+            .plan(2.0, 10, Vec::new, slots.into_iter())
             .expect("clean");
         let mut fresh = Memo { seen: 1, near: 0 };
         let stays = p.replan(JobId(1), &req, 5.0, Some(&slot(10.0, 8)), &mut fresh);

@@ -22,7 +22,6 @@
 //! free counts kept from pass to pass. They give the same slots; the count plan gets there without
 //! snapshots and without re-planning a reservation that provably cannot move.
 
-mod bands;
 pub mod counts;
 mod profile;
 
@@ -180,7 +179,7 @@ impl Conservative {
         } else {
             self.quiet
         };
-        let mut plan = self.plan(sys, replan);
+        let mut plan = self.plan(sys);
         let mut started = Vec::new();
         // The earliest slot after now (none: infinite).
         let mut wake = if skip > 0 {
@@ -245,7 +244,7 @@ impl Conservative {
 
     /// The plan of this pass: the count plan where the allocator allows it and it reproduces the
     /// general one (see [`counts`]), else the general profile.
-    fn plan(&mut self, sys: &dyn System, compress: bool) -> Plan {
+    fn plan(&mut self, sys: &dyn System) -> Plan {
         let now = sys.now();
         if let Mode::Unknown = self.mode {
             let base = sys.snapshot();
@@ -262,8 +261,7 @@ impl Conservative {
             .filter_map(|w| w.slot.clone().map(|slot| (w.job, slot, w.estimate)));
         if let Mode::Counts(kept) = &mut self.mode {
             // The running jobs are read only when the plan is rebuilt.
-            let running = || sys.running_jobs();
-            match kept.plan(now, sys.free_nodes(), running, slots.clone(), compress) {
+            match kept.plan(now, sys.free_nodes(), || sys.running_jobs(), slots.clone()) {
                 Some(plan) => return Plan::Counts(plan),
                 // The general profile logs no gains: every reservation is looked at next time.
                 None => kept.gained(SimTime::INFINITY),
@@ -296,7 +294,7 @@ impl Scheduler for Conservative {
                 let estimated_end = start + sys.job(*id).estimate;
                 self.replan |= estimated_end != now;
                 if let Mode::Counts(counts) = &mut self.mode {
-                    counts.ended(*id, estimated_end, now, sys.job(*id).request.nodes());
+                    counts.ended(*id, estimated_end, now);
                 }
             }
         }
