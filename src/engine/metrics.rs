@@ -24,8 +24,9 @@
 //!   waits from submit to its first start, and a node is busy during a job's run segments. All
 //!   three come from playing the outcome's placements again on the allocator
 //!   ([`measure_fragmentation`](super::measure_fragmentation()), whose doc gives the formulas;
-//!   [`summarize_fragmentation`](super::summarize_fragmentation()) gives the same without the steps),
-//!   whatever the scheduler;
+//!   [`summarize_fragmentation`](super::summarize_fragmentation()) gives the same without the steps,
+//!   and a [`FragMeter`](super::FragMeter) the same again while the replay runs, without a second
+//!   pass), whatever the scheduler;
 //! * estimate error = mean of |estimate − run time| / run time over the jobs with a positive run
 //!   time, the estimate being the one the scheduler was told at submission (the predictor's,
 //!   `Outcome::predictions`, or the job's own); underestimated share = share of those jobs whose
