@@ -188,7 +188,7 @@ impl<'w> FragMeter<'w> {
 
     fn begin(&mut self, now: SimTime, job: JobId, placement: &Placement, resumed: bool) {
         self.advance(now);
-        self.state.occupy(placement);
+        self.state.occupy_granted(placement);
         self.running.insert(job, placement.clone());
         self.opened.push((job, resumed));
     }

@@ -416,6 +416,8 @@ pub(super) struct State {
     /// The allocator on the empty machine, for needed node counts.
     empty: Option<Box<dyn Allocator>>,
     needed: FxHashMap<Request, u32>,
+    /// The last head of the queue asked about and its need (a head waits many instants).
+    head_need: Option<(usize, u32)>,
     /// A mesh of its own, when the allocator keeps none.
     mesh: Option<Mesh>,
     /// Free regions are counted on the allocator's mesh (gone with the allocator).
@@ -440,6 +442,7 @@ impl State {
             alloc: replayed,
             empty: alloc.build(machine).ok(),
             needed: FxHashMap::default(),
+            head_need: None,
             mesh,
             shared_mesh,
             counter: RegionCounter::default(),
@@ -462,15 +465,25 @@ impl State {
     }
 
     pub(super) fn occupy(&mut self, p: &Placement) {
+        self.take(p, true);
+    }
+
+    /// [`occupy`](Self::occupy) for a placement the engine granted on the same free set: free by
+    /// construction, so not checked (the check costs as much as the occupying).
+    pub(super) fn occupy_granted(&mut self, p: &Placement) {
+        self.take(p, false);
+    }
+
+    fn take(&mut self, p: &Placement, check: bool) {
         self.busy = self.busy.saturating_add(p.nodes());
         if let Some(a) = &mut self.alloc {
-            if a.is_free(p) {
+            if !check || a.is_free(p) {
                 a.occupy(p);
             } else {
                 self.alloc = None;
             }
         }
-        self.mesh_change(p, true);
+        self.mesh_change(p, Some(check));
     }
 
     pub(super) fn vacate(&mut self, p: &Placement) {
@@ -478,19 +491,23 @@ impl State {
         if let Some(a) = &mut self.alloc {
             a.vacate(p);
         }
-        self.mesh_change(p, false);
+        self.mesh_change(p, None);
     }
 
-    fn mesh_change(&mut self, p: &Placement, occupy: bool) {
+    /// The mesh bitmap follows an occupy (`Some(check)`: whether to check that `p` is free) or a
+    /// vacate (`None`).
+    fn mesh_change(&mut self, p: &Placement, occupy: Option<bool>) {
         if self.shared_mesh {
             self.regions = None;
             return;
         }
         let Some(mesh) = &mut self.mesh else { return };
         self.regions = None;
-        match p {
-            Placement::Submesh { at, .. } if occupy && mesh.is_free(at) => mesh.occupy(at),
-            Placement::Submesh { at, .. } if !occupy => mesh.vacate(at),
+        match (p, occupy) {
+            (Placement::Submesh { at, .. }, Some(check)) if !check || mesh.is_free(at) => {
+                mesh.occupy(at)
+            }
+            (Placement::Submesh { at, .. }, None) => mesh.vacate(at),
             _ => self.mesh = None,
         }
     }
@@ -529,7 +546,12 @@ impl State {
         let mut newly_delayed = None;
         if let Some(h) = queue.head() {
             let req = &jobs[h].request;
-            head_fits = self.needed(req) <= idle;
+            let need = match self.head_need {
+                Some((i, need)) if i == h => need,
+                _ => self.needed(req),
+            };
+            self.head_need = Some((h, need));
+            head_fits = need <= idle;
             if head_fits && !known_delayed(h) && self.cannot_place(req) {
                 newly_delayed = Some(h);
             }
