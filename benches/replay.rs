@@ -22,7 +22,10 @@
 //! * `summarize/sdsc-96/<sched>/<alloc>/lf<F>` — the metrics of one finished replay of the 800-cell
 //!   mesh grid (`summarize`: the fragmentation measures played again over the run's placements,
 //!   its time-ordered changes, the queue's head and needs), the replay outside the timing. Goal: a
-//!   small share of the replay's own cost (the grid runs 800 of them).
+//!   small share of the replay's own cost (the grid runs 800 of them). `…/run` and `…/run-metered`
+//!   time the replay itself, unobserved and with the `FragMeter` that takes the same measures
+//!   during the run (what `sweep` does): their difference is the meter's cost, to set against
+//!   `summarize`'s.
 //!
 //! Logs are found on the trace search path (`$PWA_TRACES`, `traces/`, `../shared/traces`); a missing
 //! log skips its group with a note. Run: `cargo bench --bench replay` (add a filter such as
@@ -34,7 +37,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pwa_replay::catalog::Catalog;
-use pwa_replay::engine::{NoObserver, replay, summarize};
+use pwa_replay::engine::{FragMeter, NoObserver, replay, summarize};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::swf::{ReadOptions, SwfReader};
@@ -171,6 +174,16 @@ fn summary(c: &mut Criterion) {
             let out = replay(&w, m, sched, alloc, &mut NoObserver).expect("replay");
             g.bench_function(format!("{s}/{a}/lf{lf:.1}"), |b| {
                 b.iter(|| summarize(black_box(&w), m, alloc, black_box(&out)))
+            });
+            g.bench_function(format!("{s}/{a}/lf{lf:.1}/run"), |b| {
+                b.iter(|| replay(black_box(&w), m, sched, alloc, &mut NoObserver).expect("replay"))
+            });
+            g.bench_function(format!("{s}/{a}/lf{lf:.1}/run-metered"), |b| {
+                b.iter(|| {
+                    let mut meter = FragMeter::new(black_box(&w), m, alloc);
+                    replay(&w, m, sched, alloc, &mut meter).expect("replay");
+                    meter.finish()
+                })
             });
         }
     }

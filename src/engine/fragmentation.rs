@@ -34,6 +34,7 @@ use rustc_hash::FxHashMap;
 use super::Timeline;
 use crate::SimTime;
 use crate::machine::{AllocKind, Allocator, MachineSpec, Mesh, Placement, RegionCounter, Request};
+use crate::workload::Job;
 
 /// The state of the machine and queue from `t` until the next step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -239,7 +240,7 @@ fn play(tl: &Timeline<'_>, alloc: AllocKind, mut on_step: impl FnMut(FragStep)) 
     let mut occupy = Stream::sorted_by(runs.len(), |k| runs[k].start);
     let mut arrive = Stream::sorted_by(n_jobs, |i| jobs[i].submit);
     let mut leave = Stream::sorted_by(n_jobs, |i| starts[i]);
-    let mut queue = Queue::new(&needed, machine.nodes());
+    let mut queue = Queue::new(n_jobs, machine.nodes());
     let mut delayed = vec![false; n_jobs];
     while let Some(t) = [vacate.peek(), occupy.peek(), arrive.peek(), leave.peek()]
         .into_iter()
@@ -248,25 +249,13 @@ fn play(tl: &Timeline<'_>, alloc: AllocKind, mut on_step: impl FnMut(FragStep)) 
     {
         vacate.take_at(t, |k| state.vacate(&runs[k].placement));
         occupy.take_at(t, |k| state.occupy(&runs[k].placement));
-        arrive.take_at(t, |i| queue.arrive(i));
-        leave.take_at(t, |i| queue.leave(i));
-        let idle = state.idle();
-        let mut head_fits = false;
-        if let Some(h) = queue.head() {
-            head_fits = needed[h] <= idle;
-            if !delayed[h] && head_fits && state.cannot_place(&jobs[h].request) {
-                delayed[h] = true;
-            }
+        arrive.take_at(t, |i| queue.arrive(i, needed[i]));
+        leave.take_at(t, |i| queue.leave(i, needed[i]));
+        let (step, newly_delayed) = state.step(t, &mut queue, jobs, |h| delayed[h]);
+        if let Some(h) = newly_delayed {
+            delayed[h] = true;
         }
-        let fits = queue.any_fits(idle);
-        on_step(FragStep {
-            t,
-            busy_nodes: machine.nodes() - idle,
-            waiting: queue.len,
-            lost_nodes: if fits { idle } else { 0 },
-            head_lost_nodes: if head_fits { idle } else { 0 },
-            free_regions: state.regions(),
-        });
+        on_step(step);
     }
     delayed
 }
@@ -329,60 +318,72 @@ impl<F: Fn(usize) -> SimTime> Stream<F> {
     }
 }
 
-/// The waiting jobs: the head (lowest index) by a cursor, the count of waiting jobs per needed
-/// node count in a Fenwick tree (is some waiting job's need ≤ idle?).
-struct Queue<'a> {
-    needed: &'a [u32],
-    waiting: Vec<bool>,
-    len: u32,
+/// The waiting jobs: the head (lowest index) by a cursor over one bit per job, the count of
+/// waiting jobs per needed node count in a Fenwick tree (is some waiting job's need ≤ idle?).
+pub(super) struct Queue {
+    /// Bit `i % 64` of word `i / 64`: job `i` waits.
+    waiting: Vec<u64>,
+    pub(super) len: u32,
     /// No waiting job has an index below it.
     cursor: usize,
     /// Fenwick tree over needs `0..=nodes` (a larger need never fits: it is not counted).
     by_need: Vec<u32>,
 }
 
-impl<'a> Queue<'a> {
-    fn new(needed: &'a [u32], nodes: u32) -> Self {
+impl Queue {
+    /// An empty queue of `jobs` jobs on `nodes` nodes.
+    pub(super) fn new(jobs: usize, nodes: u32) -> Self {
         Queue {
-            needed,
-            waiting: vec![false; needed.len()],
+            waiting: vec![0; jobs.div_ceil(64)],
             len: 0,
             cursor: 0,
             by_need: vec![0; nodes as usize + 2],
         }
     }
 
-    fn arrive(&mut self, i: usize) {
-        if !self.waiting[i] {
-            self.waiting[i] = true;
+    fn bit(i: usize) -> (usize, u64) {
+        (i / 64, 1 << (i % 64))
+    }
+
+    /// Job `i`, needing `need` nodes, starts waiting (again: no change).
+    pub(super) fn arrive(&mut self, i: usize, need: u32) {
+        let (w, b) = Self::bit(i);
+        if self.waiting[w] & b == 0 {
+            self.waiting[w] |= b;
             self.len += 1;
             self.cursor = self.cursor.min(i);
-            self.count(i, true);
+            self.count(need, true);
         }
     }
 
-    fn leave(&mut self, i: usize) {
-        if self.waiting[i] {
-            self.waiting[i] = false;
+    /// Job `i`, needing `need` nodes, stops waiting (if it waited).
+    pub(super) fn leave(&mut self, i: usize, need: u32) {
+        let (w, b) = Self::bit(i);
+        if self.waiting[w] & b != 0 {
+            self.waiting[w] &= !b;
             self.len -= 1;
-            self.count(i, false);
+            self.count(need, false);
         }
     }
 
     /// The waiting job submitted first (the lowest index), if any.
-    fn head(&mut self) -> Option<usize> {
+    pub(super) fn head(&mut self) -> Option<usize> {
         if self.len == 0 {
             return None;
         }
-        while !self.waiting[self.cursor] {
-            self.cursor += 1;
+        let mut w = self.cursor / 64;
+        let mut word = self.waiting[w] & (u64::MAX << (self.cursor % 64));
+        while word == 0 {
+            w += 1;
+            word = self.waiting[w];
         }
+        self.cursor = w * 64 + word.trailing_zeros() as usize;
         Some(self.cursor)
     }
 
-    /// Adds (or removes) job `i` to the Fenwick tree at its need.
-    fn count(&mut self, i: usize, add: bool) {
-        let mut k = self.needed[i] as usize + 1;
+    /// Adds (or removes) one waiting job at `need` in the Fenwick tree.
+    fn count(&mut self, need: u32, add: bool) {
+        let mut k = need as usize + 1;
         while k < self.by_need.len() {
             if add {
                 self.by_need[k] += 1;
@@ -394,7 +395,7 @@ impl<'a> Queue<'a> {
     }
 
     /// Whether some waiting job needs no more than `idle` nodes.
-    fn any_fits(&self, idle: u32) -> bool {
+    pub(super) fn any_fits(&self, idle: u32) -> bool {
         let mut k = (idle as usize + 1).min(self.by_need.len() - 1);
         let mut sum = 0;
         while k > 0 {
@@ -408,13 +409,15 @@ impl<'a> Queue<'a> {
 /// The replayed free/busy state: the allocator (for placement questions), a mesh bitmap (for free
 /// regions: the allocator's own when its state is one, [`Allocator::mesh`]) and the idle count. A placement that does not fit the state (a hand-made outcome)
 /// switches the part it does not fit off instead of panicking.
-struct State {
+pub(super) struct State {
     nodes: u32,
     busy: u32,
     alloc: Option<Box<dyn Allocator>>,
     /// The allocator on the empty machine, for needed node counts.
     empty: Option<Box<dyn Allocator>>,
     needed: FxHashMap<Request, u32>,
+    /// The last head of the queue asked about and its need (a head waits many instants).
+    head_need: Option<(usize, u32)>,
     /// A mesh of its own, when the allocator keeps none.
     mesh: Option<Mesh>,
     /// Free regions are counted on the allocator's mesh (gone with the allocator).
@@ -426,7 +429,7 @@ struct State {
 }
 
 impl State {
-    fn new(machine: MachineSpec, alloc: AllocKind) -> Self {
+    pub(super) fn new(machine: MachineSpec, alloc: AllocKind) -> Self {
         let replayed = alloc.build(machine).ok();
         let shared_mesh = replayed.as_ref().is_some_and(|a| a.mesh().is_some());
         let mesh = match machine {
@@ -439,6 +442,7 @@ impl State {
             alloc: replayed,
             empty: alloc.build(machine).ok(),
             needed: FxHashMap::default(),
+            head_need: None,
             mesh,
             shared_mesh,
             counter: RegionCounter::default(),
@@ -446,7 +450,7 @@ impl State {
         }
     }
 
-    fn needed(&mut self, req: &Request) -> u32 {
+    pub(super) fn needed(&mut self, req: &Request) -> u32 {
         if let Some(&n) = self.needed.get(req) {
             return n;
         }
@@ -456,50 +460,65 @@ impl State {
         n
     }
 
-    fn idle(&self) -> u32 {
+    pub(super) fn idle(&self) -> u32 {
         self.nodes.saturating_sub(self.busy)
     }
 
-    fn occupy(&mut self, p: &Placement) {
+    pub(super) fn occupy(&mut self, p: &Placement) {
+        self.take(p, true);
+    }
+
+    /// [`occupy`](Self::occupy) for a placement the engine granted on the same free set: free by
+    /// construction, so not checked (the check costs as much as the occupying).
+    pub(super) fn occupy_granted(&mut self, p: &Placement) {
+        self.take(p, false);
+    }
+
+    fn take(&mut self, p: &Placement, check: bool) {
         self.busy = self.busy.saturating_add(p.nodes());
         if let Some(a) = &mut self.alloc {
-            if a.is_free(p) {
+            if !check || a.is_free(p) {
                 a.occupy(p);
             } else {
                 self.alloc = None;
             }
         }
-        self.mesh_change(p, true);
+        self.mesh_change(p, Some(check));
     }
 
-    fn vacate(&mut self, p: &Placement) {
+    pub(super) fn vacate(&mut self, p: &Placement) {
         self.busy = self.busy.saturating_sub(p.nodes());
         if let Some(a) = &mut self.alloc {
             a.vacate(p);
         }
-        self.mesh_change(p, false);
+        self.mesh_change(p, None);
     }
 
-    fn mesh_change(&mut self, p: &Placement, occupy: bool) {
+    /// The mesh bitmap follows an occupy (`Some(check)`: whether to check that `p` is free) or a
+    /// vacate (`None`).
+    fn mesh_change(&mut self, p: &Placement, occupy: Option<bool>) {
         if self.shared_mesh {
             self.regions = None;
             return;
         }
         let Some(mesh) = &mut self.mesh else { return };
         self.regions = None;
-        match p {
-            Placement::Submesh { at, .. } if occupy && mesh.is_free(at) => mesh.occupy(at),
-            Placement::Submesh { at, .. } if !occupy => mesh.vacate(at),
+        match (p, occupy) {
+            (Placement::Submesh { at, .. }, Some(check)) if !check || mesh.is_free(at) => {
+                mesh.occupy(at)
+            }
+            (Placement::Submesh { at, .. }, None) => mesh.vacate(at),
             _ => self.mesh = None,
         }
     }
 
-    /// Whether the allocator finds no place for `req` now (false when there is no allocator).
-    fn cannot_place(&mut self, req: &Request) -> bool {
-        self.alloc.as_mut().is_some_and(|a| a.find(req).is_none())
+    /// Whether the allocator finds no place for `req` now (false when there is no allocator):
+    /// [`Allocator::fits`], which some allocators answer without ranking placements.
+    pub(super) fn cannot_place(&mut self, req: &Request) -> bool {
+        self.alloc.as_mut().is_some_and(|a| !a.fits(req))
     }
 
-    fn regions(&mut self) -> Option<u32> {
+    pub(super) fn regions(&mut self) -> Option<u32> {
         let mesh = if self.shared_mesh {
             self.alloc.as_ref()?.mesh()?
         } else {
@@ -510,6 +529,43 @@ impl State {
             self.regions = Some(holes as u32);
         }
         self.regions
+    }
+
+    /// The step at `t` of this state and `queue` (the state after the events of `t`), and the head
+    /// of the queue if it is delayed by fragmentation now and was not found so before
+    /// (`known_delayed(head)`; the allocator is not asked again for such a head).
+    pub(super) fn step(
+        &mut self,
+        t: SimTime,
+        queue: &mut Queue,
+        jobs: &[Job],
+        known_delayed: impl Fn(usize) -> bool,
+    ) -> (FragStep, Option<usize>) {
+        let idle = self.idle();
+        let mut head_fits = false;
+        let mut newly_delayed = None;
+        if let Some(h) = queue.head() {
+            let req = &jobs[h].request;
+            let need = match self.head_need {
+                Some((i, need)) if i == h => need,
+                _ => self.needed(req),
+            };
+            self.head_need = Some((h, need));
+            head_fits = need <= idle;
+            if head_fits && !known_delayed(h) && self.cannot_place(req) {
+                newly_delayed = Some(h);
+            }
+        }
+        let fits = queue.any_fits(idle);
+        let step = FragStep {
+            t,
+            busy_nodes: self.nodes - idle,
+            waiting: queue.len,
+            lost_nodes: if fits { idle } else { 0 },
+            head_lost_nodes: if head_fits { idle } else { 0 },
+            free_regions: self.regions(),
+        };
+        (step, newly_delayed)
     }
 }
 

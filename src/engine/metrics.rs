@@ -24,8 +24,9 @@
 //!   waits from submit to its first start, and a node is busy during a job's run segments. All
 //!   three come from playing the outcome's placements again on the allocator
 //!   ([`measure_fragmentation`](super::measure_fragmentation()), whose doc gives the formulas;
-//!   [`summarize_fragmentation`](super::summarize_fragmentation()) gives the same without the steps),
-//!   whatever the scheduler;
+//!   [`summarize_fragmentation`](super::summarize_fragmentation()) gives the same without the steps,
+//!   and a [`FragMeter`](super::FragMeter) the same again while the replay runs, without a second
+//!   pass), whatever the scheduler;
 //! * estimate error = mean of |estimate − run time| / run time over the jobs with a positive run
 //!   time, the estimate being the one the scheduler was told at submission (the predictor's,
 //!   `Outcome::predictions`, or the job's own); underestimated share = share of those jobs whose
@@ -36,7 +37,7 @@
 //! * mean torus dimensionality = mean number of dimensions of the torus each job ran as (as the
 //!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori.
 
-use super::{Outcome, RunMetrics, Timeline, summarize_fragmentation};
+use super::{FragSummary, Outcome, RunMetrics, Timeline, summarize_fragmentation};
 use crate::machine::{AllocKind, MachineSpec};
 use crate::workload::Workload;
 
@@ -44,18 +45,35 @@ use crate::workload::Workload;
 pub const SLOWDOWN_BOUND_S: f64 = 10.0;
 
 /// Summarizes one replay, made by allocator `alloc` (the fragmentation measures ask it where
-/// waiting jobs would fit).
+/// waiting jobs would fit), playing its placements again for them
+/// ([`summarize_fragmentation`](super::summarize_fragmentation())). A replay run with a
+/// [`FragMeter`](super::FragMeter) gets the same from [`summarize_with_fragmentation`] without
+/// the second pass.
 pub fn summarize(
     workload: &Workload,
     machine: MachineSpec,
     alloc: AllocKind,
     outcome: &Outcome,
 ) -> RunMetrics {
+    if workload.jobs.is_empty() || outcome.records.is_empty() {
+        return summarize_without_fragmentation(workload, machine, outcome);
+    }
+    let frag = summarize_fragmentation(&Timeline::new(workload, outcome, machine), alloc);
+    summarize_with_fragmentation(workload, machine, outcome, &frag)
+}
+
+/// [`summarize`] with the fragmentation measures given (by a [`FragMeter`](super::FragMeter)
+/// that watched the replay, or by [`summarize_fragmentation`](super::summarize_fragmentation())).
+pub fn summarize_with_fragmentation(
+    workload: &Workload,
+    machine: MachineSpec,
+    outcome: &Outcome,
+    frag: &FragSummary,
+) -> RunMetrics {
     let mut m = summarize_without_fragmentation(workload, machine, outcome);
     if m.jobs == 0 {
         return m;
     }
-    let frag = summarize_fragmentation(&Timeline::new(workload, outcome, machine), alloc);
     m.external_fragmentation = frag.external;
     m.frag_delayed_jobs = frag.delayed_jobs;
     m.frag_delayed_share = frag.delayed_share;
@@ -97,7 +115,7 @@ pub fn summarize_without_fragmentation(
     m.mean_wait_s = waits.iter().sum::<f64>() / nf;
     [m.p50_wait_s, m.p95_wait_s, m.p99_wait_s, m.max_wait_s] =
         nearest_ranks(&mut waits, [50.0, 95.0, 99.0, 100.0]);
-    // Each per-job list is freed once read: the fragmentation replay below is the peak of memory.
+    // Each per-job list is freed once read: the summary holds one at a time beside the records.
     drop(waits);
     let first_submit = jobs.iter().map(|j| j.submit).fold(f64::INFINITY, f64::min);
     let last_end = outcome

@@ -7,7 +7,9 @@
 //! * [`Observer`] hooks (no-op by default) see starts, ends and the state after each instant;
 //!   [`TimeSeries`] records queue length and busy nodes over time.
 //! * [`Timeline`] indexes a finished replay by time (who holds which node, who waits), and
-//!   [`measure_fragmentation`] plays its placements again to measure fragmentation over time.
+//!   [`measure_fragmentation`] plays its placements again to measure fragmentation over time;
+//!   [`FragMeter`], an observer, gives the same summary while the replay runs, without the
+//!   timeline ([`summarize_with_fragmentation`] takes it).
 //!
 //! # Event order (the contract)
 //!
@@ -65,6 +67,7 @@
 
 pub mod columns;
 pub mod dilation;
+mod frag_meter;
 mod fragmentation;
 pub mod locality;
 mod metrics;
@@ -75,11 +78,14 @@ mod timeline;
 mod validate;
 
 pub use dilation::Dilation;
+pub use frag_meter::FragMeter;
 pub use fragmentation::{
     FragStep, FragSummary, Fragmentation, measure_fragmentation, summarize_fragmentation,
 };
 pub use locality::{Locality, box_hops, compact_hops, contiguous_hops, locality};
-pub use metrics::{FRAGMENTATION_COLUMNS, summarize, summarize_without_fragmentation};
+pub use metrics::{
+    FRAGMENTATION_COLUMNS, summarize, summarize_with_fragmentation, summarize_without_fragmentation,
+};
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
 pub use sim::Engine;
 pub use timeline::{Run, Timeline};

@@ -20,7 +20,9 @@ use rayon::prelude::*;
 
 use super::plan::{Cell, Panel, Plan, Xs};
 use crate::coschedule;
-use crate::engine::{self, NoObserver, ReplayOptions, RunMetrics, observation};
+use crate::engine::{
+    self, FragMeter, NoObserver, Observer, ReplayOptions, RunMetrics, observation,
+};
 use crate::replicate::{Estimate, replicate};
 use crate::resource::MachineSpec;
 use crate::sched::SchedKind;
@@ -642,6 +644,13 @@ pub fn replay(
         kill_at_estimate: cell.kill_at_estimate,
         dilation: cell.dilation,
     };
+    // A summarized cell measures fragmentation during the run; an observing one leaves it out.
+    let mut meter = FragMeter::new(&workload, machine, cell.alloc);
+    let observer: &mut dyn Observer = if cell.observe {
+        &mut NoObserver
+    } else {
+        &mut meter
+    };
     // An observing gang cell keeps the class log (the `gang_classes` measure).
     let (outcome, gang) = match cell.sched {
         SchedKind::Gang(p) if cell.observe => {
@@ -651,12 +660,7 @@ pub fn replay(
         }
         _ => (
             engine::replay_with(
-                &workload,
-                machine,
-                cell.sched,
-                cell.alloc,
-                options,
-                &mut NoObserver,
+                &workload, machine, cell.sched, cell.alloc, options, observer,
             )?,
             None,
         ),
@@ -677,7 +681,7 @@ pub fn replay(
         );
         m
     } else {
-        engine::summarize(&workload, machine, cell.alloc, &outcome)
+        engine::summarize_with_fragmentation(&workload, machine, &outcome, &meter.finish())
     };
     Ok(sweep::CellRun {
         workload,

@@ -38,7 +38,7 @@ use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 
-use crate::engine::{self, NoObserver, Outcome, ReplayOptions, RunMetrics};
+use crate::engine::{self, FragMeter, Outcome, ReplayOptions, RunMetrics};
 use crate::machine::{AllocKind, MachineSpec};
 use crate::sched::SchedKind;
 use crate::workload::shake::ShakeModel;
@@ -297,18 +297,21 @@ pub fn replay_replica(
     if cell.estimate != EstimateModel::Exact {
         workload.set_estimates(cell.estimate);
     }
+    // The fragmentation measures are taken during the run: no second pass over the schedule.
+    let mut meter = FragMeter::new(&workload, machine, cell.allocator);
     let outcome = engine::replay_with(
         &workload,
         machine,
         cell.scheduler,
         cell.allocator,
         options,
-        &mut NoObserver,
+        &mut meter,
     )?;
+    let frag = meter.finish();
     if validate {
         engine::validate(&workload, machine, &outcome)?;
     }
-    let metrics = engine::summarize(&workload, machine, cell.allocator, &outcome);
+    let metrics = engine::summarize_with_fragmentation(&workload, machine, &outcome, &frag);
     Ok(CellRun {
         workload,
         outcome,

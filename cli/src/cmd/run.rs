@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use pwa_replay::engine::{
-    Dilation, NoObserver, Outcome, ReplayOptions, replay_with, summarize, validate,
+    Dilation, FragMeter, FragSummary, Outcome, ReplayOptions, replay_with,
+    summarize_with_fragmentation, validate,
 };
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
@@ -75,6 +76,8 @@ pub struct Replayed {
     pub workload: Workload,
     /// The schedule.
     pub outcome: Outcome,
+    /// Its fragmentation measures, taken during the run ([`FragMeter`]).
+    pub frag: FragSummary,
     /// "replaying TRACE on MACHINE with SCHED / ALLOC at load factor F (E estimates)".
     pub what: String,
 }
@@ -105,19 +108,22 @@ impl Replay {
             kill_at_estimate: self.kill_at_estimate,
             dilation: self.dilation,
         };
+        let mut meter = FragMeter::new(&workload, trace.machine, self.alloc);
         let outcome = replay_with(
             &workload,
             trace.machine,
             self.sched,
             self.alloc,
             options,
-            &mut NoObserver,
+            &mut meter,
         )
         .with_context(|| what.clone())?;
+        let frag = meter.finish();
         Ok(Replayed {
             trace,
             workload,
             outcome,
+            frag,
             what,
         })
     }
@@ -147,6 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         trace: t,
         workload,
         outcome,
+        frag,
         what,
     } = args.replay.run()?;
     let r = &args.replay;
@@ -156,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // The summary first: its working lists are freed before the per-job table's parts are made
     // (writer threads keep freed memory of their own), so the two peaks do not add up.
-    let m = summarize(&workload, t.machine, r.alloc, &outcome);
+    let m = summarize_with_fragmentation(&workload, t.machine, &outcome, &frag);
     if let (Some(path), Some(fmt)) = (&args.jobs_out, jobs_format) {
         write_jobs(path, fmt, &workload, t.machine, &outcome)?;
     }

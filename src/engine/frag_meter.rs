@@ -1,0 +1,363 @@
+//! The fragmentation measures of a replay taken while it runs: an [`Observer`] that keeps the
+//! state [`summarize_fragmentation`](super::summarize_fragmentation) would rebuild afterwards
+//! (the allocator's free set, the queue, the time averages) and measures each instant once its
+//! events are over. It gives the same [`FragSummary`], bit for bit, without the replay's
+//! [`Timeline`](super::Timeline) and its sorted event lists: its memory is one bit per job plus
+//! what is running and waiting, and its work per event is what the allocator's bookkeeping costs.
+//!
+//! The instants are those of the replay played afterwards: a submit, a first start, the start of a
+//! run segment that lasts, the end of one that lasted. A segment that ends at the instant it began
+//! (a job of run time 0, a resume undone at once) holds nothing, and an engine instant with no such
+//! change (a timer) is no step. An instant is measured when the next one begins, or at
+//! [`FragMeter::finish`]; the submits come from the workload itself, so an instant with arrivals
+//! only is a step even where the engine reports nothing.
+//!
+//! The time averages clip each step to the span `[first submit, last end]`; the last end is only
+//! known at the end. A step whose end time is not yet known to lie inside the span waits in a short
+//! list until it is (a job still runs, or a run has ended as late), so every step adds to the
+//! averages in the same order, with the same operands, as over the kept steps.
+
+use rustc_hash::FxHashMap;
+
+use super::fragmentation::{FragStep, FragSummary, Queue, State};
+use super::observer::Observer;
+use crate::SimTime;
+use crate::machine::{AllocKind, MachineSpec, Placement};
+use crate::workload::{Job, JobId, Workload};
+
+/// Measures the fragmentation of a replay as it runs (see the module doc): pass it to
+/// [`replay`](super::replay()) as the observer, then [`finish`](Self::finish) it.
+///
+/// ```
+/// use pwa_replay::engine::{FragMeter, Timeline, replay, summarize_fragmentation};
+/// use pwa_replay::workload::{Job, JobId, Request, Workload};
+///
+/// let job = |i: u32, submit: f64, n: u32| Job {
+///     id: JobId(i), source_id: u64::from(i) + 1, submit, runtime: 10.0, estimate: 10.0,
+///     requested: None, request: Request::Nodes(n), asked_procs: n, user: None,
+/// };
+/// let w = Workload::from_jobs(vec![job(0, 0.0, 3), job(1, 1.0, 2)], 1);
+/// let (machine, alloc) = ("flat:4".parse().unwrap(), "flat".parse().unwrap());
+/// let mut meter = FragMeter::new(&w, machine, alloc);
+/// let out = replay(&w, machine, "fcfs".parse().unwrap(), alloc, &mut meter).unwrap();
+/// // Job 1 waits over [1, 10) with 1 node idle, which it cannot use: nothing lost.
+/// let frag = meter.finish();
+/// assert_eq!(frag, summarize_fragmentation(&Timeline::new(&w, &out, machine), alloc));
+/// assert_eq!(frag.external, 0.0);
+/// ```
+pub struct FragMeter<'w> {
+    jobs: &'w [Job],
+    nodes: u32,
+    state: State,
+    queue: Queue,
+    /// Jobs `..arrived` have been submitted.
+    arrived: usize,
+    /// The instant being gathered (`None` before the first).
+    now: Option<SimTime>,
+    /// A submit, first start or lasting change happened at `now`.
+    changed: bool,
+    /// Segments begun at `now` and still running: the job, and whether it resumed (a first start
+    /// is a change whatever follows; a resume is one only if the segment lasts).
+    opened: Vec<(JobId, bool)>,
+    /// The placement of every running job.
+    running: FxHashMap<JobId, Placement>,
+    /// The head of the queue, once found delayed by fragmentation.
+    delayed_head: Option<usize>,
+    delayed_jobs: u64,
+    /// The latest end of a run that lasted, or the first submit (the span's end so far).
+    last: SimTime,
+    /// Lost nodes, head-lost nodes and free regions, averaged over time.
+    averages: Averages,
+}
+
+impl<'w> FragMeter<'w> {
+    /// A meter for a replay of `workload` on `machine` by allocator `alloc`.
+    pub fn new(workload: &'w Workload, machine: MachineSpec, alloc: AllocKind) -> Self {
+        let jobs = &workload.jobs[..];
+        let first = jobs.iter().map(|j| j.submit).fold(f64::INFINITY, f64::min);
+        // As `Timeline::span`: (0, 0) without jobs.
+        let first = if first.is_finite() { first } else { 0.0 };
+        FragMeter {
+            jobs,
+            nodes: machine.nodes(),
+            state: State::new(machine, alloc),
+            queue: Queue::new(jobs.len(), machine.nodes()),
+            arrived: 0,
+            now: None,
+            changed: false,
+            opened: Vec::new(),
+            running: FxHashMap::default(),
+            delayed_head: None,
+            delayed_jobs: 0,
+            last: first,
+            averages: Averages::new(first),
+        }
+    }
+
+    /// The measures of the replay observed (every job must have started and ended).
+    pub fn finish(mut self) -> FragSummary {
+        while let Some(s) = self.next_submit() {
+            self.move_to(s);
+            self.admit(s);
+        }
+        if let Some(t) = self.now {
+            self.close(t);
+        }
+        let n = f64::from(self.nodes);
+        let [lost, head_lost, regions] = self.averages.finish(self.last);
+        // Without nodes the shares are not finite; they are reported 0 as `external()` does.
+        let zero_nodes = |avg: f64| if n == 0.0 { 0.0 } else { avg };
+        let jobs = self.jobs.len();
+        FragSummary {
+            external: zero_nodes(lost),
+            external_head: zero_nodes(head_lost),
+            delayed_jobs: self.delayed_jobs,
+            delayed_share: if jobs == 0 {
+                0.0
+            } else {
+                self.delayed_jobs as f64 / jobs as f64
+            },
+            mean_free_regions: regions,
+        }
+    }
+
+    fn next_submit(&self) -> Option<SimTime> {
+        self.jobs.get(self.arrived).map(|j| j.submit)
+    }
+
+    /// Moves to instant `now`: the instants before it (earlier submits among them) are measured,
+    /// and the jobs submitted by `now` wait.
+    fn advance(&mut self, now: SimTime) {
+        if self.now != Some(now) {
+            while let Some(s) = self.next_submit().filter(|&s| s < now) {
+                self.move_to(s);
+                self.admit(s);
+            }
+            self.move_to(now);
+        }
+        self.admit(now);
+    }
+
+    /// Closes the instant being gathered (if it is not `t`) and begins `t`.
+    fn move_to(&mut self, t: SimTime) {
+        if let Some(prev) = self.now.filter(|&p| p != t) {
+            self.close(prev);
+        }
+        self.now = Some(t);
+    }
+
+    /// Measures instant `t`, whose events are over, if anything changed at it.
+    fn close(&mut self, t: SimTime) {
+        let lasting_resume = self.opened.iter().any(|&(_, resumed)| resumed);
+        if self.changed || lasting_resume {
+            let delayed_head = self.delayed_head;
+            let (step, newly_delayed) = self
+                .state
+                .step(t, &mut self.queue, self.jobs, |h| delayed_head == Some(h));
+            if let Some(h) = newly_delayed {
+                self.delayed_head = Some(h);
+                self.delayed_jobs += 1;
+            }
+            // The span reaches past `t` when a run ended at `t` or later, or one is still running.
+            let inside = self.last >= t || !self.running.is_empty();
+            self.averages.push(self.values(&step), t, inside);
+        }
+        self.changed = false;
+        self.opened.clear();
+    }
+
+    /// The values a step adds to the three averages, computed as `summarize_fragmentation` does.
+    fn values(&self, s: &FragStep) -> [f64; 3] {
+        let n = f64::from(self.nodes);
+        [
+            f64::from(s.lost_nodes) / n,
+            f64::from(s.head_lost_nodes) / n,
+            f64::from(s.free_regions.unwrap_or(0)),
+        ]
+    }
+
+    /// The jobs submitted by `t` start waiting.
+    fn admit(&mut self, t: SimTime) {
+        while let Some(j) = self.jobs.get(self.arrived).filter(|j| j.submit <= t) {
+            let need = self.state.needed(&j.request);
+            self.queue.arrive(self.arrived, need);
+            self.arrived += 1;
+            self.changed = true;
+        }
+    }
+
+    fn begin(&mut self, now: SimTime, job: JobId, placement: &Placement, resumed: bool) {
+        self.advance(now);
+        self.state.occupy_granted(placement);
+        self.running.insert(job, placement.clone());
+        self.opened.push((job, resumed));
+    }
+
+    fn stop(&mut self, now: SimTime, job: JobId) {
+        self.advance(now);
+        if let Some(p) = self.running.remove(&job) {
+            self.state.vacate(&p);
+        }
+        match self.opened.iter().position(|&(j, _)| j == job) {
+            // Begun at this instant: the segment held nothing.
+            Some(k) => {
+                self.opened.swap_remove(k);
+            }
+            None => {
+                self.changed = true;
+                self.last = self.last.max(now);
+            }
+        }
+    }
+}
+
+impl Observer for FragMeter<'_> {
+    fn on_start(&mut self, now: SimTime, job: JobId, placement: &Placement) {
+        self.begin(now, job, placement, false);
+        let need = self.state.needed(&self.jobs[job.index()].request);
+        self.queue.leave(job.index(), need);
+        self.changed = true;
+    }
+
+    fn on_end(&mut self, now: SimTime, job: JobId) {
+        self.stop(now, job);
+    }
+
+    fn on_suspend(&mut self, now: SimTime, job: JobId) {
+        self.stop(now, job);
+    }
+
+    fn on_resume(&mut self, now: SimTime, job: JobId, placement: &Placement) {
+        self.begin(now, job, placement, true);
+    }
+}
+
+/// Time averages of three step functions over `[first, last]`, fed step by step before `last` is
+/// known (see the module doc).
+struct Averages {
+    first: SimTime,
+    area: [f64; 3],
+    /// The last step: its time and values.
+    open: Option<(SimTime, [f64; 3])>,
+    /// Closed steps (time, end, values) whose end may lie past the span's end, in order.
+    pending: Vec<(SimTime, SimTime, [f64; 3])>,
+}
+
+impl Averages {
+    fn new(first: SimTime) -> Self {
+        Averages {
+            first,
+            // -0.0: the neutral element of `Iterator::sum`, as `TimeAverage` starts from.
+            area: [-0.0; 3],
+            open: None,
+            pending: Vec::new(),
+        }
+    }
+
+    /// A step at `t`; `inside`: the span's end is known to be at `t` or later.
+    fn push(&mut self, values: [f64; 3], t: SimTime, inside: bool) {
+        if let Some((t0, v)) = self.open.take() {
+            self.pending.push((t0, t, v));
+        }
+        self.open = Some((t, values));
+        if inside {
+            self.settle(t);
+        }
+    }
+
+    /// Adds the pending steps, `end` being the span's end or a time no later than it and no
+    /// earlier than any pending step's end.
+    fn settle(&mut self, end: SimTime) {
+        for (t, next, v) in self.pending.drain(..) {
+            let dt = (next.min(end) - t.max(self.first)).max(0.0);
+            for (area, v) in self.area.iter_mut().zip(v) {
+                *area += v * dt;
+            }
+        }
+    }
+
+    /// The three averages over `[first, last]` (0 for an empty span).
+    fn finish(mut self, last: SimTime) -> [f64; 3] {
+        if last.total_cmp(&self.first).is_le() {
+            return [0.0; 3];
+        }
+        if let Some((t, v)) = self.open.take() {
+            self.pending.push((t, last, v));
+        }
+        self.settle(last);
+        let span = last - self.first;
+        self.area.map(|a| a / span)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Timeline, replay, summarize_fragmentation};
+    use crate::machine::Shape;
+    use crate::workload::Request;
+
+    fn job(i: u32, submit: f64, runtime: f64, (w, h): (u32, u32)) -> Job {
+        Job {
+            id: JobId(i),
+            source_id: u64::from(i) + 1,
+            submit,
+            runtime,
+            estimate: runtime,
+            requested: None,
+            request: Request::Submesh(Shape::new(w, h)),
+            asked_procs: w * h,
+            user: None,
+        }
+    }
+
+    const MESH_4X2: MachineSpec = MachineSpec::Mesh {
+        size: Shape::new(4, 2),
+    };
+
+    /// The meter's summary of an FCFS / first-fit replay of `jobs` on the 4×2 mesh, checked
+    /// against the replay played afterwards.
+    fn metered(jobs: Vec<Job>) -> FragSummary {
+        let w = Workload::from_jobs(jobs, 1);
+        let alloc = AllocKind::FirstFit;
+        let mut meter = FragMeter::new(&w, MESH_4X2, alloc);
+        let out = replay(&w, MESH_4X2, "fcfs".parse().unwrap(), alloc, &mut meter).unwrap();
+        let during = meter.finish();
+        let after = summarize_fragmentation(&Timeline::new(&w, &out, MESH_4X2), alloc);
+        let bits =
+            |f: &FragSummary| [f.external, f.external_head, f.mean_free_regions].map(f64::to_bits);
+        assert_eq!(bits(&during), bits(&after));
+        assert_eq!(during.delayed_jobs, after.delayed_jobs);
+        during
+    }
+
+    #[test]
+    fn instants_past_the_last_end_add_nothing() {
+        // Columns 0, 1, 2 are held over [0, 10), [0, 5), [0, 10): one free region (column 3),
+        // then two (columns 1 and 3) over [5, 10). Job 3, of run time 0, arrives and "runs" at
+        // 20, after the last end: the span is [0, 10], and the step at 10 (the whole mesh free,
+        // 1 region) lasts 0 within it, not until 20.
+        let f = metered(vec![
+            job(0, 0.0, 10.0, (1, 2)),
+            job(1, 0.0, 5.0, (1, 2)),
+            job(2, 0.0, 10.0, (1, 2)),
+            job(3, 20.0, 0.0, (1, 1)),
+        ]);
+        assert_eq!(f.mean_free_regions, (1.0 * 5.0 + 2.0 * 5.0) / 10.0);
+        assert_eq!((f.external, f.delayed_jobs), (0.0, 0));
+    }
+
+    #[test]
+    fn an_idle_gap_and_a_blocked_head_average_as_played_afterwards() {
+        // Job 0 (3×2) over [0, 10); job 1 (2×2) waits from 1 with 2 nodes idle (it needs 4:
+        // nothing lost), runs [10, 15); the mesh is idle over [15, 30) until job 2 (1×1) runs
+        // [30, 40). Regions: 1 over [0, 10), 1 over [10, 15), 1 over [15, 30), 2 over [30, 40).
+        let f = metered(vec![
+            job(0, 0.0, 10.0, (3, 2)),
+            job(1, 1.0, 5.0, (2, 2)),
+            job(2, 30.0, 10.0, (1, 1)),
+        ]);
+        assert_eq!(f.mean_free_regions, (30.0 + 2.0 * 10.0) / 40.0);
+        assert_eq!(f.external, 0.0);
+    }
+}
