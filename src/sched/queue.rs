@@ -40,7 +40,7 @@ impl WaitQueue {
     }
 
     /// The oldest class front that arrived after `after`.
-    fn front_after(&self, after: JobId) -> Option<JobId> {
+    pub(crate) fn front_after(&self, after: JobId) -> Option<JobId> {
         self.fronts.range(JobId(after.0 + 1)..).next().copied()
     }
 
@@ -60,7 +60,7 @@ impl WaitQueue {
     }
 
     /// Removes `job`, which must be the front of its class (every job a pass starts is).
-    fn remove_front(&mut self, job: JobId, req: Request) {
+    pub(crate) fn remove_front(&mut self, job: JobId, req: Request) {
         let Some(&c) = self.class_of.get(&req) else {
             return;
         };
