@@ -69,7 +69,8 @@ impl Mesh {
     /// [`Mesh::scan`] on a mesh at most 64 wide (a row is one word), by doubling in both directions:
     /// `log₂ w` shift-and passes over all rows, then `log₂ h` passes that AND each row with the row
     /// `step` above. Every pass applies one operation to every row, so the loops vectorise; there
-    /// is no early out (the passes cost less than deciding one).
+    /// is no early out (the passes cost less than deciding one). `runs` is the scratch of the
+    /// vertical passes: the two buffers trade places.
     fn scan_narrow(&mut self, shape: Shape) -> bool {
         let (w, h, height) = (shape.w, shape.h as usize, self.rows.len());
         let bases = &mut self.bases[..height];
@@ -82,16 +83,21 @@ impl Mesh {
             }
             have += step;
         }
-        // Rows y ..= height − have hold the AND of `have` rows from y.
+        // Rows y ..= height − have hold the AND of `have` rows from y; each pass writes the other
+        // buffer (`runs`, then swapped in), so the loop has no overlap and vectorises.
         let mut have = 1;
         while have < h {
             let step = have.min(h - have);
             have += step;
-            for y in 0..=height - have {
-                bases[y] &= bases[y + step];
+            let n = height - have + 1;
+            let src = &self.bases[..step + n];
+            let pairs = src.iter().zip(&src[step..]);
+            for (d, (a, b)) in self.runs[..n].iter_mut().zip(pairs) {
+                *d = a & b;
             }
+            std::mem::swap(&mut self.bases, &mut self.runs);
         }
-        bases[..=height - h].iter().any(|&v| v != 0)
+        self.bases[..=height - h].iter().any(|&v| v != 0)
     }
 
     /// [`Mesh::scan`] with rows of exactly `N` words (meshes up to `64·N` wide) as arrays, so the
