@@ -341,6 +341,17 @@ fn mark_lines(
     if count == 0 || len == 0 {
         return;
     }
+    if stride == 1 {
+        // One word per line (a mesh at most 64 wide, or tall): a run of words, one mask.
+        let m = word_mask(at, len);
+        let lines = &mut words[first as usize..(first + count) as usize];
+        if free {
+            lines.iter_mut().for_each(|v| *v |= m);
+        } else {
+            lines.iter_mut().for_each(|v| *v &= !m);
+        }
+        return;
+    }
     let lines = words
         .chunks_exact_mut(stride)
         .skip(first as usize)
