@@ -67,7 +67,7 @@ impl WindowK {
             return false;
         }
         if queued {
-            self.window.remove_front(job, sys.job(job).request);
+            self.window.remove_front(job);
         }
         self.slots[i].done = true;
         self.pending -= 1;
