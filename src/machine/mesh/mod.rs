@@ -13,8 +13,12 @@
 //! A whole scan is therefore `O(H · ⌈W/64⌉ · log w)` word operations. Two O(1) early outs come first:
 //! fewer free nodes than the request's area, and a cache of shapes known to fail — if no `w × h`
 //! placement is free, no larger one is either, and that stays true until a node is freed. Inside the
-//! scan, rows with fewer than `w` free nodes skip step 1, and step 2 is skipped when no `h`
-//! consecutive rows hold a run of `w`.
+//! scan of a mesh wider than 64, rows with fewer than `w` free nodes skip step 1, and step 2 is
+//! skipped when no `h` consecutive rows hold a run of `w`; a mesh at most 64 wide does step 2 by
+//! doubling too, each pass one operation over all rows (see `scan`).
+//!
+//! The state is kept by rows and by columns, so [`Mesh::boundary_contact`] (best fit's score) counts
+//! a side of a placement with masked words.
 //!
 //! [`Mesh::maximal_free_submeshes`] lists the maximal free submeshes (window-k-mesh.md Definition 1)
 //! for MPL by extending row ANDs upwards from each bottom row; it runs only on successful attempts.
