@@ -19,6 +19,11 @@
 //!   nearly every end is early, so nearly every pass compresses the plan (goal ≤ 2 s; exact
 //!   estimates for comparison).
 //!
+//! * `mesh-grid/sdsc-96/<sched>` — the simulations of issue 32's 800-cell mesh grid, one scheduler
+//!   per function: one iteration replays the grid's five allocators (ff, bf, fo, as, mpl) at load
+//!   factors 0.5, 1.0, 1.5 and 2.0 (20 cells, a fortieth of the grid; no summary). The grid's
+//!   simulation CPU is about 10 × the sum over its eight schedulers.
+//!
 //! * `summarize/sdsc-96/<sched>/<alloc>/lf<F>` — the metrics of one finished replay of the 800-cell
 //!   mesh grid (`summarize`: the fragmentation measures played again over the run's placements,
 //!   its time-ordered changes, the queue's head and needs), the replay outside the timing. Goal: a
@@ -156,6 +161,53 @@ fn sdsc(c: &mut Criterion) {
     g.finish();
 }
 
+/// The schedulers and allocators of issue 32's mesh grid (`make bench-grid`).
+const GRID_SCHEDULERS: [&str; 8] = [
+    "fcfs",
+    "oo",
+    "oocb:8",
+    "delay",
+    "window:10",
+    "window:120",
+    "window:240",
+    "bq:86400",
+];
+const GRID_ALLOCATORS: [&str; 5] = ["ff", "bf", "fo", "as", "mpl"];
+
+/// `mesh-grid/sdsc-96/<sched>`: the grid's allocators at four of its loads, replays only.
+fn mesh_grid(c: &mut Criterion) {
+    let Some((w, m)) = load("sdsc-96", None) else {
+        return;
+    };
+    let loads: Vec<Workload> = [0.5, 1.0, 1.5, 2.0]
+        .iter()
+        .map(|&lf| scaled(&w, lf))
+        .collect();
+    let allocs: Vec<AllocKind> = GRID_ALLOCATORS
+        .iter()
+        .map(|a| a.parse().expect("label"))
+        .collect();
+    let mut g = c.benchmark_group("mesh-grid/sdsc-96");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(3));
+    for s in GRID_SCHEDULERS {
+        let sched: SchedKind = s.parse().expect("label");
+        g.bench_function(s, |b| {
+            b.iter(|| {
+                for w in &loads {
+                    for &alloc in &allocs {
+                        black_box(
+                            replay(black_box(w), m, sched, alloc, &mut NoObserver).expect("replay"),
+                        );
+                    }
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
 /// `summarize/sdsc-96/<sched>/<alloc>/lf<F>`: the metrics of one finished replay, cells of the
 /// 800-cell mesh grid at a light and a saturated load.
 fn summary(c: &mut Criterion) {
@@ -275,5 +327,7 @@ fn backfill(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, nasa, nasa_lazy, sdsc, summary, ctc_torus, backfill);
+criterion_group!(
+    benches, nasa, nasa_lazy, sdsc, mesh_grid, summary, ctc_torus, backfill
+);
 criterion_main!(benches);

@@ -3,7 +3,8 @@
 //! submesh scores 0 ..= 2(w + h) — packing jobs against each other and the border. Ties go to the first
 //! placement in row-major base order (lowest `y`, then lowest `x`), i.e. to the first-fit choice.
 //!
-//! Cost: one bitmask scan finds all free bases; each is then scored in `O(h + w/64)`.
+//! Cost: one bitmask scan finds all free bases; each is then scored in `O(w/64 + h/64)` word
+//! operations (the mesh keeps its free set by rows and by columns).
 
 use super::mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule};
 use super::{Shape, Submesh};

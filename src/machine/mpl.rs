@@ -81,7 +81,7 @@ fn mpl(bases: &FreeBases<'_>) -> Option<Submesh> {
     let first = bases.first()?;
     let (mesh, shape) = (bases.mesh(), bases.shape());
     let mut best: Option<((u32, u32, u32, u32), Submesh)> = None;
-    for hole in mesh.peripheral_maximal_free_submeshes(shape) {
+    mesh.for_each_peripheral_maximal(shape, |hole| {
         for s in corners(&hole, shape) {
             let pl = mesh.peripheral_length(&s);
             let key = (u32::MAX - pl, hole.shape.area(), s.base.y, s.base.x);
@@ -89,7 +89,7 @@ fn mpl(bases: &FreeBases<'_>) -> Option<Submesh> {
                 best = Some((key, s));
             }
         }
-    }
+    });
     match best {
         Some(((inv_pl, ..), s)) if inv_pl < u32::MAX => Some(s),
         _ => Some(first),

@@ -8,7 +8,7 @@
 //! visits only class fronts, in arrival order: `O((classes + starts) · log classes)` per pass instead of
 //! a scan of the whole queue, and the jobs tried (and their order) are exactly those of the plain scan.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::FxHashMap;
 
@@ -22,8 +22,9 @@ pub(crate) struct WaitQueue {
     class_of: FxHashMap<Request, usize>,
     /// Per class, its waiting jobs in arrival order.
     classes: Vec<VecDeque<JobId>>,
-    /// The oldest waiting job of every non-empty class; its minimum is the queue head.
-    fronts: BTreeSet<JobId>,
+    /// The oldest waiting job of every non-empty class, with its class; the minimum is the queue
+    /// head.
+    fronts: BTreeMap<JobId, usize>,
     /// Jobs waiting.
     len: usize,
 }
@@ -36,12 +37,15 @@ impl WaitQueue {
 
     /// The oldest waiting job.
     pub(crate) fn head(&self) -> Option<JobId> {
-        self.fronts.first().copied()
+        self.fronts.first_key_value().map(|(&job, _)| job)
     }
 
     /// The oldest class front that arrived after `after`.
-    fn front_after(&self, after: JobId) -> Option<JobId> {
-        self.fronts.range(JobId(after.0 + 1)..).next().copied()
+    pub(crate) fn front_after(&self, after: JobId) -> Option<JobId> {
+        self.fronts
+            .range(JobId(after.0 + 1)..)
+            .next()
+            .map(|(&job, _)| job)
     }
 
     /// Appends a job; jobs must be pushed in arrival (id) order within their class.
@@ -53,25 +57,21 @@ impl WaitQueue {
         }
         let class = &mut self.classes[c];
         if class.is_empty() {
-            self.fronts.insert(job);
+            self.fronts.insert(job, c);
         }
         class.push_back(job);
         self.len += 1;
     }
 
-    /// Removes `job`, which must be the front of its class (every job a pass starts is).
-    fn remove_front(&mut self, job: JobId, req: Request) {
-        let Some(&c) = self.class_of.get(&req) else {
+    /// Removes `job` if it is the front of its class (every job a pass starts is).
+    pub(crate) fn remove_front(&mut self, job: JobId) {
+        let Some(c) = self.fronts.remove(&job) else {
             return;
         };
         let class = &mut self.classes[c];
-        if class.front() != Some(&job) {
-            return;
-        }
         class.pop_front();
-        self.fronts.remove(&job);
         if let Some(&next) = class.front() {
-            self.fronts.insert(next);
+            self.fronts.insert(next, c);
         }
         self.len -= 1;
     }
@@ -115,8 +115,7 @@ impl<R: BypassRule> Bypassing<R> {
             return false;
         }
         if queued {
-            let req = sys.job(job).request;
-            self.queue.remove_front(job, req);
+            self.queue.remove_front(job);
         }
         self.rule.started(job, overtook, &*sys);
         true

@@ -14,9 +14,16 @@
 //!   head, so newly admitted jobs are tried in the same pass.
 //!
 //! `K = 1` is FCFS; `K` at least the number of jobs behaves like OO on departures.
+//!
+//! The window's pending jobs are also kept in a [`WaitQueue`] (grouped by request): once the head
+//! fails, the window is fixed for the rest of the pass, and as in the FIFO policies only class
+//! fronts are visited — a job whose request already failed in the pass would fail again (nothing
+//! is freed during a pass), so the allocator sees the same attempts in the same order as in a scan
+//! of all `K` slots, at a cost that grows with the requests in the window rather than with `K`.
 
 use std::collections::VecDeque;
 
+use super::queue::WaitQueue;
 use super::{Scheduler, System};
 use crate::workload::JobId;
 
@@ -31,9 +38,13 @@ struct Slot {
 #[derive(Debug)]
 pub(crate) struct WindowK {
     k: usize,
-    /// Arrived jobs from the oldest pending one; the front is always pending.
+    /// Arrived jobs from the oldest pending one, in arrival (id) order; the front is always pending.
     slots: VecDeque<Slot>,
     pending: usize,
+    /// The pending jobs of the first `admitted` slots (the window, once admitted).
+    window: WaitQueue,
+    /// Slots from the front whose pending jobs are in `window`.
+    admitted: usize,
 }
 
 impl WindowK {
@@ -43,29 +54,42 @@ impl WindowK {
             k: (k as usize).max(1),
             slots: VecDeque::new(),
             pending: 0,
+            window: WaitQueue::default(),
+            admitted: 0,
         }
     }
 
-    /// Number of jobs in the window now.
-    fn window_len(&self) -> usize {
-        self.slots.len().min(self.k)
-    }
-
-    /// Tries slot `i`; on success marks it done.
-    fn try_slot(&mut self, i: usize, sys: &mut dyn System) -> bool {
-        let slot = &mut self.slots[i];
-        if slot.done || !sys.try_start(slot.job) {
+    /// Starts `job`, which is pending at slot `i` (and in `window` when `queued`); on success marks it
+    /// done.
+    fn start(&mut self, i: usize, queued: bool, sys: &mut dyn System) -> bool {
+        let job = self.slots[i].job;
+        if !sys.try_start(job) {
             return false;
         }
-        slot.done = true;
+        if queued {
+            self.window.remove_front(job);
+        }
+        self.slots[i].done = true;
         self.pending -= 1;
         true
     }
 
-    /// Moves the window head past done jobs.
-    fn slide(&mut self) {
+    /// The slot of `job`, a pending or done job from the head onwards.
+    fn slot_of(&self, job: JobId) -> usize {
+        self.slots.partition_point(|s| s.job < job)
+    }
+
+    /// Moves the window head past done jobs, then admits the jobs the window now reaches.
+    fn slide(&mut self, sys: &dyn System) {
         while self.slots.front().is_some_and(|s| s.done) {
             self.slots.pop_front();
+            self.admitted = self.admitted.saturating_sub(1);
+        }
+        let reach = self.slots.len().min(self.k);
+        while self.admitted < reach {
+            let job = self.slots[self.admitted].job;
+            self.window.push(job, sys.job(job).request);
+            self.admitted += 1;
         }
     }
 }
@@ -75,19 +99,35 @@ impl Scheduler for WindowK {
         let in_window = self.slots.len() < self.k;
         self.slots.push_back(Slot { job, done: false });
         self.pending += 1;
-        if in_window && self.try_slot(self.slots.len() - 1, sys) {
-            self.slide();
+        if !in_window {
+            return;
+        }
+        self.admitted += 1;
+        if self.start(self.slots.len() - 1, false, sys) {
+            self.slide(&*sys);
+        } else {
+            self.window.push(job, sys.job(job).request);
         }
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
-        let mut i = 0;
-        while i < self.window_len() {
-            if self.try_slot(i, sys) && i == 0 {
-                self.slide();
-                continue;
+        // The head while it starts (the window slides and admits after each), ...
+        let head = loop {
+            let Some(head) = self.window.head() else {
+                return;
+            };
+            debug_assert_eq!(self.slots.front().map(|s| s.job), Some(head));
+            if !self.start(0, true, sys) {
+                break head;
             }
-            i += 1;
+            self.slide(&*sys);
+        };
+        // ... then the rest of the window, now fixed, in arrival order: class fronts only.
+        let mut cursor = head;
+        while let Some(next) = self.window.front_after(cursor) {
+            let i = self.slot_of(next);
+            self.start(i, true, sys);
+            cursor = next;
         }
     }
 

@@ -145,13 +145,13 @@ pub(super) fn word_masks(x: u32, w: u32) -> impl Iterator<Item = (usize, u64)> {
     (x / 64..end.div_ceil(64)).map(move |j| {
         let lo = x.max(j * 64) - j * 64;
         let hi = end.min(j * 64 + 64) - j * 64;
-        let ones = if hi - lo == 64 {
-            !0
-        } else {
-            ((1u64 << (hi - lo)) - 1) << lo
-        };
-        (j as usize, ones)
+        (j as usize, word_mask(lo, hi - lo))
     })
+}
+
+/// Bits `lo .. lo+len` of one word set (`lo + len ≤ 64`, `len ≥ 1`).
+pub(super) fn word_mask(lo: u32, len: u32) -> u64 {
+    (u64::MAX >> (64 - len)) << lo
 }
 
 pub(super) fn set_range(row: &mut [u64], x: u32, w: u32, value: bool) {

@@ -21,7 +21,19 @@ impl Mesh {
     /// the only ones with a corner of non-zero peripheral length. Cheaper: away from the bottom and
     /// top rows only the runs at the left and right edges are examined.
     pub fn peripheral_maximal_free_submeshes(&self, min: Shape) -> Vec<Submesh> {
-        self.maximal(min, true)
+        let mut found = Vec::new();
+        self.for_each_peripheral_maximal(min, |s| found.push(s));
+        found
+    }
+
+    /// Calls `visit` on each submesh of [`Mesh::peripheral_maximal_free_submeshes`], in its order,
+    /// without building the list. A mesh at most 64 wide takes [`Mesh::peripheral_narrow`].
+    pub fn for_each_peripheral_maximal(&self, min: Shape, mut visit: impl FnMut(Submesh)) {
+        if self.nw == 1 {
+            self.peripheral_narrow(min, &mut visit);
+        } else {
+            self.maximal(min, true).into_iter().for_each(visit);
+        }
     }
 
     /// How many maximal free submeshes there are: `maximal_free_submeshes(1×1).len()`, counted
@@ -86,6 +98,68 @@ impl Mesh {
         found
     }
 
+    /// [`Mesh::maximal`] with `border_only` on a mesh one word wide, each row a `u64`: the same
+    /// upward ANDs, with two more cut-offs that drop only rectangles that are not maximal — once
+    /// the row below `y0` covers the AND it covers every taller one — and a run's tests done as
+    /// word masks.
+    fn peripheral_narrow(&self, min: Shape, visit: &mut impl FnMut(Submesh)) {
+        let (min_w, min_h) = (min.w.max(1), min.h.max(1));
+        let (width, height) = (self.size.w, self.size.h);
+        let rows = &self.rows;
+        let top = height - 1;
+        let edges = 1u64 | 1u64 << (width - 1);
+        // Runs of `acc` at least `min_w` long, maximal against the rows below and above (0: a
+        // border, covering nothing), passed to `visit` as rectangles on rows `y0..=y1`; `only`
+        // limits them to runs meeting those bits.
+        let mut emit = |acc: u64, only: u64, below: u64, above: u64, y0: u32, y1: u32| {
+            let mut rest = acc;
+            while rest != 0 {
+                let x = rest.trailing_zeros();
+                let w = (!(rest >> x)).trailing_zeros();
+                let run = (u64::MAX >> (64 - w)) << x;
+                rest &= !run;
+                if w >= min_w && run & only != 0 && run & !below != 0 && run & !above != 0 {
+                    visit(Submesh {
+                        base: Coord { x, y: y0 },
+                        shape: Shape::new(w, y1 + 1 - y0),
+                    });
+                }
+            }
+        };
+        for y0 in 0..height {
+            let below = if y0 == 0 { 0 } else { rows[y0 as usize - 1] };
+            let mut acc = u64::MAX;
+            let mut y1 = y0;
+            loop {
+                acc &= rows[y1 as usize];
+                // Empty, covered from below, or no run of min_w left: nothing maximal from here up.
+                if acc & !below == 0 || !has_run(acc, min_w) {
+                    break;
+                }
+                let tall = y1 + 1 - y0 >= min_h;
+                let above = if y1 == top { 0 } else { rows[y1 as usize + 1] };
+                if y0 == 0 || y1 == top {
+                    if tall {
+                        emit(acc, u64::MAX, below, above, y0, y1);
+                    }
+                } else if !edge_run_alive(acc, edges, below, min_w) {
+                    // Only a rectangle reaching the top row can still touch the border.
+                    let to_top = rows[y1 as usize + 1..].iter().fold(acc, |a, r| a & r);
+                    if to_top & !below != 0 && height - y0 >= min_h {
+                        emit(to_top, u64::MAX, below, 0, y0, top);
+                    }
+                    break;
+                } else if tall {
+                    emit(acc, edges, below, above, y0, y1);
+                }
+                if y1 == top {
+                    break;
+                }
+                y1 += 1;
+            }
+        }
+    }
+
     /// Per row `y`, the AND of rows `y..H` (a free column from `y` to the top row).
     fn ands_to_top(&self) -> Vec<u64> {
         let mut out = self.rows.clone();
@@ -121,6 +195,32 @@ impl Mesh {
         }
         any
     }
+}
+
+/// Whether `word` has a run of at least `w` set bits (`1 ≤ w ≤ 64`), by doubling.
+fn has_run(word: u64, w: u32) -> bool {
+    let (mut acc, mut have) = (word, 1);
+    while have < w && acc != 0 {
+        let step = have.min(w - have);
+        acc &= acc >> step;
+        have += step;
+    }
+    acc != 0
+}
+
+/// Whether a run of `acc` that meets `edges` is at least `min_w` long and not covered by `below`.
+fn edge_run_alive(acc: u64, edges: u64, below: u64, min_w: u32) -> bool {
+    let mut rest = acc;
+    while rest != 0 {
+        let x = rest.trailing_zeros();
+        let w = (!(rest >> x)).trailing_zeros();
+        let run = (u64::MAX >> (64 - w)) << x;
+        rest &= !run;
+        if run & edges != 0 && w >= min_w && run & !below != 0 {
+            return true;
+        }
+    }
+    false
 }
 
 /// The maximal free submeshes with bottom row `y0` of a mesh one word wide (`rows[y]` = row `y`),
@@ -239,6 +339,41 @@ mod tests {
                 }
                 let listed = mesh.maximal_free_submeshes(Shape::new(1, 1)).len();
                 assert_eq!(mesh.count_maximal_free_submeshes(), listed, "{w}x{h}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_narrow_peripheral_listing_agrees_with_the_general_one() {
+        // Random states (a fixed LCG) of meshes one word wide, every minimum shape up to 4×4:
+        // the one-word path lists the same submeshes, in the same order, as the general one.
+        let mut seed = 0x5851_f42d_4c95_7f2du64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            seed >> 33
+        };
+        for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 7), (3, 70)] {
+            for _ in 0..30 {
+                let mut mesh = Mesh::new(Shape::new(w, h));
+                for _ in 0..next() % 16 {
+                    let s = Submesh {
+                        base: Coord {
+                            x: (next() % u64::from(w)) as u32,
+                            y: (next() % u64::from(h)) as u32,
+                        },
+                        shape: Shape::new(1 + (next() % 4) as u32, 1 + (next() % 3) as u32),
+                    };
+                    if mesh.contains(&s) && mesh.is_free(&s) {
+                        mesh.occupy(&s);
+                    }
+                }
+                for min in (1..=4).flat_map(|a| (1..=4).map(move |b| Shape::new(a, b))) {
+                    assert_eq!(
+                        mesh.peripheral_maximal_free_submeshes(min),
+                        mesh.maximal(min, true),
+                        "{w}x{h} min {min:?}"
+                    );
+                }
             }
         }
     }

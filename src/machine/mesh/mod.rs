@@ -13,8 +13,12 @@
 //! A whole scan is therefore `O(H · ⌈W/64⌉ · log w)` word operations. Two O(1) early outs come first:
 //! fewer free nodes than the request's area, and a cache of shapes known to fail — if no `w × h`
 //! placement is free, no larger one is either, and that stays true until a node is freed. Inside the
-//! scan, rows with fewer than `w` free nodes skip step 1, and step 2 is skipped when no `h`
-//! consecutive rows hold a run of `w`.
+//! scan of a mesh wider than 64, rows with fewer than `w` free nodes skip step 1, and step 2 is
+//! skipped when no `h` consecutive rows hold a run of `w`; a mesh at most 64 wide does step 2 by
+//! doubling too, each pass one operation over all rows (see `scan`).
+//!
+//! The state is kept by rows and by columns, so [`Mesh::boundary_contact`] (best fit's score) counts
+//! a side of a placement with masked words.
 //!
 //! [`Mesh::maximal_free_submeshes`] lists the maximal free submeshes (window-k-mesh.md Definition 1)
 //! for MPL by extending row ANDs upwards from each bottom row; it runs only on successful attempts.
@@ -37,7 +41,7 @@ pub(super) use allocator::build;
 pub use allocator::{MeshAllocator, PlacementRule};
 pub use maximal::RegionCounter;
 
-use bits::{Bits, range_all_clear, range_all_set, range_count, set_range};
+use bits::{Bits, range_all_clear, range_all_set, range_count, set_range, word_mask};
 
 use super::{Coord, Shape, Submesh};
 
@@ -98,6 +102,12 @@ pub struct Mesh {
     nw: usize,
     /// `H × nw` words; set bit = free node.
     rows: Vec<u64>,
+    /// Words per column.
+    nh: usize,
+    /// The same state by columns, `W × nh` words (bit `y % 64` of word `y / 64` of column `x` set
+    /// when `(x, y)` is free), so that [`Mesh::boundary_contact`] counts a side column with a few
+    /// word operations instead of a node at a time.
+    cols: Vec<u64>,
     free: u32,
     /// Scratch: per-row run masks, then block suffix ANDs.
     runs: Vec<u64>,
@@ -115,9 +125,16 @@ impl Mesh {
         for row in rows.chunks_exact_mut(nw.max(1)) {
             set_range(row, 0, size.w, true);
         }
+        let nh = size.h.div_ceil(64) as usize;
+        let mut cols = vec![0u64; nh * size.w as usize];
+        for col in cols.chunks_exact_mut(nh.max(1)) {
+            set_range(col, 0, size.h, true);
+        }
         Mesh {
             size,
             nw,
+            nh,
+            cols,
             runs: vec![0; rows.len()],
             bases: vec![0; rows.len()],
             rows,
@@ -228,12 +245,8 @@ impl Mesh {
     /// `s` must be inside the mesh.
     pub fn boundary_contact(&self, s: &Submesh) -> u32 {
         let Submesh { base, shape } = *s;
-        let busy_in_row = |y: u32| shape.w - range_count(self.row(y), base.x, shape.w);
-        let busy_in_col = |x: u32| {
-            (base.y..base.y + shape.h)
-                .filter(|&y| !self.is_node_free(Coord { x, y }))
-                .count() as u32
-        };
+        let busy_in_row = |y: u32| shape.w - free_in(self.row(y), base.x, shape.w);
+        let busy_in_col = |x: u32| shape.h - free_in(self.col(x), base.y, shape.h);
         let below = if base.y == 0 {
             shape.w
         } else {
@@ -279,11 +292,86 @@ impl Mesh {
         &self.rows[start..start + self.nw]
     }
 
+    fn col(&self, x: u32) -> &[u64] {
+        let start = x as usize * self.nh;
+        &self.cols[start..start + self.nh]
+    }
+
+    /// Sets `s`'s nodes free or busy, in the rows and in the columns.
     fn mark(&mut self, s: &Submesh, free: bool) {
-        let nw = self.nw;
-        for y in s.base.y..s.base.y + s.shape.h {
-            let start = y as usize * nw;
-            set_range(&mut self.rows[start..start + nw], s.base.x, s.shape.w, free);
+        let Submesh { base, shape } = *s;
+        mark_lines(
+            &mut self.rows,
+            self.nw,
+            base.y,
+            shape.h,
+            base.x,
+            shape.w,
+            free,
+        );
+        mark_lines(
+            &mut self.cols,
+            self.nh,
+            base.x,
+            shape.w,
+            base.y,
+            shape.h,
+            free,
+        );
+    }
+}
+
+/// Set bits among bits `at .. at+len` (`len ≥ 1`) of a line: one masked word when they lie in one.
+#[inline]
+fn free_in(line: &[u64], at: u32, len: u32) -> u32 {
+    if at / 64 == (at + len - 1) / 64 {
+        (line[(at / 64) as usize] & word_mask(at % 64, len)).count_ones()
+    } else {
+        range_count(line, at, len)
+    }
+}
+
+/// Sets bits `at .. at+len` of lines `first .. first+count` (each `stride` words) to `free`. When the
+/// bits lie in one word (always on a mesh at most 64 wide or tall), its mask is computed once.
+fn mark_lines(
+    words: &mut [u64],
+    stride: usize,
+    first: u32,
+    count: u32,
+    at: u32,
+    len: u32,
+    free: bool,
+) {
+    if count == 0 || len == 0 {
+        return;
+    }
+    if stride == 1 {
+        // One word per line (a mesh at most 64 wide, or tall): a run of words, one mask.
+        let m = word_mask(at, len);
+        let lines = &mut words[first as usize..(first + count) as usize];
+        if free {
+            lines.iter_mut().for_each(|v| *v |= m);
+        } else {
+            lines.iter_mut().for_each(|v| *v &= !m);
+        }
+        return;
+    }
+    let lines = words
+        .chunks_exact_mut(stride)
+        .skip(first as usize)
+        .take(count as usize);
+    if at / 64 == (at + len - 1) / 64 {
+        let (j, m) = ((at / 64) as usize, word_mask(at % 64, len));
+        for line in lines {
+            if free {
+                line[j] |= m;
+            } else {
+                line[j] &= !m;
+            }
+        }
+    } else {
+        for line in lines {
+            set_range(line, at, len, free);
         }
     }
 }

@@ -7,10 +7,11 @@ use crate::resource::Shape;
 
 impl Mesh {
     /// Fills `self.bases` rows `0..=H−h` with the free bases of `shape`; returns whether any exists.
-    /// `shape` fits the mesh (checked by the caller). Meshes up to 256 wide take [`Mesh::scan_fixed`].
+    /// `shape` fits the mesh (checked by the caller). Meshes up to 64 wide take [`Mesh::scan_narrow`],
+    /// up to 256 wide [`Mesh::scan_fixed`].
     pub(super) fn scan(&mut self, shape: Shape) -> bool {
         match self.nw {
-            1 => return self.scan_fixed::<1>(shape),
+            1 => return self.scan_narrow(shape),
             2 => return self.scan_fixed::<2>(shape),
             3 => return self.scan_fixed::<3>(shape),
             4 => return self.scan_fixed::<4>(shape),
@@ -65,6 +66,40 @@ impl Mesh {
 }
 
 impl Mesh {
+    /// [`Mesh::scan`] on a mesh at most 64 wide (a row is one word), by doubling in both directions:
+    /// `log₂ w` shift-and passes over all rows, then `log₂ h` passes that AND each row with the row
+    /// `step` above. Every pass applies one operation to every row, so the loops vectorise; there
+    /// is no early out (the passes cost less than deciding one). `runs` is the scratch of the
+    /// vertical passes: the two buffers trade places.
+    fn scan_narrow(&mut self, shape: Shape) -> bool {
+        let (w, h, height) = (shape.w, shape.h as usize, self.rows.len());
+        let bases = &mut self.bases[..height];
+        bases.copy_from_slice(&self.rows);
+        let mut have = 1;
+        while have < w {
+            let step = have.min(w - have);
+            for r in bases.iter_mut() {
+                *r &= *r >> step;
+            }
+            have += step;
+        }
+        // Rows y ..= height − have hold the AND of `have` rows from y; each pass writes the other
+        // buffer (`runs`, then swapped in), so the loop has no overlap and vectorises.
+        let mut have = 1;
+        while have < h {
+            let step = have.min(h - have);
+            have += step;
+            let n = height - have + 1;
+            let src = &self.bases[..step + n];
+            let pairs = src.iter().zip(&src[step..]);
+            for (d, (a, b)) in self.runs[..n].iter_mut().zip(pairs) {
+                *d = a & b;
+            }
+            std::mem::swap(&mut self.bases, &mut self.runs);
+        }
+        self.bases[..=height - h].iter().any(|&v| v != 0)
+    }
+
     /// [`Mesh::scan`] with rows of exactly `N` words (meshes up to `64·N` wide) as arrays, so the
     /// word loops unroll.
     fn scan_fixed<const N: usize>(&mut self, shape: Shape) -> bool {
