@@ -186,17 +186,7 @@ mod tests {
     use crate::workload::{Job, JobId};
 
     fn job(i: u32, submit: f64, runtime: f64) -> Job {
-        Job {
-            id: JobId(i),
-            source_id: u64::from(i) + 1,
-            submit,
-            runtime,
-            estimate: runtime,
-            requested: None,
-            request: Request::Nodes(1),
-            asked_procs: 1,
-            user: None,
-        }
+        Job::sample(i, submit, runtime, Request::Nodes(1))
     }
 
     fn rec(start: f64, end: f64) -> JobRecord {

@@ -298,17 +298,7 @@ mod tests {
     use crate::workload::Request;
 
     fn job(i: u32, submit: f64, runtime: f64, (w, h): (u32, u32)) -> Job {
-        Job {
-            id: JobId(i),
-            source_id: u64::from(i) + 1,
-            submit,
-            runtime,
-            estimate: runtime,
-            requested: None,
-            request: Request::Submesh(Shape::new(w, h)),
-            asked_procs: w * h,
-            user: None,
-        }
+        Job::sample(i, submit, runtime, Request::Submesh(Shape::new(w, h)))
     }
 
     const MESH_4X2: MachineSpec = MachineSpec::Mesh {

@@ -574,20 +574,10 @@ mod tests {
     use super::*;
     use crate::engine::{JobRecord, Outcome};
     use crate::machine::{Coord, Shape, Submesh};
-    use crate::workload::{Job, JobId, Workload};
+    use crate::workload::{Job, Workload};
 
     fn job(i: u32, submit: f64, w: u32, h: u32) -> Job {
-        Job {
-            id: JobId(i),
-            source_id: u64::from(i) + 1,
-            submit,
-            runtime: 1.0,
-            estimate: 1.0,
-            requested: None,
-            request: Request::Submesh(Shape::new(w, h)),
-            asked_procs: w * h,
-            user: None,
-        }
+        Job::sample(i, submit, 1.0, Request::Submesh(Shape::new(w, h)))
     }
 
     /// A run on `(x, y)`-based `w × h`.

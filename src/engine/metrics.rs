@@ -261,20 +261,10 @@ mod tests {
 
     use crate::engine::JobRecord;
     use crate::machine::Placement;
-    use crate::workload::{Job, JobId, Request};
+    use crate::workload::{Job, Request};
 
     fn job(i: u32, submit: f64, run: f64, n: u32) -> Job {
-        Job {
-            id: JobId(i),
-            source_id: u64::from(i) + 1,
-            submit,
-            runtime: run,
-            estimate: run,
-            requested: None,
-            request: Request::Nodes(n),
-            asked_procs: n,
-            user: None,
-        }
+        Job::sample(i, submit, run, Request::Nodes(n))
     }
 
     fn rec(start: f64, end: f64, n: u32) -> JobRecord {

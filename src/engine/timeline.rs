@@ -241,17 +241,7 @@ mod tests {
     use crate::workload::{Job, Request};
 
     fn job(i: u32, submit: f64, request: Request) -> Job {
-        Job {
-            id: JobId(i),
-            source_id: u64::from(i) + 1,
-            submit,
-            runtime: 1.0,
-            estimate: 1.0,
-            requested: None,
-            request,
-            asked_procs: request.nodes(),
-            user: None,
-        }
+        Job::sample(i, submit, 1.0, request)
     }
 
     fn rec(start: f64, end: f64, placement: Placement) -> JobRecord {

@@ -43,6 +43,25 @@ pub struct Job {
     pub user: Option<UserId>,
 }
 
+#[cfg(test)]
+impl Job {
+    /// A job for the library's unit tests: job number `i + 1`, told its own run time, asking for
+    /// `request`'s nodes, with no requested time and no user.
+    pub(crate) fn sample(i: u32, submit: SimTime, runtime: SimTime, request: Request) -> Job {
+        Job {
+            id: JobId(i),
+            source_id: u64::from(i) + 1,
+            submit,
+            runtime,
+            estimate: runtime,
+            requested: None,
+            request,
+            asked_procs: request.nodes(),
+            user: None,
+        }
+    }
+}
+
 /// A job stream ready to simulate: sorted by submit time (ties keep source order), ids dense.
 #[derive(Debug, Clone, Default)]
 pub struct Workload {

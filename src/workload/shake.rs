@@ -136,19 +136,12 @@ fn shake_job(j: &Job, model: &ShakeModel, u_submit: f64, u_run: f64) -> Job {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{JobId, Request};
+    use crate::workload::Request;
 
     fn job(i: u32, submit: f64, runtime: f64) -> Job {
         Job {
-            id: JobId(i),
-            source_id: u64::from(i) + 1,
-            submit,
-            runtime,
-            estimate: runtime,
             requested: crate::packed::PackedTime::new(2.0 * runtime),
-            request: Request::Nodes(1 + i % 4),
-            asked_procs: 1 + i % 4,
-            user: None,
+            ..Job::sample(i, submit, runtime, Request::Nodes(1 + i % 4))
         }
     }
 

@@ -237,19 +237,12 @@ pub fn pow2_histogram(values: impl Iterator<Item = u64>) -> Vec<Bucket> {
 mod tests {
     use super::*;
     use crate::resource::Shape;
-    use crate::workload::{Job, JobId, Request};
+    use crate::workload::{Job, Request};
 
     fn job(i: u32, submit: f64, runtime: f64, asked: u32, req: Request) -> Job {
         Job {
-            id: JobId(i),
-            source_id: u64::from(i) + 1,
-            submit,
-            runtime,
-            estimate: runtime,
-            requested: None,
-            request: req,
             asked_procs: asked,
-            user: None,
+            ..Job::sample(i, submit, runtime, req)
         }
     }
 
