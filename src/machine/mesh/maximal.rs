@@ -308,6 +308,29 @@ mod tests {
     use super::super::tests::drawn;
     use super::*;
 
+    /// A fixed LCG for the random mesh states of these tests.
+    fn lcg(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            seed >> 33
+        }
+    }
+
+    /// A random submesh of at most `max` nodes a side, its base on the `w × h` mesh (it may
+    /// overhang: callers keep only those that fit).
+    fn random_submesh(
+        next: &mut impl FnMut() -> u64,
+        (w, h): (u32, u32),
+        max: (u64, u64),
+    ) -> Submesh {
+        let base = Coord {
+            x: (next() % u64::from(w)) as u32,
+            y: (next() % u64::from(h)) as u32,
+        };
+        let shape = Shape::new(1 + (next() % max.0) as u32, 1 + (next() % max.1) as u32);
+        Submesh { base, shape }
+    }
+
     #[test]
     fn counting_agrees_with_listing() {
         // Fig. 1 of window-k-mesh.md has two maximal free submeshes.
@@ -316,23 +339,12 @@ mod tests {
             2
         );
         // Random states (a fixed LCG), one word per row and more than one.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            seed >> 33
-        };
+        let mut next = lcg(0x2545_f491_4f6c_dd1d);
         for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 3), (70, 5)] {
             for _ in 0..40 {
                 let mut mesh = Mesh::new(Shape::new(w, h));
                 for _ in 0..next() % 12 {
-                    let (x, y) = (
-                        (next() % u64::from(w)) as u32,
-                        (next() % u64::from(h)) as u32,
-                    );
-                    let s = Submesh {
-                        base: Coord { x, y },
-                        shape: Shape::new(1 + (next() % 4) as u32, 1 + (next() % 3) as u32),
-                    };
+                    let s = random_submesh(&mut next, (w, h), (4, 3));
                     if mesh.contains(&s) && mesh.is_free(&s) {
                         mesh.occupy(&s);
                     }
@@ -347,22 +359,12 @@ mod tests {
     fn the_narrow_peripheral_listing_agrees_with_the_general_one() {
         // Random states (a fixed LCG) of meshes one word wide, every minimum shape up to 4×4:
         // the one-word path lists the same submeshes, in the same order, as the general one.
-        let mut seed = 0x5851_f42d_4c95_7f2du64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            seed >> 33
-        };
+        let mut next = lcg(0x5851_f42d_4c95_7f2d);
         for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 7), (3, 70)] {
             for _ in 0..30 {
                 let mut mesh = Mesh::new(Shape::new(w, h));
                 for _ in 0..next() % 16 {
-                    let s = Submesh {
-                        base: Coord {
-                            x: (next() % u64::from(w)) as u32,
-                            y: (next() % u64::from(h)) as u32,
-                        },
-                        shape: Shape::new(1 + (next() % 4) as u32, 1 + (next() % 3) as u32),
-                    };
+                    let s = random_submesh(&mut next, (w, h), (4, 3));
                     if mesh.contains(&s) && mesh.is_free(&s) {
                         mesh.occupy(&s);
                     }
@@ -382,11 +384,7 @@ mod tests {
     fn the_incremental_counter_agrees_with_counting_afresh() {
         // Random occupy and vacate sequences (a fixed LCG) on one- and two-word meshes, counted
         // after every change.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            seed >> 33
-        };
+        let mut next = lcg(0x9e37_79b9_7f4a_7c15);
         for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 7), (70, 5)] {
             let mut mesh = Mesh::new(Shape::new(w, h));
             let mut counter = RegionCounter::default();
@@ -396,13 +394,7 @@ mod tests {
                     let s = held.swap_remove((next() % held.len() as u64) as usize);
                     mesh.vacate(&s);
                 } else {
-                    let s = Submesh {
-                        base: Coord {
-                            x: (next() % u64::from(w)) as u32,
-                            y: (next() % u64::from(h)) as u32,
-                        },
-                        shape: Shape::new(1 + (next() % 5) as u32, 1 + (next() % 4) as u32),
-                    };
+                    let s = random_submesh(&mut next, (w, h), (5, 4));
                     if mesh.contains(&s) && mesh.is_free(&s) {
                         mesh.occupy(&s);
                         held.push(s);
