@@ -268,24 +268,14 @@ mod tests {
     use super::*;
     use crate::engine::{AllocStats, JobRecord};
     use crate::resource::{Placement, Request, Subcube};
-    use crate::workload::{Job, JobId};
+    use crate::workload::Job;
 
     /// Three jobs on a 2-cube, window T = 10 (worked by hand):
     /// j0 1-cube submitted 0, runs 0–4; j1 2-cube submitted 1, waits until 4, runs 4–12 (past T);
     /// j2 0-cube submitted 11 (after T), runs 12–13.
     #[test]
     fn counters_of_a_hand_worked_window() {
-        let job = |i: u32, submit, runtime, k| Job {
-            id: JobId(i),
-            source_id: u64::from(i) + 1,
-            submit,
-            runtime,
-            estimate: runtime,
-            requested: None,
-            request: Request::Subcube(k),
-            asked_procs: 1 << k,
-            user: None,
-        };
+        let job = |i: u32, submit, runtime, k| Job::sample(i, submit, runtime, Request::Subcube(k));
         let w = Workload {
             jobs: vec![
                 job(0, 0.0, 4.0, 1),

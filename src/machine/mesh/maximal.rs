@@ -331,6 +331,18 @@ mod tests {
         Submesh { base, shape }
     }
 
+    /// A `w × h` mesh with up to `tries − 1` random submeshes of at most 4×3 taken (those that fit).
+    fn random_state(next: &mut impl FnMut() -> u64, (w, h): (u32, u32), tries: u64) -> Mesh {
+        let mut mesh = Mesh::new(Shape::new(w, h));
+        for _ in 0..next() % tries {
+            let s = random_submesh(next, (w, h), (4, 3));
+            if mesh.contains(&s) && mesh.is_free(&s) {
+                mesh.occupy(&s);
+            }
+        }
+        mesh
+    }
+
     #[test]
     fn counting_agrees_with_listing() {
         // Fig. 1 of window-k-mesh.md has two maximal free submeshes.
@@ -342,13 +354,7 @@ mod tests {
         let mut next = lcg(0x2545_f491_4f6c_dd1d);
         for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 3), (70, 5)] {
             for _ in 0..40 {
-                let mut mesh = Mesh::new(Shape::new(w, h));
-                for _ in 0..next() % 12 {
-                    let s = random_submesh(&mut next, (w, h), (4, 3));
-                    if mesh.contains(&s) && mesh.is_free(&s) {
-                        mesh.occupy(&s);
-                    }
-                }
+                let mesh = random_state(&mut next, (w, h), 12);
                 let listed = mesh.maximal_free_submeshes(Shape::new(1, 1)).len();
                 assert_eq!(mesh.count_maximal_free_submeshes(), listed, "{w}x{h}");
             }
@@ -362,13 +368,7 @@ mod tests {
         let mut next = lcg(0x5851_f42d_4c95_7f2d);
         for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 7), (3, 70)] {
             for _ in 0..30 {
-                let mut mesh = Mesh::new(Shape::new(w, h));
-                for _ in 0..next() % 16 {
-                    let s = random_submesh(&mut next, (w, h), (4, 3));
-                    if mesh.contains(&s) && mesh.is_free(&s) {
-                        mesh.occupy(&s);
-                    }
-                }
+                let mesh = random_state(&mut next, (w, h), 16);
                 for min in (1..=4).flat_map(|a| (1..=4).map(move |b| Shape::new(a, b))) {
                     assert_eq!(
                         mesh.peripheral_maximal_free_submeshes(min),
