@@ -112,12 +112,7 @@ impl Mesh {
         // border, covering nothing), passed to `visit` as rectangles on rows `y0..=y1`; `only`
         // limits them to runs meeting those bits.
         let mut emit = |acc: u64, only: u64, below: u64, above: u64, y0: u32, y1: u32| {
-            let mut rest = acc;
-            while rest != 0 {
-                let x = rest.trailing_zeros();
-                let w = (!(rest >> x)).trailing_zeros();
-                let run = (u64::MAX >> (64 - w)) << x;
-                rest &= !run;
+            for (x, w, run) in runs(acc) {
                 if w >= min_w && run & only != 0 && run & !below != 0 && run & !above != 0 {
                     visit(Submesh {
                         base: Coord { x, y: y0 },
@@ -210,17 +205,22 @@ fn has_run(word: u64, w: u32) -> bool {
 
 /// Whether a run of `acc` that meets `edges` is at least `min_w` long and not covered by `below`.
 fn edge_run_alive(acc: u64, edges: u64, below: u64, min_w: u32) -> bool {
-    let mut rest = acc;
-    while rest != 0 {
+    runs(acc).any(|(_, w, run)| run & edges != 0 && w >= min_w && run & !below != 0)
+}
+
+/// The maximal runs of set bits of `word`, lowest first: (first bit, length, the run as a mask).
+fn runs(word: u64) -> impl Iterator<Item = (u32, u32, u64)> {
+    let mut rest = word;
+    std::iter::from_fn(move || {
+        if rest == 0 {
+            return None;
+        }
         let x = rest.trailing_zeros();
         let w = (!(rest >> x)).trailing_zeros();
         let run = (u64::MAX >> (64 - w)) << x;
         rest &= !run;
-        if run & edges != 0 && w >= min_w && run & !below != 0 {
-            return true;
-        }
-    }
-    false
+        Some((x, w, run))
+    })
 }
 
 /// The maximal free submeshes with bottom row `y0` of a mesh one word wide (`rows[y]` = row `y`),
@@ -238,6 +238,8 @@ fn count_from(rows: &[u64], y0: usize) -> (u32, usize) {
         }
         let above = rows.get(y1 + 1).copied().unwrap_or(0);
         last_read = (y1 + 1).min(rows.len() - 1);
+        // The runs by hand, not through `runs`: this loop is the grid's hottest (issue 32), and the
+        // iterator cost 0.6% more instructions in a callgrind run of 24 sdsc-96 cells.
         let mut rest = acc;
         while rest != 0 {
             let start = rest.trailing_zeros();
