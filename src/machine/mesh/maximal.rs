@@ -392,7 +392,7 @@ mod tests {
             let mut counter = RegionCounter::default();
             let mut held: Vec<Submesh> = Vec::new();
             for _ in 0..400 {
-                if !held.is_empty() && next() % 3 == 0 {
+                if !held.is_empty() && next().is_multiple_of(3) {
                     let s = held.swap_remove((next() % held.len() as u64) as usize);
                     mesh.vacate(&s);
                 } else {
