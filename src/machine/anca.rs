@@ -11,6 +11,8 @@
 //! before the turned one; an odd side splits into `⌈s/2⌉` and `⌊s/2⌋`; the longer side is halved
 //! (the width when both are equal); no level limit.
 
+use super::grid_pieces::GridPieceAllocator;
+use super::anca_kd::AncaKd;
 use super::noncontig::{self, PieceRule, take_greedily};
 use super::{AllocKind, Allocator, Mesh, SpecError};
 use crate::resource::{MachineSpec, Shape, Submesh};
@@ -66,7 +68,7 @@ impl PieceRule for Anca {
 /// The registry's constructor: ANCA on a 2D mesh, or on a k-D mesh or torus (`anca_kd.rs`).
 pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
     match machine {
-        MachineSpec::Grid { .. } => super::anca_kd::build(machine),
+        MachineSpec::Grid { dims, wrap } => Ok(Box::new(GridPieceAllocator::new(dims, wrap, AncaKd))),
         _ => noncontig::build(AllocKind::Anca, machine, Anca),
     }
 }

@@ -12,10 +12,10 @@
 //! rule's "else turned"); if one fails, the level is abandoned (nothing kept). On a torus a frame
 //! may wrap around, as first fit's boxes do.
 
+use super::Allocator;
 use super::first_fit_kd::FirstFitKd;
-use super::grid_pieces::{GridPieceAllocator, GridPieceRule, orientations, take_greedily};
-use super::{AllocKind, Allocator, SpecError, mismatch};
-use crate::resource::{Block, Dims, MAX_DIMS, MachineSpec};
+use super::grid_pieces::{GridPieceRule, orientations, take_greedily};
+use crate::resource::{Block, Dims, MAX_DIMS};
 
 /// The k-D ANCA rule (no parameters).
 #[derive(Debug, Clone, Copy, Default)]
@@ -77,19 +77,10 @@ impl GridPieceRule for AncaKd {
     }
 }
 
-/// ANCA on a k-D grid; other machines are not grids.
-pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
-    match machine {
-        MachineSpec::Grid { dims, wrap } => {
-            Ok(Box::new(GridPieceAllocator::new(dims, wrap, AncaKd)))
-        }
-        _ => Err(mismatch(AllocKind::Anca, machine)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::AllocKind;
     use crate::resource::{Placement, Request};
 
     fn d(v: &[u32]) -> Dims {
@@ -105,7 +96,9 @@ mod tests {
 
     #[test]
     fn contiguous_first_then_levels_of_halves() {
-        let mut a = build("mesh:4x4x2".parse().unwrap()).unwrap();
+        let mut a = AllocKind::Anca
+            .build("mesh:4x4x2".parse().unwrap())
+            .unwrap();
         let show = |p: &Placement| -> Vec<String> {
             let Placement::Pieces(ps) = p else {
                 panic!("pieces")

@@ -13,6 +13,8 @@
 //! orientation, then to the maximal free submesh with the lowest base, the piece being put at that
 //! submesh's lower-left corner.
 
+use super::grid_pieces::GridPieceAllocator;
+use super::gabl_kd::GablKd;
 use super::noncontig::{self, PieceRule, take_greedily};
 use super::{AllocKind, Allocator, Mesh, SpecError};
 use crate::resource::{MachineSpec, Shape, Submesh};
@@ -79,7 +81,7 @@ impl PieceRule for Gabl {
 /// The registry's constructor: GABL on a 2D mesh, or on a k-D mesh or torus (`gabl_kd.rs`).
 pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
     match machine {
-        MachineSpec::Grid { .. } => super::gabl_kd::build(machine),
+        MachineSpec::Grid { dims, wrap } => Ok(Box::new(GridPieceAllocator::new(dims, wrap, GablKd))),
         _ => noncontig::build(AllocKind::Gabl, machine, Gabl),
     }
 }

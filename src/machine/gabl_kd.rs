@@ -17,9 +17,9 @@
 //! piece at its lowest free base (node id). On a torus a piece may wrap around, as first fit's
 //! boxes do.
 
+use super::Allocator;
 use super::first_fit_kd::FirstFitKd;
-use super::grid_pieces::{GridPieceAllocator, GridPieceRule, take_greedily};
-use super::{AllocKind, Allocator, SpecError, mismatch};
+use super::grid_pieces::{GridPieceRule, take_greedily};
 use crate::resource::{Block, Dims, MAX_DIMS, MachineSpec};
 
 /// The k-D GABL rule (no parameters).
@@ -108,19 +108,10 @@ impl GridPieceRule for GablKd {
     }
 }
 
-/// GABL on a k-D grid; other machines are not grids.
-pub(super) fn build(machine: MachineSpec) -> Result<Box<dyn Allocator>, SpecError> {
-    match machine {
-        MachineSpec::Grid { dims, wrap } => {
-            Ok(Box::new(GridPieceAllocator::new(dims, wrap, GablKd)))
-        }
-        _ => Err(mismatch(AllocKind::Gabl, machine)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::AllocKind;
     use crate::resource::{Placement, Request};
 
     fn d(v: &[u32]) -> Dims {
@@ -191,7 +182,9 @@ mod tests {
 
     #[test]
     fn contiguous_first_then_the_largest_free_boxes() {
-        let mut a = build("mesh:4x4x4".parse().unwrap()).unwrap();
+        let mut a = AllocKind::Gabl
+            .build("mesh:4x4x4".parse().unwrap())
+            .unwrap();
         let p = a.allocate(&Request::Block(d(&[2, 2, 3]))).unwrap();
         assert_eq!(shown(&p), ["0+2x2x3"], "contiguous when it fits");
         // Busy: x < 2, y < 2, z < 3. No free 4x4x2, but the greedy's first piece may be turned:
@@ -213,7 +206,9 @@ mod tests {
 
     #[test]
     fn a_piece_may_wrap_around_a_torus() {
-        let mut a = build("torus:4x2x1".parse().unwrap()).unwrap();
+        let mut a = AllocKind::Gabl
+            .build("torus:4x2x1".parse().unwrap())
+            .unwrap();
         let mid = a.allocate(&Request::Block(d(&[2, 1, 1]))).unwrap();
         assert_eq!(shown(&mid), ["0+2x1x1"]);
         let busy = Placement::Block(Block {
