@@ -1134,6 +1134,14 @@ mod tests {
         }
     }
 
+    /// A release of one node at each of `times`: plan steps whose free counts a test sets.
+    fn releases_at(times: &[SimTime]) -> Vec<Step> {
+        times
+            .iter()
+            .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
+            .collect()
+    }
+
     fn slot(at: SimTime, n: u32) -> Slot {
         Slot {
             when: Moment::start_of(at),
@@ -1316,10 +1324,7 @@ mod tests {
         // From 0 with 4 free: changes at 10 (2 free), 20 (6), 25 (1), 40 (9), 45 (2).
         let times = [10.0, 20.0, 25.0, 40.0, 45.0];
         let after = [2, 6, 1, 9, 2];
-        let steps: Vec<Step> = times
-            .iter()
-            .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
-            .collect();
+        let steps = releases_at(&times);
         let mut runs = Runs::default();
         runs.reset(3, 0.0, 4);
         runs.scan(&steps, &after, 15.0);
@@ -1355,10 +1360,7 @@ mod tests {
     fn runs_cut_back_to_a_change_are_scanned_on_from_there() {
         // From 0 with 4 free: changes at 10 (2 free), 20 (6), 25 (1), 40 (9), 45 (2).
         let times = [10.0, 20.0, 25.0, 40.0, 45.0];
-        let steps: Vec<Step> = times
-            .iter()
-            .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
-            .collect();
+        let steps = releases_at(&times);
         let mut runs = Runs::default();
         runs.reset(3, 0.0, 4);
         runs.scan(&steps, &[2, 6, 1, 9, 2], 50.0);
@@ -1508,10 +1510,7 @@ mod tests {
                 *a = c;
             }
             let times: Vec<SimTime> = (1u32..).take(len).map(SimTime::from).collect();
-            let steps: Vec<Step> = times
-                .iter()
-                .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
-                .collect();
+            let steps = releases_at(&times);
             let mut runs = Runs::default();
             runs.reset(n, 0.0, free);
             runs.scan(&steps, &before, SimTime::from(first));
@@ -1534,10 +1533,7 @@ mod tests {
             limits in proptest::collection::vec(0u32..320, 1..6),
         ) {
             let times: Vec<SimTime> = (1u32..).take(after.len()).map(SimTime::from).collect();
-            let steps: Vec<Step> = times
-                .iter()
-                .map(|&at| Step::new(Moment::start_of(at), Change::Release, JobId(0), 1))
-                .collect();
+            let steps = releases_at(&times);
             let mut limits: Vec<SimTime> = limits.into_iter().map(SimTime::from).collect();
             limits.sort_by(SimTime::total_cmp);
             let mut runs = Runs::default();
