@@ -19,7 +19,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::fragmentation::{FragStep, FragSummary, Queue, State};
+use super::fragmentation::{FragSummary, Queue, State, TimeAverages};
 use super::observer::Observer;
 use crate::SimTime;
 use crate::machine::{AllocKind, MachineSpec, Placement};
@@ -67,7 +67,7 @@ pub struct FragMeter<'w> {
     /// The latest end of a run that lasted, or the first submit (the span's end so far).
     last: SimTime,
     /// Lost nodes, head-lost nodes and free regions, averaged over time.
-    averages: Averages,
+    averages: TimeAverages<3>,
 }
 
 impl<'w> FragMeter<'w> {
@@ -90,7 +90,7 @@ impl<'w> FragMeter<'w> {
             delayed_head: None,
             delayed_jobs: 0,
             last: first,
-            averages: Averages::new(first),
+            averages: TimeAverages::new(first),
         }
     }
 
@@ -103,22 +103,8 @@ impl<'w> FragMeter<'w> {
         if let Some(t) = self.now {
             self.close(t);
         }
-        let n = f64::from(self.nodes);
-        let [lost, head_lost, regions] = self.averages.finish(self.last);
-        // Without nodes the shares are not finite; they are reported 0 as `external()` does.
-        let zero_nodes = |avg: f64| if n == 0.0 { 0.0 } else { avg };
-        let jobs = self.jobs.len();
-        FragSummary {
-            external: zero_nodes(lost),
-            external_head: zero_nodes(head_lost),
-            delayed_jobs: self.delayed_jobs,
-            delayed_share: if jobs == 0 {
-                0.0
-            } else {
-                self.delayed_jobs as f64 / jobs as f64
-            },
-            mean_free_regions: regions,
-        }
+        let averages = self.averages.finish(self.last);
+        FragSummary::new(averages, self.nodes, self.delayed_jobs, self.jobs.len())
     }
 
     fn next_submit(&self) -> Option<SimTime> {
@@ -160,20 +146,10 @@ impl<'w> FragMeter<'w> {
             }
             // The span reaches past `t` when a run ended at `t` or later, or one is still running.
             let inside = self.last >= t || !self.running.is_empty();
-            self.averages.push(self.values(&step), t, inside);
+            self.averages.push(step.values(self.nodes), t, inside);
         }
         self.changed = false;
         self.opened.clear();
-    }
-
-    /// The values a step adds to the three averages, computed as `summarize_fragmentation` does.
-    fn values(&self, s: &FragStep) -> [f64; 3] {
-        let n = f64::from(self.nodes);
-        [
-            f64::from(s.lost_nodes) / n,
-            f64::from(s.head_lost_nodes) / n,
-            f64::from(s.free_regions.unwrap_or(0)),
-        ]
     }
 
     /// The jobs submitted by `t` start waiting.
@@ -229,64 +205,6 @@ impl Observer for FragMeter<'_> {
 
     fn on_resume(&mut self, now: SimTime, job: JobId, placement: &Placement) {
         self.begin(now, job, placement, true);
-    }
-}
-
-/// Time averages of three step functions over `[first, last]`, fed step by step before `last` is
-/// known (see the module doc).
-struct Averages {
-    first: SimTime,
-    area: [f64; 3],
-    /// The last step: its time and values.
-    open: Option<(SimTime, [f64; 3])>,
-    /// Closed steps (time, end, values) whose end may lie past the span's end, in order.
-    pending: Vec<(SimTime, SimTime, [f64; 3])>,
-}
-
-impl Averages {
-    fn new(first: SimTime) -> Self {
-        Averages {
-            first,
-            // -0.0: the neutral element of `Iterator::sum`, as `TimeAverage` starts from.
-            area: [-0.0; 3],
-            open: None,
-            pending: Vec::new(),
-        }
-    }
-
-    /// A step at `t`; `inside`: the span's end is known to be at `t` or later.
-    fn push(&mut self, values: [f64; 3], t: SimTime, inside: bool) {
-        if let Some((t0, v)) = self.open.take() {
-            self.pending.push((t0, t, v));
-        }
-        self.open = Some((t, values));
-        if inside {
-            self.settle(t);
-        }
-    }
-
-    /// Adds the pending steps, `end` being the span's end or a time no later than it and no
-    /// earlier than any pending step's end.
-    fn settle(&mut self, end: SimTime) {
-        for (t, next, v) in self.pending.drain(..) {
-            let dt = (next.min(end) - t.max(self.first)).max(0.0);
-            for (area, v) in self.area.iter_mut().zip(v) {
-                *area += v * dt;
-            }
-        }
-    }
-
-    /// The three averages over `[first, last]` (0 for an empty span).
-    fn finish(mut self, last: SimTime) -> [f64; 3] {
-        if last.total_cmp(&self.first).is_le() {
-            return [0.0; 3];
-        }
-        if let Some((t, v)) = self.open.take() {
-            self.pending.push((t, last, v));
-        }
-        self.settle(last);
-        let span = last - self.first;
-        self.area.map(|a| a / span)
     }
 }
 

@@ -53,6 +53,19 @@ pub struct FragStep {
     pub free_regions: Option<u32>,
 }
 
+impl FragStep {
+    /// What the step adds to the averages of [`FragSummary`] on `nodes` nodes: the lost and
+    /// head-lost shares and the free regions.
+    pub(super) fn values(&self, nodes: u32) -> [f64; 3] {
+        let n = f64::from(nodes);
+        [
+            f64::from(self.lost_nodes) / n,
+            f64::from(self.head_lost_nodes) / n,
+            f64::from(self.free_regions.unwrap_or(0)),
+        ]
+    }
+}
+
 /// The fragmentation measures of one replay (see the module doc).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fragmentation {
@@ -107,11 +120,13 @@ impl Fragmentation {
 
     /// `∫ f(step) dt / span`, each step lasting until the next (0 for an empty span).
     fn time_average(&self, f: impl Fn(&FragStep) -> f64) -> f64 {
-        let mut avg = TimeAverage::new(self.span);
+        let (first, last) = self.span;
+        let mut avg = TimeAverages::new(first);
         for s in &self.steps {
-            avg.push(s.t, f(s));
+            avg.push([f(s)], s.t, s.t <= last);
         }
-        avg.finish()
+        let [a] = avg.finish(last);
+        a
     }
 }
 
@@ -132,44 +147,88 @@ pub struct FragSummary {
     pub mean_free_regions: f64,
 }
 
-/// `∫ v(t) dt / span` of a step function given step by step (each value holds until the next step,
-/// the last until the span's end); the same sums in the same order as over a list of steps.
-struct TimeAverage {
-    span: (SimTime, SimTime),
-    /// The step waiting for its end: its time and value.
-    open: Option<(SimTime, f64)>,
-    area: f64,
+impl FragSummary {
+    /// The summary of the averages of [`FragStep::values`] on `nodes` nodes, `delayed_jobs` of
+    /// `jobs` delayed. Without nodes the shares are not finite; they are reported 0 as
+    /// [`Fragmentation::external`] does.
+    pub(super) fn new(
+        [lost, head_lost, regions]: [f64; 3],
+        nodes: u32,
+        delayed_jobs: u64,
+        jobs: usize,
+    ) -> Self {
+        let zero_nodes = |avg: f64| if nodes == 0 { 0.0 } else { avg };
+        FragSummary {
+            external: zero_nodes(lost),
+            external_head: zero_nodes(head_lost),
+            delayed_jobs,
+            delayed_share: if jobs == 0 {
+                0.0
+            } else {
+                delayed_jobs as f64 / jobs as f64
+            },
+            mean_free_regions: regions,
+        }
+    }
 }
 
-impl TimeAverage {
-    fn new(span: (SimTime, SimTime)) -> Self {
-        // -0.0: the neutral element `Iterator::sum` starts from, so the sign of a zero is kept.
-        TimeAverage {
-            span,
+/// `∫ v(t) dt / (last − first)` of `N` step functions over `[first, last]`, fed step by step (each
+/// value holds until the next step, the last until `last`), also before `last` is known: a step
+/// whose end may lie past it waits until it is known not to (the meter, frag_meter.rs). Every step
+/// adds its clipped area in order, so the sums are the same, bit for bit, however `last` is learnt.
+pub(super) struct TimeAverages<const N: usize> {
+    first: SimTime,
+    area: [f64; N],
+    /// The last step: its time and values.
+    open: Option<(SimTime, [f64; N])>,
+    /// Closed steps (time, end, values) whose end may lie past the span's end, in order.
+    pending: Vec<(SimTime, SimTime, [f64; N])>,
+}
+
+impl<const N: usize> TimeAverages<N> {
+    pub(super) fn new(first: SimTime) -> Self {
+        TimeAverages {
+            first,
+            // -0.0: the neutral element `Iterator::sum` starts from, so the sign of a zero is kept.
+            area: [-0.0; N],
             open: None,
-            area: -0.0,
+            pending: Vec::new(),
         }
     }
 
-    fn push(&mut self, t: SimTime, value: f64) {
-        self.close(t);
-        self.open = Some((t, value));
+    /// A step at `t`; `inside`: the span's end is known to be at `t` or later.
+    pub(super) fn push(&mut self, values: [f64; N], t: SimTime, inside: bool) {
+        if let Some((t0, v)) = self.open.take() {
+            self.pending.push((t0, t, v));
+        }
+        self.open = Some((t, values));
+        if inside {
+            self.settle(t);
+        }
     }
 
-    fn close(&mut self, next: SimTime) {
-        let (first, last) = self.span;
+    /// Adds the pending steps, `end` being the span's end or a time no later than it and no
+    /// earlier than any pending step's end.
+    fn settle(&mut self, end: SimTime) {
+        for (t, next, v) in self.pending.drain(..) {
+            let dt = (next.min(end) - t.max(self.first)).max(0.0);
+            for (area, v) in self.area.iter_mut().zip(v) {
+                *area += v * dt;
+            }
+        }
+    }
+
+    /// The averages over `[first, last]` (0 for an empty span).
+    pub(super) fn finish(mut self, last: SimTime) -> [f64; N] {
+        if last.total_cmp(&self.first).is_le() {
+            return [0.0; N];
+        }
         if let Some((t, v)) = self.open.take() {
-            self.area += v * (next.min(last) - t.max(first)).max(0.0);
+            self.pending.push((t, last, v));
         }
-    }
-
-    fn finish(mut self) -> f64 {
-        let (first, last) = self.span;
-        if last.total_cmp(&first).is_le() {
-            return 0.0;
-        }
-        self.close(last);
-        self.area / (last - first)
+        self.settle(last);
+        let span = last - self.first;
+        self.area.map(|a| a / span)
     }
 }
 
@@ -189,32 +248,14 @@ pub fn measure_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> Fragmentati
 /// The measures of [`measure_fragmentation`] without keeping the steps: equal, bit for bit, to
 /// its `external()`, `external_head()`, … .
 pub fn summarize_fragmentation(tl: &Timeline<'_>, alloc: AllocKind) -> FragSummary {
-    let span = tl.span();
-    let n = f64::from(tl.machine().nodes());
-    // Without nodes the shares are not finite; `zero_nodes` reports 0 as `external()` does.
-    let share = |nodes: u32| f64::from(nodes) / n;
-    let mut lost = TimeAverage::new(span);
-    let mut head_lost = TimeAverage::new(span);
-    let mut regions = TimeAverage::new(span);
+    let (first, last) = tl.span();
+    let nodes = tl.machine().nodes();
+    let mut averages = TimeAverages::new(first);
     let delayed = play(tl, alloc, |s| {
-        lost.push(s.t, share(s.lost_nodes));
-        head_lost.push(s.t, share(s.head_lost_nodes));
-        regions.push(s.t, f64::from(s.free_regions.unwrap_or(0)));
+        averages.push(s.values(nodes), s.t, s.t <= last)
     });
-    let frag = Fragmentation {
-        nodes: tl.machine().nodes(),
-        span,
-        steps: Vec::new(),
-        delayed,
-    };
-    let zero_nodes = |avg: TimeAverage| if n == 0.0 { 0.0 } else { avg.finish() };
-    FragSummary {
-        external: zero_nodes(lost),
-        external_head: zero_nodes(head_lost),
-        delayed_jobs: frag.delayed_jobs(),
-        delayed_share: frag.delayed_share(),
-        mean_free_regions: regions.finish(),
-    }
+    let delayed_jobs = delayed.iter().filter(|&&d| d).count() as u64;
+    FragSummary::new(averages.finish(last), nodes, delayed_jobs, delayed.len())
 }
 
 /// Plays the replay in `tl` again (see [`measure_fragmentation`]), handing each step to `on_step`
