@@ -97,6 +97,15 @@ impl Submesh {
             shape: Shape::new(xe - xb + 1, ye - yb + 1),
         }
     }
+
+    /// Whether the submesh is not empty and lies inside a mesh of `size`.
+    pub fn lies_in(&self, size: Shape) -> bool {
+        let end = |base: u32, len: u32| base.checked_add(len);
+        self.shape.w > 0
+            && self.shape.h > 0
+            && end(self.base.x, self.shape.w).is_some_and(|e| e <= size.w)
+            && end(self.base.y, self.shape.h).is_some_and(|e| e <= size.h)
+    }
 }
 
 /// Most dimensions a k-dimensional mesh or torus may have.
@@ -435,11 +444,7 @@ impl MachineSpec {
         }
         match (*self, p.clone()) {
             (MachineSpec::Mesh { size }, Placement::Submesh { at, .. }) => {
-                let inside = at.shape.w > 0
-                    && at.shape.h > 0
-                    && at.base.x.checked_add(at.shape.w)? <= size.w
-                    && at.base.y.checked_add(at.shape.h)? <= size.h;
-                inside.then(|| {
+                at.lies_in(size).then(|| {
                     let ys = at.base.y..at.base.y + at.shape.h;
                     Box::new(ys.flat_map(move |y| {
                         (at.base.x..at.base.x + at.shape.w).map(move |x| y * size.w + x)

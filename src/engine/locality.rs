@@ -54,6 +54,13 @@ pub fn locality(machine: MachineSpec, p: &Placement) -> Locality {
             Some(ids) => cube_locality(dim, &ids.collect::<Vec<_>>()),
             None => fallback,
         },
+        // The common case, without the general path's lists: a submesh is one box.
+        (MachineSpec::Mesh { size }, Placement::Submesh { at, .. }) => {
+            match Dims::new(&[at.shape.w, at.shape.h]).filter(|_| at.lies_in(size)) {
+                Some(extent) => single_box(extent),
+                None => fallback,
+            }
+        }
         (MachineSpec::Mesh { size }, _) => {
             let dims = Dims::new(&[size.w, size.h]).expect("positive mesh sides");
             grid(machine, dims, false, p).unwrap_or(fallback)
@@ -88,7 +95,7 @@ fn grid(machine: MachineSpec, dims: Dims, wrap: bool, p: &Placement) -> Option<L
     if let [b] = boxes.as_slice() {
         let short = |i: usize| !wrap || 2 * (b.extent.get(i) - 1) <= dims.get(i);
         if (0..dims.len()).all(short) {
-            return Some(single_box(b));
+            return Some(single_box(b.extent));
         }
     }
     let pieces = if boxes.len() > 1 {
@@ -135,14 +142,15 @@ fn grid(machine: MachineSpec, dims: Dims, wrap: bool, p: &Placement) -> Option<L
 /// The measures of one box whose ring distances are its line distances (no wrap, or every extent
 /// `e` with `2(e − 1) ≤ D`), in closed form: per dimension `m²·e(e² − 1)/6` for `m = n/e` nodes on
 /// each of `e` coordinates; one piece; the box is its own bounding box.
-fn single_box(b: &Block) -> Locality {
-    let n = b.extent.volume();
-    let sum: u128 = b
-        .extent
+fn single_box(extent: Dims) -> Locality {
+    let n = extent.volume();
+    let sum: u128 = extent
         .iter()
         .map(|e| {
-            let (e, m) = (u128::from(e), u128::from(n / u64::from(e)));
-            m * m * e * (e * e - 1) / 6
+            // (e − 1)·e·(e + 1) is a multiple of 6, and below 2^48 (e ≤ 65535): divided exactly
+            // in u64, before the u128 product.
+            let (e, m) = (u64::from(e), u128::from(n / u64::from(e)));
+            m * m * u128::from(e * (e * e - 1) / 6)
         })
         .sum();
     Locality {
@@ -362,6 +370,41 @@ mod tests {
         assert_eq!(l.pieces, 1);
         assert!((l.mean_pairwise_hops - 8.0 / 6.0).abs() < 1e-12);
         assert_eq!(l.bounding_box_nodes, 4);
+    }
+
+    #[test]
+    fn a_submesh_measures_as_the_same_box_taken_by_the_general_path() {
+        // Every base and shape up to 5 on mesh:4x3: a submesh inside measures as the one box of
+        // its nodes (the general path, given as pieces); one overhanging the mesh, or empty, as
+        // one piece of its nodes with no hops.
+        let m: MachineSpec = "mesh:4x3".parse().unwrap();
+        for (x, y, w, h) in
+            (0..25u32).flat_map(|a| (0..25u32).map(move |b| (a / 5, a % 5, b / 5, b % 5)))
+        {
+            let at = Submesh {
+                base: crate::resource::Coord { x, y },
+                shape: crate::resource::Shape::new(w, h),
+            };
+            let fast = locality(m, &Placement::Submesh { at, rotated: false });
+            let n = w * h;
+            let expected = if x + w <= 4 && y + h <= 3 && n > 0 {
+                let extent = Dims::new(&[w, h]).unwrap();
+                locality(
+                    m,
+                    &Placement::Pieces(Pieces::new(vec![Block {
+                        base: y * 4 + x,
+                        extent,
+                    }])),
+                )
+            } else {
+                Locality {
+                    pieces: u32::from(n > 0),
+                    mean_pairwise_hops: 0.0,
+                    bounding_box_nodes: n.into(),
+                }
+            };
+            assert_eq!(fast, expected, "{x},{y} {w}x{h}");
+        }
     }
 
     #[test]
