@@ -3,7 +3,8 @@
 //! (the allocator's free set, the queue, the time averages) and measures each instant once its
 //! events are over. It gives the same [`FragSummary`], bit for bit, without the replay's
 //! [`Timeline`](super::Timeline) and its sorted event lists: its memory is one bit per job plus
-//! what is running and waiting, and its work per event is what the allocator's bookkeeping costs.
+//! what is waiting (an end comes with the placement it frees), and its work per event is what the
+//! allocator's bookkeeping costs.
 //!
 //! The instants are those of the replay played afterwards: a submit, a first start, the start of a
 //! run segment that lasts, the end of one that lasted. A segment that ends at the instant it began
@@ -16,8 +17,6 @@
 //! known at the end. A step whose end time is not yet known to lie inside the span waits in a short
 //! list until it is (a job still runs, or a run has ended as late), so every step adds to the
 //! averages in the same order, with the same operands, as over the kept steps.
-
-use rustc_hash::FxHashMap;
 
 use super::fragmentation::{FragSummary, Queue, State, TimeAverages};
 use super::observer::Observer;
@@ -59,8 +58,8 @@ pub struct FragMeter<'w> {
     /// Segments begun at `now` and still running: the job, and whether it resumed (a first start
     /// is a change whatever follows; a resume is one only if the segment lasts).
     opened: Vec<(JobId, bool)>,
-    /// The placement of every running job.
-    running: FxHashMap<JobId, Placement>,
+    /// Run segments going on.
+    running: u32,
     /// The head of the queue, once found delayed by fragmentation.
     delayed_head: Option<usize>,
     delayed_jobs: u64,
@@ -86,7 +85,7 @@ impl<'w> FragMeter<'w> {
             now: None,
             changed: false,
             opened: Vec::new(),
-            running: FxHashMap::default(),
+            running: 0,
             delayed_head: None,
             delayed_jobs: 0,
             last: first,
@@ -145,7 +144,7 @@ impl<'w> FragMeter<'w> {
                 self.delayed_jobs += 1;
             }
             // The span reaches past `t` when a run ended at `t` or later, or one is still running.
-            let inside = self.last >= t || !self.running.is_empty();
+            let inside = self.last >= t || self.running > 0;
             self.averages.push(step.values(self.nodes), t, inside);
         }
         self.changed = false;
@@ -165,15 +164,14 @@ impl<'w> FragMeter<'w> {
     fn begin(&mut self, now: SimTime, job: JobId, placement: &Placement, resumed: bool) {
         self.advance(now);
         self.state.occupy_granted(placement);
-        self.running.insert(job, placement.clone());
+        self.running += 1;
         self.opened.push((job, resumed));
     }
 
-    fn stop(&mut self, now: SimTime, job: JobId) {
+    fn stop(&mut self, now: SimTime, job: JobId, placement: &Placement) {
         self.advance(now);
-        if let Some(p) = self.running.remove(&job) {
-            self.state.vacate(&p);
-        }
+        self.state.vacate(placement);
+        self.running -= 1;
         match self.opened.iter().position(|&(j, _)| j == job) {
             // Begun at this instant: the segment held nothing.
             Some(k) => {
@@ -195,12 +193,12 @@ impl Observer for FragMeter<'_> {
         self.changed = true;
     }
 
-    fn on_end(&mut self, now: SimTime, job: JobId) {
-        self.stop(now, job);
+    fn on_end(&mut self, now: SimTime, job: JobId, placement: &Placement) {
+        self.stop(now, job, placement);
     }
 
-    fn on_suspend(&mut self, now: SimTime, job: JobId) {
-        self.stop(now, job);
+    fn on_suspend(&mut self, now: SimTime, job: JobId, placement: &Placement) {
+        self.stop(now, job, placement);
     }
 
     fn on_resume(&mut self, now: SimTime, job: JobId, placement: &Placement) {

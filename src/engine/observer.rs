@@ -8,10 +8,10 @@ use crate::workload::JobId;
 pub trait Observer {
     /// `job` started at `now` on `placement`.
     fn on_start(&mut self, _now: SimTime, _job: JobId, _placement: &Placement) {}
-    /// `job` ended at `now` (its nodes are free again).
-    fn on_end(&mut self, _now: SimTime, _job: JobId) {}
-    /// `job` was suspended at `now` (its nodes are free until it resumes).
-    fn on_suspend(&mut self, _now: SimTime, _job: JobId) {}
+    /// `job` ended at `now`; the nodes of `placement` are free again.
+    fn on_end(&mut self, _now: SimTime, _job: JobId, _placement: &Placement) {}
+    /// `job` was suspended at `now`; the nodes of `placement` are free until it resumes.
+    fn on_suspend(&mut self, _now: SimTime, _job: JobId, _placement: &Placement) {}
     /// `job` resumed at `now` on `placement` (the nodes it held before).
     fn on_resume(&mut self, _now: SimTime, _job: JobId, _placement: &Placement) {}
     /// The state once every event at `now` has been handled: jobs waiting and nodes busy.

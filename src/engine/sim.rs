@@ -496,7 +496,7 @@ impl State<'_> {
             }
         }
         self.departed.push(id);
-        obs.on_end(self.now, id);
+        obs.on_end(self.now, id, &placement);
     }
 
     /// Takes a running job's nodes back and drops it from the running list.
@@ -687,7 +687,7 @@ impl State<'_> {
         });
         self.stop_running(id, &placement);
         self.status[i] = Status::Suspended;
-        obs.on_suspend(self.now, id);
+        obs.on_suspend(self.now, id, &placement);
         true
     }
 

@@ -407,7 +407,7 @@ impl Observer for Log {
     fn on_start(&mut self, now: f64, job: JobId, _p: &Placement) {
         self.0.push(format!("start {} @{now}", job.0));
     }
-    fn on_end(&mut self, now: f64, job: JobId) {
+    fn on_end(&mut self, now: f64, job: JobId, _p: &Placement) {
         self.0.push(format!("end {} @{now}", job.0));
     }
     fn on_instant(&mut self, now: f64, waiting: usize, busy: u32) {

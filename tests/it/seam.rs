@@ -58,10 +58,10 @@ impl Observer for Events {
             .unwrap()
             .push(format!("start {now} {}", job.0));
     }
-    fn on_end(&mut self, now: f64, job: JobId) {
+    fn on_end(&mut self, now: f64, job: JobId, _p: &Placement) {
         self.0.lock().unwrap().push(format!("end {now} {}", job.0));
     }
-    fn on_suspend(&mut self, now: f64, job: JobId) {
+    fn on_suspend(&mut self, now: f64, job: JobId, _p: &Placement) {
         self.0
             .lock()
             .unwrap()
