@@ -306,13 +306,23 @@ impl Counts {
         self.gains.log(estimated_end);
     }
 
-    /// A running job that was to end at `estimated_end` has ended at `now`: its release leaves the
-    /// plan, and an early end frees its nodes until its estimated end (a gain; an overrun frees
-    /// nothing the plan did not already count on).
-    pub(super) fn ended(&mut self, job: JobId, estimated_end: SimTime, now: SimTime) {
+    /// A running job that started at `start` and was to end at `estimated_end` has ended at `now`:
+    /// its release leaves the plan, and an early end frees its nodes until its estimated end (a
+    /// gain; an overrun frees nothing the plan did not already count on). A job of length 0 that
+    /// started at `now` held its nodes through its own moment (given back only from the next
+    /// stage): ended, it frees that instant too, a gain that ends just after `now`.
+    pub(super) fn ended(
+        &mut self,
+        job: JobId,
+        start: SimTime,
+        estimated_end: SimTime,
+        now: SimTime,
+    ) {
         self.ended.push((job, estimated_end));
         if estimated_end > now {
             self.gained(estimated_end);
+        } else if start == now && estimated_end == now {
+            self.gained(now.next_up());
         }
     }
 
@@ -1291,6 +1301,53 @@ mod tests {
     }
 
     #[test]
+    fn a_job_of_length_0_ended_where_it_started_gives_its_instant_back() {
+        // 10 nodes, all free at 5. Reserved at 5: job 1 (6 nodes, length 0) at stage 0, job 3 (4
+        // nodes, 3 s) at stage 1; job 2 (8 nodes, length 0) fits beside neither: at 8.
+        let mut counts = Counts::new(10).expect("small machine");
+        let at = |at, stage, n| Slot {
+            when: Moment { at, stage },
+            placement: Placement::Nodes(n),
+        };
+        let (one, two, three) = (at(5.0, 0, 6), at(8.0, 0, 8), at(5.0, 1, 4));
+        let slots = [(JobId(1), one.clone(), 0.0), (JobId(3), three.clone(), 3.0)];
+        let mut p = counts
+            .plan(
+                5.0,
+                10,
+                Vec::new,
+                slots.into_iter().chain([(JobId(2), two.clone(), 0.0)]),
+            )
+            .expect("clean");
+        let memo = &mut Memo::default();
+        assert_eq!(
+            p.replan(
+                JobId(1),
+                &Request::Nodes(6),
+                0.0,
+                Some(&one),
+                &mut Memo::default()
+            ),
+            None
+        );
+        assert_eq!(
+            p.replan(JobId(2), &Request::Nodes(8), 0.0, Some(&two), memo),
+            None
+        );
+        // Job 1 starts at 5 and ends there (stage 1): its nodes are free at stage 0 of 5 too, where
+        // job 2 now fits (the snapshot profile, seam test `conservative_plans_on_counts_as_on_
+        // snapshots`, finds it there). Nothing ended before its estimate: only the instant is won.
+        counts.keep(p, &[(JobId(1), 5.0)]);
+        counts.ended(JobId(1), 5.0, 5.0, 5.0);
+        let slots = [(JobId(3), three, 3.0), (JobId(2), two.clone(), 0.0)];
+        let mut p = counts
+            .plan(5.0, 10, Vec::new, slots.into_iter())
+            .expect("clean");
+        let moved = p.replan(JobId(2), &Request::Nodes(8), 0.0, Some(&two), memo);
+        assert_eq!(moved, Some(at(5.0, 0, 8)));
+    }
+
+    #[test]
     fn a_reservation_without_a_gain_since_it_was_planned_stays_and_one_with_a_gain_moves() {
         // 10 nodes: job 0 holds 6 until 10 (estimated); job 1 (8 nodes) is reserved at 10 for 5.
         let mut counts = Counts::new(10).expect("small machine");
@@ -1306,7 +1363,7 @@ mod tests {
         counts.keep(p, &[]);
         // Job 0 ends at 2, before its estimate: the gain [2, 10) lets job 1 start at once, unless
         // it was planned after that gain (then it found no room in it).
-        counts.ended(JobId(0), 10.0, 2.0);
+        counts.ended(JobId(0), 0.0, 10.0, 2.0);
         let mut p = counts
             .plan(2.0, 10, Vec::new, slots.into_iter())
             .expect("clean");

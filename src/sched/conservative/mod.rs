@@ -294,7 +294,7 @@ impl Scheduler for Conservative {
                 let estimated_end = start + sys.job(*id).estimate;
                 self.replan |= estimated_end != now;
                 if let Mode::Counts(counts) = &mut self.mode {
-                    counts.ended(*id, estimated_end, now);
+                    counts.ended(*id, start, estimated_end, now);
                 }
             }
         }
