@@ -48,8 +48,7 @@
 
 use std::cmp::Ordering;
 
-use super::corners::{Corner, Corners};
-use super::{Change, Moment, Slot, Waiting, span};
+use super::{Change, Moment, Slot, span};
 use crate::SimTime;
 use crate::resource::{Placement, Request};
 use crate::sched::plan::RunningJob;
@@ -284,48 +283,6 @@ struct Spare {
     steps: Vec<Step>,
     marks: Vec<u64>,
     runs: Vec<Runs>,
-    bulk: Bulk,
-}
-
-/// The queue of a compression, for finding the reservations that may move without looking at
-/// each (see [`corners`](super::corners)): its corners, and the queue position of each job.
-#[derive(Debug, Default)]
-struct Bulk {
-    corners: Corners,
-    /// The queue position of each job by its number, where it is one of `jobs` (space kept from
-    /// pass to pass).
-    position: Vec<u32>,
-    /// The jobs of the queue, in order.
-    jobs: Vec<JobId>,
-    /// Built for this pass.
-    active: bool,
-}
-
-impl Bulk {
-    /// The same space, not built for the pass to come.
-    fn inactive(mut self) -> Self {
-        self.active = false;
-        self
-    }
-
-    /// The queue position of `job`, if it is in the queue.
-    fn position_of(&self, job: JobId) -> Option<usize> {
-        let i = usize::try_from(*self.position.get(job.0 as usize)?).ok()?;
-        (self.jobs.get(i) == Some(&job)).then_some(i)
-    }
-
-    /// Numbers the jobs of `queue` by position.
-    fn number(&mut self, queue: &[Waiting]) {
-        self.jobs.clear();
-        self.jobs.extend(queue.iter().map(|w| w.job));
-        for (i, job) in self.jobs.iter().enumerate() {
-            let id = job.0 as usize;
-            if id >= self.position.len() {
-                self.position.resize(id + 1, u32::MAX);
-            }
-            self.position[id] = u32::try_from(i).unwrap_or(u32::MAX);
-        }
-    }
 }
 
 impl Counts {
@@ -407,7 +364,6 @@ impl Counts {
         self.gains = plan.gains;
         self.spare.marks = plan.marks;
         self.spare.runs = plan.runs;
-        self.spare.bulk = plan.bulk;
     }
 }
 
@@ -448,8 +404,6 @@ pub(super) struct Plan {
     /// (cut back to the changes that stand when changes move; the others keep their space).
     runs: Vec<Runs>,
     live_runs: usize,
-    /// The queue of a compression in bulk (inactive in other passes).
-    bulk: Bulk,
     /// Whether every take finds its nodes free and no release exceeds the machine (every count
     /// within the machine), as built.
     clean: bool,
@@ -468,7 +422,6 @@ impl Plan {
             gains: Gains::default(),
             runs: spare.runs,
             live_runs: 0,
-            bulk: spare.bulk.inactive(),
             clean: true,
         }
     }
@@ -517,119 +470,11 @@ impl Plan {
             gains: Gains::default(),
             runs: spare.runs,
             live_runs: 0,
-            bulk: spare.bulk.inactive(),
             clean: true,
         };
         plan.recount(0, plan.steps.len());
         plan.clean = plan.within_machine(0..plan.steps.len());
         plan
-    }
-
-    /// Prepares a compression of the whole `queue` (the waiting jobs in order, each to be
-    /// [replanned](Self::replan) or [passed over](Self::pass_over) in turn): its corners, and
-    /// which reservations have their nodes free right before their slots.
-    pub(super) fn look_ahead(&mut self, queue: &[Waiting]) {
-        let mut bulk = std::mem::take(&mut self.bulk);
-        bulk.number(queue);
-        let leaves = queue.iter().map(|w| self.corner(w));
-        bulk.corners.build(leaves);
-        bulk.active = true;
-        self.bulk = bulk;
-        self.flag_free_before(0, self.steps.len());
-    }
-
-    /// What the bulk test reads of `w`'s reservation ([`Corner::MUST`] where the look is not a
-    /// plain search before its slot: see [`replan_since`](Self::replan_since)).
-    fn corner(&self, w: &Waiting) -> Corner {
-        let n = i32::try_from(w.req.nodes())
-            .ok()
-            .filter(|&n| n > 0 && n <= self.total);
-        match (&w.slot, n) {
-            (Some(s), Some(n)) if s.when.stage == 0 && s.when.at >= self.now.at => Corner {
-                n,
-                length: w.estimate,
-                slot: s.when.at,
-                seen: w.memo.seen,
-                must: false,
-                free_before: false,
-            },
-            _ => Corner::MUST,
-        }
-    }
-
-    /// The first queue position from `from` on whose reservation may move (or must be looked at
-    /// anyway); every one before it keeps its slot. Each position when no compression is
-    /// [prepared](Self::look_ahead).
-    pub(super) fn next_look(&mut self, from: usize) -> usize {
-        if !self.bulk.active {
-            return from;
-        }
-        let bulk = std::mem::take(&mut self.bulk);
-        let next = bulk.corners.first_from(from, |c| self.may_move_any(c));
-        self.bulk = bulk;
-        next
-    }
-
-    /// What a look that leaves a reservation in place remembers: every gain logged so far was
-    /// looked at.
-    pub(super) fn pass_over(&self, memo: &mut Memo) {
-        memo.seen = self.gains.next;
-    }
-
-    /// Whether a reservation of corner `c` may move, as [`may_move`](Self::may_move) tells it and
-    /// monotone in the corner: the runs of its least size (which hold those of every larger one)
-    /// by its latest limit, against its shortest length, with twice the margin for rounding.
-    fn may_move_any(&mut self, c: &Corner) -> bool {
-        if c.flagged() {
-            return true;
-        }
-        let Some(until) = self.gains.since(c.seen).filter(|&end| end > self.now.at) else {
-            return false;
-        };
-        let limit = until.min(c.slot);
-        // Every limit below lies between now and `limit`.
-        let scale = limit.abs().max(self.now.at.abs()) + c.length;
-        if c.length <= 4e-9 * scale {
-            return true;
-        }
-        let needed = c.length - 2e-9 * scale;
-        let i = self.runs_of(c.n);
-        self.runs[i].hold(&self.steps, &self.after, limit, needed)
-    }
-
-    /// Marks, among the takes of `from..to` (`from` the first change of its time), those whose
-    /// nodes are free right before their time (the count after the last change before it, as
-    /// [`may_move`](Self::may_move) reads it).
-    fn flag_free_before(&mut self, from: usize, to: usize) {
-        if !self.bulk.active {
-            return;
-        }
-        let mut first = from;
-        for i in from..to {
-            let s = self.steps[i];
-            if i > from && s.at != self.steps[i - 1].at {
-                first = i;
-            }
-            if s.change != Change::Take {
-                continue;
-            }
-            if let Some(p) = self.bulk.position_of(s.owner) {
-                let before = first.checked_sub(1).map_or(self.base, |k| self.after[k]);
-                self.bulk.corners.set_free_before(p, before >= -s.delta);
-            }
-        }
-    }
-
-    /// [`flag_free_before`](Self::flag_free_before) for the takes after time `from` and by time
-    /// `to`: the counts before those times are the ones that change when a change moves between
-    /// `from` and `to`.
-    fn reflag_between(&mut self, from: SimTime, to: SimTime) {
-        if !self.bulk.active {
-            return;
-        }
-        let a = self.steps.partition_point(|s| s.at <= from);
-        let b = a + self.steps[a..].partition_point(|s| s.at <= to);
-        self.flag_free_before(a, b);
     }
 
     /// Recomputes the counts after the changes `from..to`.
@@ -744,7 +589,10 @@ impl Plan {
         // The runs of a smaller size hold those of `n`: when none of them is long enough, no run
         // of `n` is either. The nearest size scanned up to `n` is tried first (few sizes are
         // scanned between two moves: looked for in order).
-        let at = self.runs[..self.live_runs].partition_point(|r| r.n <= n);
+        let at = self.runs[..self.live_runs]
+            .iter()
+            .take_while(|r| r.n <= n)
+            .count();
         if let Some(nearest) = at.checked_sub(1) {
             let runs = &mut self.runs[nearest];
             if runs.n == n {
@@ -754,24 +602,7 @@ impl Plan {
                 return None;
             }
         }
-        self.new_runs(n, at);
-        self.runs[at].first_window(&self.steps, &self.after, limit, needed, take)
-    }
-
-    /// The index of the runs of `n` among those scanned, put in if there are none.
-    fn runs_of(&mut self, n: i32) -> usize {
-        let at = self.runs[..self.live_runs].partition_point(|r| r.n <= n);
-        match at.checked_sub(1) {
-            Some(i) if self.runs[i].n == n => i,
-            _ => {
-                self.new_runs(n, at);
-                at
-            }
-        }
-    }
-
-    /// Puts in no runs of `n` scanned yet, at index `at` (their place by size).
-    fn new_runs(&mut self, n: i32, at: usize) {
+        // No runs of `n` scanned yet: they go in at their place by size.
         let spare = self.live_runs;
         if spare == self.runs.len() {
             self.runs.push(Runs::default());
@@ -779,6 +610,7 @@ impl Plan {
         self.runs[spare].reset(n, self.now.at, self.base);
         self.runs[at..=spare].rotate_right(1);
         self.live_runs += 1;
+        self.runs[at].first_window(&self.steps, &self.after, limit, needed, take)
     }
 
     /// The index of the first change at `at` or later, looked for from index `near` out (a
@@ -822,17 +654,12 @@ impl Plan {
         self.gains
             .log(release.map_or(SimTime::INFINITY, |r| self.steps[r].gain_end()));
         let end = release.unwrap_or(self.steps.len());
-        let (from, to) = (
-            self.steps[take].at,
-            release.map_or(SimTime::INFINITY, |r| self.steps[r].at),
-        );
         self.after[take..end].iter_mut().for_each(|a| *a += n);
         self.forget_runs_from(take);
         for i in release.into_iter().chain([take]) {
             self.steps.remove(i);
             self.after.remove(i);
         }
-        self.reflag_between(from, to);
     }
 
     /// Moves `owner`'s reservation, whose take is its first change at index `from` or later, to the
@@ -849,10 +676,6 @@ impl Plan {
         };
         // The old span is free again up to its release.
         self.gains.log(self.steps[old_release].gain_end());
-        let moved = [
-            (take.at, self.steps[old_take].at),
-            (release.at, self.steps[old_release].at),
-        ];
         // Both changes move earlier (or stay): each goes after the changes before its old place
         // that do not come after it, the take mostly a few places back (looked for from there),
         // the release after the take.
@@ -872,18 +695,12 @@ impl Plan {
             self.within_machine(first..old_release + 1),
             "a reservation made where it fits keeps the plan clean"
         );
-        // Each change moved earlier, from its old time to its new one.
-        for (to, from) in moved {
-            self.reflag_between(to, from);
-        }
     }
 
     /// Puts `owner`'s reservation at `slot` in.
     fn insert(&mut self, owner: JobId, slot: Slot, length: SimTime) {
         let mut range = None::<(usize, usize)>;
-        let mut span = (SimTime::INFINITY, SimTime::NEG_INFINITY);
         for step in changes(owner, slot, length, self.now.at) {
-            span = (span.0.min(step.at), span.1.max(step.at));
             let i = self
                 .steps
                 .partition_point(|s| s.cmp(&step) != Ordering::Greater);
@@ -899,7 +716,6 @@ impl Plan {
                 "a reservation made where it fits keeps the plan clean"
             );
         }
-        self.reflag_between(span.0, span.1);
     }
 
     /// The earliest moment `n` nodes are free for `length` seconds (the general profile's search,

@@ -22,7 +22,6 @@
 //! free counts kept from pass to pass. They give the same slots; the count plan gets there without
 //! snapshots and without re-planning a reservation that provably cannot move.
 
-mod corners;
 pub mod counts;
 mod profile;
 
@@ -150,7 +149,7 @@ fn span(slot: &Slot, length: SimTime, now: SimTime) -> Option<[(Moment, Change);
 /// The plan of one pass.
 enum Plan {
     General(Profile),
-    Counts(Box<counts::Plan>),
+    Counts(counts::Plan),
 }
 
 impl Plan {
@@ -163,31 +162,6 @@ impl Plan {
         };
         if slot.is_some() {
             w.slot = slot;
-        }
-    }
-
-    /// Prepares a compression of the whole `queue`: on counts, the reservations that cannot move
-    /// are then found in bulk.
-    fn look_ahead(&mut self, queue: &[Waiting]) {
-        if let Plan::Counts(p) = self {
-            p.look_ahead(queue);
-        }
-    }
-
-    /// The first position from `from` on, in a compression, whose reservation may move; the
-    /// reservations before it are [passed over](Self::pass_over). Each one on snapshots.
-    fn next_look(&mut self, from: usize) -> usize {
-        match self {
-            Plan::General(_) => from,
-            Plan::Counts(p) => p.next_look(from),
-        }
-    }
-
-    /// Leaves `w`'s reservation in place in a compression, as a look that finds no earlier slot
-    /// does.
-    fn pass_over(&self, w: &mut Waiting) {
-        if let Plan::Counts(p) = self {
-            p.pass_over(&mut w.memo);
         }
     }
 }
@@ -206,11 +180,6 @@ impl Conservative {
             self.quiet
         };
         let mut plan = self.plan(sys);
-        if replan {
-            plan.look_ahead(&self.waiting);
-        }
-        // In a compression, the next job whose reservation may move (`None`: ask the plan).
-        let mut next_look = None;
         let mut started = Vec::new();
         // The earliest slot after now (none: infinite).
         let mut wake = if skip > 0 {
@@ -229,14 +198,7 @@ impl Conservative {
                 .slot
                 .as_ref()
                 .is_some_and(|s| s.when.at <= now && s.when.stage > 0);
-            if replan {
-                if *next_look.get_or_insert_with(|| plan.next_look(i)) == i {
-                    plan.replan(w);
-                    next_look = None;
-                } else {
-                    plan.pass_over(w);
-                }
-            } else if staged || w.slot.is_none() {
+            if replan || staged || w.slot.is_none() {
                 plan.replan(w);
             }
             if let Some(slot) = &w.slot {
@@ -273,7 +235,7 @@ impl Conservative {
         self.quiet = unplanned.unwrap_or(kept);
         self.quiet_until = quiet_until;
         if let (Mode::Counts(kept), Plan::Counts(plan)) = (&mut self.mode, plan) {
-            kept.keep(*plan, &started);
+            kept.keep(plan, &started);
         }
         if wake < SimTime::INFINITY {
             self.pass.wake_at(wake, sys);
@@ -300,7 +262,7 @@ impl Conservative {
         if let Mode::Counts(kept) = &mut self.mode {
             // The running jobs are read only when the plan is rebuilt.
             match kept.plan(now, sys.free_nodes(), || sys.running_jobs(), slots.clone()) {
-                Some(plan) => return Plan::Counts(Box::new(plan)),
+                Some(plan) => return Plan::Counts(plan),
                 // The general profile logs no gains: every reservation is looked at next time.
                 None => kept.gained(SimTime::INFINITY),
             }
