@@ -312,43 +312,8 @@ impl RegionCounter {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::drawn;
+    use super::super::tests::{drawn, lcg, random_state, random_submesh};
     use super::*;
-
-    /// A fixed LCG for the random mesh states of these tests.
-    fn lcg(mut seed: u64) -> impl FnMut() -> u64 {
-        move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            seed >> 33
-        }
-    }
-
-    /// A random submesh of at most `max` nodes a side, its base on the `w × h` mesh (it may
-    /// overhang: callers keep only those that fit).
-    fn random_submesh(
-        next: &mut impl FnMut() -> u64,
-        (w, h): (u32, u32),
-        max: (u64, u64),
-    ) -> Submesh {
-        let base = Coord {
-            x: (next() % u64::from(w)) as u32,
-            y: (next() % u64::from(h)) as u32,
-        };
-        let shape = Shape::new(1 + (next() % max.0) as u32, 1 + (next() % max.1) as u32);
-        Submesh { base, shape }
-    }
-
-    /// A `w × h` mesh with up to `tries − 1` random submeshes of at most 4×3 taken (those that fit).
-    fn random_state(next: &mut impl FnMut() -> u64, (w, h): (u32, u32), tries: u64) -> Mesh {
-        let mut mesh = Mesh::new(Shape::new(w, h));
-        for _ in 0..next() % tries {
-            let s = random_submesh(next, (w, h), (4, 3));
-            if mesh.contains(&s) && mesh.is_free(&s) {
-                mesh.occupy(&s);
-            }
-        }
-        mesh
-    }
 
     #[test]
     fn runs_meeting_both_masks_are_counted_as_by_visiting_each_run() {

@@ -471,6 +471,45 @@ pub(crate) mod tests {
         mesh
     }
 
+    /// A fixed LCG for the random mesh states of these tests.
+    pub(crate) fn lcg(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            seed >> 33
+        }
+    }
+
+    /// A random submesh of at most `max` nodes a side, its base on the `w × h` mesh (it may
+    /// overhang: callers keep only those that fit).
+    pub(crate) fn random_submesh(
+        next: &mut impl FnMut() -> u64,
+        (w, h): (u32, u32),
+        max: (u64, u64),
+    ) -> Submesh {
+        let base = Coord {
+            x: (next() % u64::from(w)) as u32,
+            y: (next() % u64::from(h)) as u32,
+        };
+        let shape = Shape::new(1 + (next() % max.0) as u32, 1 + (next() % max.1) as u32);
+        Submesh { base, shape }
+    }
+
+    /// A `w × h` mesh with up to `tries − 1` random submeshes of at most 4×3 taken (those that fit).
+    pub(crate) fn random_state(
+        next: &mut impl FnMut() -> u64,
+        (w, h): (u32, u32),
+        tries: u64,
+    ) -> Mesh {
+        let mut mesh = Mesh::new(Shape::new(w, h));
+        for _ in 0..next() % tries {
+            let s = random_submesh(next, (w, h), (4, 3));
+            if mesh.contains(&s) && mesh.is_free(&s) {
+                mesh.occupy(&s);
+            }
+        }
+        mesh
+    }
+
     /// Fig. 1 of window-k-mesh.md: M(5,4), free = (1,1,5,2) ∪ (4,1,5,3).
     const FIG1: &str = "##### ###.. ..... .....";
 
@@ -567,27 +606,10 @@ pub(crate) mod tests {
     #[test]
     fn packed_boundary_contact_agrees_with_the_sides_counted_one_by_one() {
         // Random states (a fixed LCG) of one-word meshes, every submesh inside with w + h ≤ 32.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 33) as u32
-        };
+        let mut next = lcg(0x2545_f491_4f6c_dd1d);
         for (w, h) in [(1, 1), (5, 4), (22, 16), (64, 7), (9, 64)] {
             for _ in 0..6 {
-                let mut m = Mesh::new(Shape::new(w, h));
-                for _ in 0..next() % 12 {
-                    let base = Coord {
-                        x: next() % w,
-                        y: next() % h,
-                    };
-                    let s = Submesh {
-                        base,
-                        shape: Shape::new(1 + next() % 4, 1 + next() % 3),
-                    };
-                    if m.contains(&s) && m.is_free(&s) {
-                        m.occupy(&s);
-                    }
-                }
+                let m = random_state(&mut next, (w, h), 12);
                 for (sw, sh) in (1..=w).flat_map(|a| (1..=h).map(move |b| (a, b))) {
                     if sw + sh > 32 {
                         continue;
