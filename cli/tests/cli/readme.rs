@@ -9,9 +9,9 @@
 //!   `experiments/`). `fetch` downloads from a local stand-in of the archive.
 //! * `make replay` runs its own command line (`make replay-run`, the built binary, two loads);
 //!   `make install` installs into a scratch prefix; `make test`, `build`, `build-sharing`, `paper`,
-//!   `setup`, `bench`, `fuzz`, `fuzz-smoke`, `fuzz-corpus`, `soak`, `test-slurm` and `python` cannot run
-//!   inside the test suite (they are it, or take minutes or root), so their dry run (`make -n`)
-//!   must show the command they stand for.
+//!   `setup`, `bench`, `bench-memory`, `bench-grid`, `fuzz`, `fuzz-smoke`, `fuzz-corpus`, `soak`,
+//!   `test-slurm` and `python` cannot run inside the test suite (they are it, or take minutes or
+//!   root), so their dry run (`make -n`) must show the command they stand for.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -285,6 +285,7 @@ fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<S
         "setup" => dry("fonts-dejavu-core"),
         "bench" => dry("cargo bench"),
         "bench-memory" => dry("tools/bench-memory.sh"),
+        "bench-grid" => dry("--loads 0.1:2.0:0.1"),
         "test-slurm" => dry("tests/slurm/run.sh"),
         "python" => {
             // Once built, `make -n python` has nothing to do: `-B` shows what a build runs.
