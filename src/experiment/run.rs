@@ -645,11 +645,11 @@ pub fn replay(
         dilation: cell.dilation,
     };
     // A summarized cell measures fragmentation during the run; an observing one leaves it out.
-    let mut meter = FragMeter::new(&workload, machine, cell.alloc);
-    let observer: &mut dyn Observer = if cell.observe {
-        &mut NoObserver
-    } else {
-        &mut meter
+    let mut meter = (!cell.observe).then(|| FragMeter::new(&workload, machine, cell.alloc));
+    let mut unmetered = NoObserver;
+    let observer: &mut dyn Observer = match &mut meter {
+        Some(meter) => meter,
+        None => &mut unmetered,
     };
     // An observing gang cell keeps the class log (the `gang_classes` measure).
     let (outcome, gang) = match cell.sched {
@@ -668,7 +668,9 @@ pub fn replay(
     if validate || cell.observe {
         engine::validate(&workload, machine, &outcome)?;
     }
-    let metrics = if cell.observe {
+    let metrics = if let Some(meter) = meter {
+        engine::summarize_with_fragmentation(&workload, machine, &outcome, &meter.finish())
+    } else {
         // An observing cell validates every schedule and leaves out the fragmentation pass (its
         // panel draws no fragmentation column: checked when planning).
         let mut m = engine::summarize_without_fragmentation(&workload, machine, &outcome);
@@ -680,8 +682,6 @@ pub fn replay(
             gang.as_ref(),
         );
         m
-    } else {
-        engine::summarize_with_fragmentation(&workload, machine, &outcome, &meter.finish())
     };
     Ok(sweep::CellRun {
         workload,
