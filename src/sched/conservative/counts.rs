@@ -646,7 +646,7 @@ impl Plan {
     /// the runs are scanned on from there rather than from now.
     fn forget_runs_from(&mut self, from: usize) {
         for runs in &mut self.runs[..self.live_runs] {
-            runs.truncate(from, self.now.at, self.base);
+            runs.truncate(from);
         }
     }
 
@@ -842,31 +842,35 @@ fn gallop(steps: &[Step], near: usize, before: impl Fn(&Step) -> bool) -> usize 
 }
 
 /// The runs of changes that leave at least `n` nodes free, with how long each lasts, as far as a
-/// scan has gone.
+/// scan has gone: only the runs that last longer than every run before them are kept (the others
+/// change no answer); where a run starts is read back from the counts when asked.
 #[derive(Debug, Default)]
 struct Runs {
     n: i32,
+    /// When the run from now starts (`None`: fewer than `n` are free now).
+    from_now: Option<SimTime>,
     /// The changes scanned so far.
     scanned: usize,
-    /// Since when the run under way at `scanned` lasts (`None`: none is).
-    open: Option<SimTime>,
-    /// Each run scanned, in order (for cutting the scan back).
-    spans: Vec<Span>,
+    /// The run under way at `scanned`.
+    open: Open,
     /// The start of each run that lasts longer than every run before it, in order, how long it
-    /// lasts (the others change no answer), and the change that ends it.
+    /// lasts, and the change that ends it.
     starts: Vec<(SimTime, SimTime, usize)>,
     /// The word of bits of the changes `from..to` that leave `n` free, last made:
     /// `(from, to, bits)`.
     word: Option<(usize, usize, u64)>,
 }
 
-/// A run: the change that starts it (0 also for one under way from now), when, and the change
-/// that ends it (`usize::MAX` while it is under way).
-#[derive(Debug, Clone, Copy)]
-struct Span {
-    first: usize,
-    at: SimTime,
-    end: usize,
+/// The run under way where a scan stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+enum Open {
+    /// None is.
+    #[default]
+    No,
+    /// One is, since then.
+    Since(SimTime),
+    /// Not read back since the scan was cut back (the next scan does).
+    Unknown,
 }
 
 impl Runs {
@@ -874,22 +878,17 @@ impl Runs {
     /// the space of `self`).
     fn reset(&mut self, n: i32, now: SimTime, free: i32) {
         self.n = n;
+        self.from_now = (free >= n).then_some(now);
         self.scanned = 0;
-        self.open = (free >= n).then_some(now);
-        self.spans.clear();
-        self.spans.extend(self.open.map(|at| Span {
-            first: 0,
-            at,
-            end: usize::MAX,
-        }));
+        self.open = self.from_now.map_or(Open::No, Open::Since);
         self.starts.clear();
         self.word = None;
     }
 
-    /// Forgets what the scan read from change `from` on (at `now` with `free` free): the runs
-    /// that start there or later, and the end of the one under way at `from`, which is under way
-    /// again. A scan not that far stands.
-    fn truncate(&mut self, from: usize, now: SimTime, free: i32) {
+    /// Forgets what the scan read from change `from` on: the runs that start there or later, and
+    /// the end of the one under way at `from`, which is under way again (read back by the next
+    /// scan). A scan not that far stands.
+    fn truncate(&mut self, from: usize) {
         // Its word of bits stands only if none of its changes moves.
         if self.word.is_some_and(|(_, to, _)| to > from) {
             self.word = None;
@@ -897,21 +896,38 @@ impl Runs {
         if self.scanned <= from {
             return;
         }
-        if from == 0 {
-            self.reset(self.n, now, free);
-            return;
-        }
         while self.starts.last().is_some_and(|r| r.2 >= from) {
             self.starts.pop();
         }
-        while self.spans.last().is_some_and(|r| r.first >= from) {
-            self.spans.pop();
-        }
-        self.open = self.spans.last_mut().filter(|r| r.end >= from).map(|r| {
-            r.end = usize::MAX;
-            r.at
-        });
         self.scanned = from;
+        self.open = if from == 0 {
+            self.from_now.map_or(Open::No, Open::Since)
+        } else {
+            Open::Unknown
+        };
+    }
+
+    /// The start of the run that holds change `j` (`None`: it leaves fewer than `n` free): right
+    /// after the last change before it that leaves fewer, read back word by word.
+    fn run_holding(&self, steps: &[Step], after: &[i32], j: usize) -> Option<SimTime> {
+        if after[j] < self.n {
+            return None;
+        }
+        let mut w = j / 64;
+        let mut below = u64::MAX >> (63 - j % 64);
+        loop {
+            let counts = &after[w * 64..after.len().min(w * 64 + 64)];
+            let short = short_of(counts, self.n) & below;
+            if short != 0 {
+                let last = w * 64 + 63 - short.leading_zeros() as usize;
+                return Some(steps[last + 1].at);
+            }
+            if w == 0 {
+                return Some(self.from_now.unwrap_or(steps[0].at));
+            }
+            w -= 1;
+            below = u64::MAX;
+        }
     }
 
     /// Scans on until every run that starts by `limit` has ended (or the changes have), 64
@@ -920,8 +936,12 @@ impl Runs {
     fn scan(&mut self, steps: &[Step], after: &[i32], limit: SimTime) {
         let len = steps.len().min(after.len());
         let mut i = self.scanned;
+        if self.open == Open::Unknown {
+            let start = self.run_holding(&steps[..len], &after[..len], i - 1);
+            self.open = start.map_or(Open::No, Open::Since);
+        }
         // No run under way and none starts by `limit` before the next change: nothing to scan.
-        if self.open.is_none() && steps[..len].get(i).is_none_or(|s| s.at > limit) {
+        if self.open == Open::No && steps[..len].get(i).is_none_or(|s| s.at > limit) {
             return;
         }
         let mut longest = self.starts.last().map_or(SimTime::NEG_INFINITY, |r| r.1);
@@ -940,33 +960,23 @@ impl Runs {
             // The changes from `i` on that end the run under way or start the next: those that
             // differ from the change before them (at `i`, from whether a run is under way).
             let at_i = 1u64 << (i - word);
-            let open = if self.open.is_some() { at_i } else { 0 };
+            let open = if self.open == Open::No { 0 } else { at_i };
             let mut flips = (fits ^ ((fits << 1) & !at_i | open)) & valid & !(at_i - 1);
             while flips != 0 {
                 let j = word + flips.trailing_zeros() as usize;
                 let at = steps[j].at;
                 match self.open {
-                    Some(start) => {
+                    Open::Since(start) => {
                         // Plain comparison: the plan's times are finite.
                         let lasts = at - start;
                         if lasts > longest {
                             longest = lasts;
                             self.starts.push((start, longest, j));
                         }
-                        if let Some(span) = self.spans.last_mut() {
-                            span.end = j;
-                        }
-                        self.open = None;
+                        self.open = Open::No;
                     }
-                    None if at <= limit => {
-                        self.open = Some(at);
-                        self.spans.push(Span {
-                            first: j,
-                            at,
-                            end: usize::MAX,
-                        });
-                    }
-                    None => {
+                    _ if at <= limit => self.open = Open::Since(at),
+                    _ => {
                         i = j;
                         break 'words;
                     }
@@ -998,7 +1008,7 @@ impl Runs {
         let lasting = self
             .hold(steps, after, limit, needed)
             .then(|| self.first_lasting(needed));
-        let to_take = take.and_then(|before| self.run_through(before));
+        let to_take = take.and_then(|before| self.run_through(steps, after, before, limit));
         match (lasting, to_take) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -1009,28 +1019,38 @@ impl Runs {
     fn first_lasting(&self, needed: SimTime) -> SimTime {
         let k = self.starts.partition_point(|&(_, lasts, _)| lasts < needed);
         let record = self.starts.get(k).map(|r| r.0);
-        record.or(self.open).unwrap_or(SimTime::NEG_INFINITY)
+        let open = match self.open {
+            Open::Since(start) => Some(start),
+            Open::No | Open::Unknown => None,
+        };
+        record.or(open).unwrap_or(SimTime::NEG_INFINITY)
     }
 
-    /// The start of the run scanned that holds the change before `before` (the run from now when
-    /// `before` is 0); `None` when that change starts no run scanned (it leaves too few free, or
-    /// it lies in a run that starts after every limit scanned to).
-    fn run_through(&self, before: usize) -> Option<SimTime> {
-        let Some(j) = before.checked_sub(1) else {
-            return self.spans.first().filter(|r| r.first == 0).map(|r| r.at);
+    /// The start of the run that holds the change before `before` (the run from now when
+    /// `before` is 0), scanned to `limit`; `None` when that change leaves too few free or lies in
+    /// a run that starts after `limit`.
+    fn run_through(
+        &self,
+        steps: &[Step],
+        after: &[i32],
+        before: usize,
+        limit: SimTime,
+    ) -> Option<SimTime> {
+        let start = match before.checked_sub(1) {
+            None => {
+                let first = self.scanned > 0 && after[0] >= self.n;
+                self.from_now.or(first.then(|| steps[0].at))
+            }
+            Some(j) if j < self.scanned => self.run_holding(steps, after, j),
+            Some(_) => None,
         };
-        if j >= self.scanned {
-            return None;
-        }
-        let i = self.spans.partition_point(|r| r.first <= j);
-        let run = self.spans[..i].last()?;
-        (run.end > j).then_some(run.at)
+        start.filter(|&at| at <= limit)
     }
 
     /// The longest run among those that start by `limit` (scanned that far): infinite when one of
     /// them never ends.
     fn longest_from_by(&self, limit: SimTime) -> SimTime {
-        if self.open.is_some_and(|start| start <= limit) {
+        if matches!(self.open, Open::Since(start) if start <= limit) {
             return SimTime::INFINITY;
         }
         let k = self.starts.partition_point(|&(s, _, _)| s <= limit);
@@ -1427,8 +1447,12 @@ mod tests {
             "[0, 10), [20, 25), [40, 45)"
         );
         // The change at 25 now leaves 7 free: [20, 25) grows to [20, 45), under way again at 25.
-        runs.truncate(2, 0.0, 4);
-        assert_eq!((runs.scanned, runs.open), (2, Some(20.0)));
+        runs.truncate(2);
+        assert_eq!(
+            (runs.scanned, runs.open),
+            (2, Open::Unknown),
+            "read back when scanned on"
+        );
         assert_eq!(
             runs.starts,
             vec![(0.0, 10.0, 0)],
@@ -1438,14 +1462,14 @@ mod tests {
         assert_eq!(runs.longest_from_by(50.0), 25.0);
         assert_eq!(runs.longest_from_by(15.0), 10.0);
         // Cut back to the first change, the run from now is under way again.
-        runs.truncate(0, 0.0, 4);
+        runs.truncate(0);
         assert_eq!(
             (runs.scanned, runs.open, runs.starts.len()),
-            (0, Some(0.0), 0)
+            (0, Open::Since(0.0), 0)
         );
         // A scan that did not reach the change cut back to stands.
         runs.scan(&steps, &[2, 6, 7, 9, 2], 5.0);
-        runs.truncate(3, 0.0, 4);
+        runs.truncate(3);
         assert_eq!(runs.scanned, 1);
     }
 
@@ -1547,6 +1571,56 @@ mod tests {
         }
     }
 
+    /// A run counted by hand: its first change (`None`: the run from now), start, length
+    /// (infinite: it never ends) and the change that ends it.
+    type RunByHand = (Option<usize>, SimTime, SimTime, usize);
+
+    /// Every run of changes that leave `n` free, counted change by change from now (0, with
+    /// `free` free).
+    fn runs_by_hand(times: &[SimTime], after: &[i32], n: i32, free: i32) -> Vec<RunByHand> {
+        let mut runs = Vec::new();
+        let mut open = (free >= n).then_some((None, 0.0));
+        for (j, (&at, &a)) in times.iter().zip(after).enumerate() {
+            match open {
+                Some((first, start)) if a < n => {
+                    runs.push((first, start, at - start, j));
+                    open = None;
+                }
+                None if a >= n => open = Some((Some(j), at)),
+                _ => {}
+            }
+        }
+        let never = (SimTime::INFINITY, usize::MAX);
+        runs.extend(open.map(|(first, start)| (first, start, never.0, never.1)));
+        runs
+    }
+
+    /// [`Runs::first_window`] counted by hand: the first run that starts by `limit` and lasts
+    /// `needed`, or the one that holds the change before `take` if it starts by `limit`, if
+    /// earlier.
+    fn first_window_by_hand(
+        times: &[SimTime],
+        after: &[i32],
+        (n, free): (i32, i32),
+        limit: SimTime,
+        needed: SimTime,
+        take: Option<usize>,
+    ) -> Option<SimTime> {
+        let runs = runs_by_hand(times, after, n, free);
+        let by_limit = runs.iter().filter(|r| r.1 <= limit);
+        let lasting = by_limit.clone().find(|r| r.2 >= needed).map(|r| r.1);
+        // The run through the change before the take (the run from now when it is the first).
+        let through = |r: &&RunByHand, before: usize| match before.checked_sub(1) {
+            None => r.0.is_none_or(|f| f == 0),
+            Some(j) => r.0.is_none_or(|f| f <= j) && j < r.3,
+        };
+        let to_take = take.and_then(|before| by_limit.clone().find(|r| through(r, before)));
+        match (lasting, to_take.map(|r| r.1)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     proptest::proptest! {
         /// A scan cut back to any change and resumed on counts changed from there finds the runs
         /// a fresh scan of the new counts finds.
@@ -1571,13 +1645,53 @@ mod tests {
             let mut runs = Runs::default();
             runs.reset(n, 0.0, free);
             runs.scan(&steps, &before, SimTime::from(first));
-            runs.truncate(cut, 0.0, free);
+            runs.truncate(cut);
             let limit = SimTime::from(limit);
             runs.scan(&steps, &after, limit);
             proptest::prop_assert_eq!(
                 runs.longest_from_by(limit),
                 longest_by_hand(&times, &after, n, free, limit)
             );
+        }
+
+        /// After scans cut back and resumed, the first window of a job and the run through the
+        /// change before its take are those counted by hand, with several changes at one time.
+        #[test]
+        fn first_windows_after_cuts_are_those_counted_by_hand(
+            before in proptest::collection::vec(0i32..6, 1..300),
+            changed in proptest::collection::vec(0i32..6, 0..300),
+            gaps in proptest::collection::vec(0u32..3, 300),
+            cut in 0usize..300,
+            (n, free) in (1i32..6, 0i32..6),
+            (first, limit) in (0u32..400, 0u32..400),
+            needed in 0u32..40,
+        ) {
+            let len = before.len();
+            let cut = cut % len;
+            let mut after = before.clone();
+            for (a, &c) in after[cut..].iter_mut().zip(&changed) {
+                *a = c;
+            }
+            let times: Vec<SimTime> = gaps
+                .iter()
+                .scan(0u32, |t, &g| {
+                    *t += g;
+                    Some(SimTime::from(*t))
+                })
+                .take(len)
+                .collect();
+            let steps = releases_at(&times);
+            let mut runs = Runs::default();
+            runs.reset(n, 0.0, free);
+            runs.scan(&steps, &before, SimTime::from(first));
+            runs.truncate(cut);
+            let (limit, needed) = (SimTime::from(limit), SimTime::from(needed));
+            for take in [None].into_iter().chain((0..=len).map(Some)) {
+                let found = runs.first_window(&steps, &after, limit, needed, take);
+                let by_hand =
+                    first_window_by_hand(&times, &after, (n, free), limit, needed, take);
+                proptest::prop_assert_eq!(found, by_hand, "take {:?}", take);
+            }
         }
 
         /// The word-wise scan finds the runs a change-by-change count finds, across words of 64
