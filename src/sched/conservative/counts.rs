@@ -1173,8 +1173,13 @@ mod tests {
     }
 
     fn slot(at: SimTime, n: u32) -> Slot {
+        staged(at, 0, n)
+    }
+
+    /// A reservation of `n` nodes at stage `stage` of time `at`.
+    fn staged(at: SimTime, stage: u32, n: u32) -> Slot {
         Slot {
-            when: Moment::start_of(at),
+            when: Moment { at, stage },
             placement: Placement::Nodes(n),
         }
     }
@@ -1292,14 +1297,10 @@ mod tests {
         // job 3 (7 nodes, 1 s) at stage 1 after job 1's instant; job 2 (8 nodes, length 0) fits
         // neither beside job 1 nor beside job 3, so it is reserved at 6.
         let mut counts = Counts::new(10).expect("small machine");
-        let at = |at, stage, n| Slot {
-            when: Moment { at, stage },
-            placement: Placement::Nodes(n),
-        };
         let slots = [
-            (JobId(1), at(5.0, 0, 4), 0.0),
-            (JobId(2), at(6.0, 0, 8), 0.0),
-            (JobId(3), at(5.0, 1, 7), 1.0),
+            (JobId(1), staged(5.0, 0, 4), 0.0),
+            (JobId(2), staged(6.0, 0, 8), 0.0),
+            (JobId(3), staged(5.0, 1, 7), 1.0),
         ];
         counts.gained(5.0);
         let mut p = counts
@@ -1314,10 +1315,10 @@ mod tests {
         // job 1 gave back (the snapshot profile finds it there too): that gain ends just after 5.
         let memo = &mut Memo::default();
         let first = p.replan(JobId(1), &Request::Nodes(4), 0.0, Some(&slots[0].1), memo);
-        assert_eq!(first, Some(at(0.0, 0, 4)));
+        assert_eq!(first, Some(staged(0.0, 0, 4)));
         let memo = &mut Memo::default();
         let second = p.replan(JobId(2), &Request::Nodes(8), 0.0, Some(&slots[1].1), memo);
-        assert_eq!(second, Some(at(5.0, 0, 8)));
+        assert_eq!(second, Some(staged(5.0, 0, 8)));
     }
 
     #[test]
@@ -1325,11 +1326,7 @@ mod tests {
         // 10 nodes, all free at 5. Reserved at 5: job 1 (6 nodes, length 0) at stage 0, job 3 (4
         // nodes, 3 s) at stage 1; job 2 (8 nodes, length 0) fits beside neither: at 8.
         let mut counts = Counts::new(10).expect("small machine");
-        let at = |at, stage, n| Slot {
-            when: Moment { at, stage },
-            placement: Placement::Nodes(n),
-        };
-        let (one, two, three) = (at(5.0, 0, 6), at(8.0, 0, 8), at(5.0, 1, 4));
+        let (one, two, three) = (staged(5.0, 0, 6), staged(8.0, 0, 8), staged(5.0, 1, 4));
         let slots = [(JobId(1), one.clone(), 0.0), (JobId(3), three.clone(), 3.0)];
         let mut p = counts
             .plan(
@@ -1364,7 +1361,7 @@ mod tests {
             .plan(5.0, 10, Vec::new, slots.into_iter())
             .expect("clean");
         let moved = p.replan(JobId(2), &Request::Nodes(8), 0.0, Some(&two), memo);
-        assert_eq!(moved, Some(at(5.0, 0, 8)));
+        assert_eq!(moved, Some(staged(5.0, 0, 8)));
     }
 
     #[test]
