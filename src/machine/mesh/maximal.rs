@@ -264,16 +264,16 @@ fn runs_meeting_both(word: u64, a: u64, b: u64) -> u32 {
 /// [`Mesh::count_maximal_free_submeshes`] over successive states of one mesh, for a replay that
 /// counts after every change: on a mesh at most 64 wide, the count of each bottom row `y0` is kept
 /// with the rows it read (`y0 − 1` up to the last row its upward AND reached) and redone only when
-/// one of those rows changed since the previous count; the others cannot have changed. Wider
-/// meshes are counted afresh each time.
+/// those rows meet the span of the rows changed since the previous count (the others cannot have
+/// changed), their sum kept as they are. Wider meshes are counted afresh each time.
 #[derive(Debug, Clone, Default)]
 pub struct RegionCounter {
     /// The rows at the previous count (empty before the first).
     rows: Vec<u64>,
     /// Per bottom row: its count and the highest row it read.
     per_row: Vec<(u32, usize)>,
-    /// Per row `y`: the lowest row ≥ `y` changed since the previous count (`H` when none).
-    next_changed: Vec<usize>,
+    /// The sum of the counts.
+    total: usize,
 }
 
 impl RegionCounter {
@@ -289,24 +289,27 @@ impl RegionCounter {
             // First count: every row differs from its complement, so every bottom row is counted.
             self.rows = rows.iter().map(|r| !r).collect();
             self.per_row = vec![(0, h.saturating_sub(1)); h];
-            self.next_changed = vec![h; h + 1];
+            self.total = 0;
         }
-        let mut next = h;
-        for (y, (now, before)) in rows.iter().zip(&self.rows).enumerate().rev() {
+        // The rows changed since the previous count lie in `lo..=hi` (taken in as they are read).
+        let (mut lo, mut hi) = (h, 0);
+        for (y, (now, before)) in rows.iter().zip(&mut self.rows).enumerate() {
             if now != before {
-                next = y;
+                *before = *now;
+                lo = lo.min(y);
+                hi = y;
             }
-            self.next_changed[y] = next;
         }
-        let mut total = 0;
-        for (y0, slot) in self.per_row.iter_mut().enumerate() {
-            if self.next_changed[y0.saturating_sub(1)] <= slot.1 {
-                *slot = count_from(rows, y0);
+        // A bottom row reads rows `y0 − 1` up to its highest: recounted when they meet `lo..=hi`
+        // (a count afresh is the same where none of them changed).
+        for (y0, slot) in self.per_row.iter_mut().enumerate().take(hi + 2) {
+            if slot.1 >= lo {
+                let fresh = count_from(rows, y0);
+                self.total = self.total - slot.0 as usize + fresh.0 as usize;
+                *slot = fresh;
             }
-            total += slot.0 as usize;
         }
-        self.rows.copy_from_slice(rows);
-        total
+        self.total
     }
 }
 
