@@ -454,8 +454,10 @@ pub(super) struct State {
     nodes: u32,
     busy: u32,
     alloc: Option<Box<dyn Allocator>>,
-    /// The allocator on the empty machine, for needed node counts.
+    /// The allocator on the empty machine, for needed node counts (none asked of it when it
+    /// grants what is requested).
     empty: Option<Box<dyn Allocator>>,
+    exact: bool,
     needed: FxHashMap<Request, u32>,
     /// The last head of the queue asked about and its need (a head waits many instants).
     head_need: Option<(usize, u32)>,
@@ -477,11 +479,13 @@ impl State {
             MachineSpec::Mesh { size } if !shared_mesh => Some(Mesh::new(size)),
             _ => None,
         };
+        let empty = alloc.build(machine).ok();
         State {
             nodes: machine.nodes(),
             busy: 0,
             alloc: replayed,
-            empty: alloc.build(machine).ok(),
+            exact: empty.as_ref().is_some_and(|a| a.grants_requested_nodes()),
+            empty,
             needed: FxHashMap::default(),
             head_need: None,
             mesh,
@@ -491,7 +495,12 @@ impl State {
         }
     }
 
+    /// The nodes `req` holds once placed: its own count where the allocator grants what is
+    /// requested, else what it grants on the empty machine (its own count where it fits nowhere).
     pub(super) fn needed(&mut self, req: &Request) -> u32 {
+        if self.exact {
+            return req.nodes();
+        }
         if let Some(&n) = self.needed.get(req) {
             return n;
         }

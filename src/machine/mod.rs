@@ -248,6 +248,12 @@ pub trait Allocator: Send {
     fn counts_nodes(&self) -> bool {
         false
     }
+    /// Whether every placement found for a request holds exactly its [`Request::nodes`] (the
+    /// request itself, or a turn of it): what a request needs is then its own count, without
+    /// asking where it would go. Node counters do; so do the 2D mesh allocators.
+    fn grants_requested_nodes(&self) -> bool {
+        self.counts_nodes()
+    }
     /// Gives back `releases` (placements with the time each is given back, in order of time)
     /// one time at a time, until `req` is found a place: the first such time and the place found
     /// then, every release up to that time made; `None`, every release made, when it fits nowhere

@@ -452,6 +452,47 @@ fn build_checks_the_machine() {
 }
 
 #[test]
+fn allocators_that_grant_what_is_requested_do_on_the_empty_machine() {
+    // Whatever an allocator that says so grants on its empty machine holds the request's own count
+    // (the fragmentation measures take that count without asking); a node counter, a mesh rule
+    // (turns included) and a rounding allocator seen on each kind of machine.
+    let machines = [
+        "mesh:22x16",
+        "mesh:16x16",
+        "flat:128",
+        "hypercube:7",
+        "torus:4x4x4",
+    ];
+    let mut requests: Vec<Request> = (1..=16u32)
+        .flat_map(|w| (1..=16u32).map(move |h| Request::Submesh(Shape::new(w, h))))
+        .collect();
+    requests.extend((1..=130u32).map(Request::Nodes));
+    requests.extend((0..=7u8).map(Request::Subcube));
+    let (mut exact, mut rounding) = (0, 0);
+    for spec in machines {
+        let machine: MachineSpec = spec.parse().expect("valid");
+        for &kind in AllocKind::ALL {
+            let Ok(a) = kind.build(machine) else { continue };
+            if !a.grants_requested_nodes() {
+                rounding += 1;
+                continue;
+            }
+            exact += 1;
+            for req in &requests {
+                let mut empty = kind.build(machine).expect("built above");
+                if let Some(p) = empty.find(req) {
+                    assert_eq!(p.nodes(), req.nodes(), "{kind} on {spec}: {req:?}");
+                }
+            }
+        }
+    }
+    assert!(
+        exact >= 8 && rounding >= 3,
+        "{exact} exact, {rounding} rounding"
+    );
+}
+
+#[test]
 fn mesh_allocators_reject_node_requests_up_front() {
     for kind in MESH_KINDS {
         let mut a = build(kind, Shape::new(8, 8));

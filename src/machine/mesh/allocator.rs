@@ -128,6 +128,11 @@ impl<R: PlacementRule + Clone + 'static> Allocator for MeshAllocator<R> {
         Some(&self.mesh)
     }
 
+    /// A rule places the rectangle asked for or its turn: the same area.
+    fn grants_requested_nodes(&self) -> bool {
+        true
+    }
+
     /// A rectangle request fits when the rule says so; other requests never fit a mesh.
     fn fits_empty(&self, req: &Request) -> bool {
         match *req {
