@@ -1,17 +1,18 @@
-//! The fragmentation measures of a replay taken while it runs: an [`Observer`] that keeps the
-//! state [`summarize_fragmentation`](super::summarize_fragmentation) would rebuild afterwards
-//! (the allocator's free set, the queue, the time averages) and measures each instant once its
-//! events are over. It gives the same [`FragSummary`], bit for bit, without the replay's
-//! [`Timeline`](super::Timeline) and its sorted event lists: its memory is one bit per job plus
-//! what is waiting (an end comes with the placement it frees), and its work per event is what the
-//! allocator's bookkeeping costs.
+//! The fragmentation measures of a replay taken while it runs: an [`Observer`] that keeps what
+//! [`summarize_fragmentation`](super::summarize_fragmentation) would rebuild afterwards (the
+//! queue, the busy count, the time averages) and measures each instant once its events are over,
+//! asking the replay's own allocator ([`Observer::on_allocator`]) where the head would go and
+//! counting free regions on its mesh. It gives the same [`FragSummary`], bit for bit, without the
+//! replay's [`Timeline`](super::Timeline) and its sorted event lists and without a copy of the
+//! allocator: its memory is one bit per job plus what is waiting (an end comes with the placement
+//! it frees), and a mesh bitmap only where the allocator keeps none.
 //!
 //! The instants are those of the replay played afterwards: a submit, a first start, the start of a
 //! run segment that lasts, the end of one that lasted. A segment that ends at the instant it began
 //! (a job of run time 0, a resume undone at once) holds nothing, and an engine instant with no such
-//! change (a timer) is no step. An instant is measured when the next one begins, or at
-//! [`FragMeter::finish`]; the submits come from the workload itself, so an instant with arrivals
-//! only is a step even where the engine reports nothing.
+//! change (a timer) is no step. An instant is measured when the engine reports it over; the
+//! submits come from the workload itself (each is an engine event, so each instant with arrivals
+//! is reported; any left at [`FragMeter::finish`] are measured there).
 //!
 //! The time averages clip each step to the span `[first submit, last end]`; the last end is only
 //! known at the end. A step whose end time is not yet known to lie inside the span waits in a short
@@ -21,7 +22,7 @@
 use super::fragmentation::{FragSummary, Queue, State, TimeAverages};
 use super::observer::Observer;
 use crate::SimTime;
-use crate::machine::{AllocKind, MachineSpec, Placement};
+use crate::machine::{AllocKind, Allocator, MachineSpec, Placement};
 use crate::workload::{Job, JobId, Workload};
 
 /// Measures the fragmentation of a replay as it runs (see the module doc): pass it to
@@ -51,12 +52,11 @@ pub struct FragMeter<'w> {
     queue: Queue,
     /// Jobs `..arrived` have been submitted.
     arrived: usize,
-    /// The instant being gathered (`None` before the first).
-    now: Option<SimTime>,
-    /// A submit, first start or lasting change happened at `now`.
+    /// A submit, first start or lasting change happened in the instant being gathered.
     changed: bool,
-    /// Segments begun at `now` and still running: the job, and whether it resumed (a first start
-    /// is a change whatever follows; a resume is one only if the segment lasts).
+    /// Segments begun in the instant being gathered and still running: the job, and whether it
+    /// resumed (a first start is a change whatever follows; a resume is one only if the segment
+    /// lasts).
     opened: Vec<(JobId, bool)>,
     /// Run segments going on.
     running: u32,
@@ -79,10 +79,9 @@ impl<'w> FragMeter<'w> {
         FragMeter {
             jobs,
             nodes: machine.nodes(),
-            state: State::new(machine, alloc),
+            state: State::watching(machine, alloc),
             queue: Queue::new(jobs.len(), machine.nodes()),
             arrived: 0,
-            now: None,
             changed: false,
             opened: Vec::new(),
             running: 0,
@@ -95,12 +94,10 @@ impl<'w> FragMeter<'w> {
 
     /// The measures of the replay observed (every job must have started and ended).
     pub fn finish(mut self) -> FragSummary {
+        // Submits the replay never reached (none when it ran every job): each its own instant.
         while let Some(s) = self.next_submit() {
-            self.move_to(s);
             self.admit(s);
-        }
-        if let Some(t) = self.now {
-            self.close(t);
+            self.close(s, None);
         }
         let averages = self.averages.finish(self.last);
         FragSummary::new(averages, self.nodes, self.delayed_jobs, self.jobs.len())
@@ -110,35 +107,19 @@ impl<'w> FragMeter<'w> {
         self.jobs.get(self.arrived).map(|j| j.submit)
     }
 
-    /// Moves to instant `now`: the instants before it (earlier submits among them) are measured,
-    /// and the jobs submitted by `now` wait.
-    fn advance(&mut self, now: SimTime) {
-        if self.now != Some(now) {
-            while let Some(s) = self.next_submit().filter(|&s| s < now) {
-                self.move_to(s);
-                self.admit(s);
-            }
-            self.move_to(now);
-        }
-        self.admit(now);
-    }
-
-    /// Closes the instant being gathered (if it is not `t`) and begins `t`.
-    fn move_to(&mut self, t: SimTime) {
-        if let Some(prev) = self.now.filter(|&p| p != t) {
-            self.close(prev);
-        }
-        self.now = Some(t);
-    }
-
-    /// Measures instant `t`, whose events are over, if anything changed at it.
-    fn close(&mut self, t: SimTime) {
+    /// Measures instant `t`, whose events are over, if anything changed at it, asking `watched`
+    /// (the replay's allocator as it stands after `t`) where the head would go.
+    fn close(&mut self, t: SimTime, watched: Option<&mut dyn Allocator>) {
         let lasting_resume = self.opened.iter().any(|&(_, resumed)| resumed);
         if self.changed || lasting_resume {
             let delayed_head = self.delayed_head;
-            let (step, newly_delayed) = self
-                .state
-                .step(t, &mut self.queue, self.jobs, |h| delayed_head == Some(h));
+            let (step, newly_delayed) = self.state.step(
+                t,
+                &mut self.queue,
+                self.jobs,
+                |h| delayed_head == Some(h),
+                watched,
+            );
             if let Some(h) = newly_delayed {
                 self.delayed_head = Some(h);
                 self.delayed_jobs += 1;
@@ -161,15 +142,25 @@ impl<'w> FragMeter<'w> {
         }
     }
 
+    /// The jobs submitted by `now` wait: every earlier instant was reported over (each submit is
+    /// an engine event), so only the submits of `now` are new.
+    fn arrive_by(&mut self, now: SimTime) {
+        debug_assert!(
+            self.next_submit().is_none_or(|s| s >= now),
+            "an instant of submits was not reported over"
+        );
+        self.admit(now);
+    }
+
     fn begin(&mut self, now: SimTime, job: JobId, placement: &Placement, resumed: bool) {
-        self.advance(now);
+        self.arrive_by(now);
         self.state.occupy_granted(placement);
         self.running += 1;
         self.opened.push((job, resumed));
     }
 
     fn stop(&mut self, now: SimTime, job: JobId, placement: &Placement) {
-        self.advance(now);
+        self.arrive_by(now);
         self.state.vacate(placement);
         self.running -= 1;
         match self.opened.iter().position(|&(j, _)| j == job) {
@@ -203,6 +194,11 @@ impl Observer for FragMeter<'_> {
 
     fn on_resume(&mut self, now: SimTime, job: JobId, placement: &Placement) {
         self.begin(now, job, placement, true);
+    }
+
+    fn on_allocator(&mut self, now: SimTime, alloc: &mut dyn Allocator) {
+        self.arrive_by(now);
+        self.close(now, Some(alloc));
     }
 }
 

@@ -292,7 +292,7 @@ fn play(tl: &Timeline<'_>, alloc: AllocKind, mut on_step: impl FnMut(FragStep)) 
         occupy.take_at(t, |k| state.occupy(&runs[k].placement));
         arrive.take_at(t, |i| queue.arrive(i, needed[i]));
         leave.take_at(t, |i| queue.leave(i, needed[i]));
-        let (step, newly_delayed) = state.step(t, &mut queue, jobs, |h| delayed[h]);
+        let (step, newly_delayed) = state.step(t, &mut queue, jobs, |h| delayed[h], None);
         if let Some(h) = newly_delayed {
             delayed[h] = true;
         }
@@ -448,11 +448,14 @@ impl Queue {
 }
 
 /// The replayed free/busy state: the allocator (for placement questions), a mesh bitmap (for free
-/// regions: the allocator's own when its state is one, [`Allocator::mesh`]) and the idle count. A placement that does not fit the state (a hand-made outcome)
-/// switches the part it does not fit off instead of panicking.
+/// regions: the allocator's own when its state is one, [`Allocator::mesh`]) and the idle count. A
+/// placement that does not fit the state (a hand-made outcome) switches the part it does not fit
+/// off instead of panicking. A state that [watches](Self::watching) a replay keeps no allocator of
+/// its own: each step asks the replay's.
 pub(super) struct State {
     nodes: u32,
     busy: u32,
+    /// The replayed allocator (none when watching, or once a placement did not fit it).
     alloc: Option<Box<dyn Allocator>>,
     /// The allocator on the empty machine, for needed node counts (none asked of it when it
     /// grants what is requested).
@@ -473,17 +476,24 @@ pub(super) struct State {
 
 impl State {
     pub(super) fn new(machine: MachineSpec, alloc: AllocKind) -> Self {
-        let replayed = alloc.build(machine).ok();
-        let shared_mesh = replayed.as_ref().is_some_and(|a| a.mesh().is_some());
+        let mut state = Self::watching(machine, alloc);
+        state.alloc = alloc.build(machine).ok();
+        state
+    }
+
+    /// The state of a replay on `machine` by `alloc` that the replay's own allocator answers for
+    /// (passed to each [`step`](Self::step)): only a mesh bitmap where that allocator keeps none.
+    pub(super) fn watching(machine: MachineSpec, alloc: AllocKind) -> Self {
+        let empty = alloc.build(machine).ok();
+        let shared_mesh = empty.as_ref().is_some_and(|a| a.mesh().is_some());
         let mesh = match machine {
             MachineSpec::Mesh { size } if !shared_mesh => Some(Mesh::new(size)),
             _ => None,
         };
-        let empty = alloc.build(machine).ok();
         State {
             nodes: machine.nodes(),
             busy: 0,
-            alloc: replayed,
+            alloc: None,
             exact: empty.as_ref().is_some_and(|a| a.grants_requested_nodes()),
             empty,
             needed: FxHashMap::default(),
@@ -562,15 +572,24 @@ impl State {
         }
     }
 
-    /// Whether the allocator finds no place for `req` now (false when there is no allocator):
-    /// [`Allocator::fits`], which some allocators answer without ranking placements.
-    pub(super) fn cannot_place(&mut self, req: &Request) -> bool {
-        self.alloc.as_mut().is_some_and(|a| !a.fits(req))
+    /// Whether the allocator (`watched`, else the state's own) finds no place for `req` now (false
+    /// when there is none): [`Allocator::fits`], which some allocators answer without ranking
+    /// placements.
+    fn cannot_place(&mut self, req: &Request, watched: Option<&mut (dyn Allocator + '_)>) -> bool {
+        match watched {
+            Some(a) => !a.fits(req),
+            None => self.alloc.as_mut().is_some_and(|a| !a.fits(req)),
+        }
     }
 
-    pub(super) fn regions(&mut self) -> Option<u32> {
+    /// The free regions now, on the allocator's mesh (`watched`, else the state's own) or the
+    /// state's own bitmap.
+    fn regions(&mut self, watched: Option<&(dyn Allocator + '_)>) -> Option<u32> {
         let mesh = if self.shared_mesh {
-            self.alloc.as_ref()?.mesh()?
+            match watched {
+                Some(a) => a.mesh()?,
+                None => self.alloc.as_ref()?.mesh()?,
+            }
         } else {
             self.mesh.as_ref()?
         };
@@ -583,13 +602,15 @@ impl State {
 
     /// The step at `t` of this state and `queue` (the state after the events of `t`), and the head
     /// of the queue if it is delayed by fragmentation now and was not found so before
-    /// (`known_delayed(head)`; the allocator is not asked again for such a head).
+    /// (`known_delayed(head)`; the allocator is not asked again for such a head). A state that
+    /// watches a replay is given the replay's allocator as `watched`.
     pub(super) fn step(
         &mut self,
         t: SimTime,
         queue: &mut Queue,
         jobs: &[Job],
         known_delayed: impl Fn(usize) -> bool,
+        mut watched: Option<&mut dyn Allocator>,
     ) -> (FragStep, Option<usize>) {
         let idle = self.idle();
         let mut head_fits = false;
@@ -602,7 +623,7 @@ impl State {
             };
             self.head_need = Some((h, need));
             head_fits = need <= idle;
-            if head_fits && !known_delayed(h) && self.cannot_place(req) {
+            if head_fits && !known_delayed(h) && self.cannot_place(req, watched.as_deref_mut()) {
                 newly_delayed = Some(h);
             }
         }
@@ -613,7 +634,7 @@ impl State {
             waiting: queue.len,
             lost_nodes: if fits { idle } else { 0 },
             head_lost_nodes: if head_fits { idle } else { 0 },
-            free_regions: self.regions(),
+            free_regions: self.regions(watched.as_deref()),
         };
         (step, newly_delayed)
     }

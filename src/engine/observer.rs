@@ -1,7 +1,7 @@
 //! Observers: hooks into a replay for progress, tracing and time series, with no-op defaults.
 
 use crate::SimTime;
-use crate::machine::Placement;
+use crate::machine::{Allocator, Placement};
 use crate::workload::JobId;
 
 /// Watches a replay. Every method has a no-op default; the engine calls them in event order.
@@ -16,6 +16,10 @@ pub trait Observer {
     fn on_resume(&mut self, _now: SimTime, _job: JobId, _placement: &Placement) {}
     /// The state once every event at `now` has been handled: jobs waiting and nodes busy.
     fn on_instant(&mut self, _now: SimTime, _waiting: usize, _busy_nodes: u32) {}
+    /// The replay's allocator once every event at `now` has been handled (right after
+    /// [`on_instant`](Self::on_instant)), for observers that measure its free set: ask it where
+    /// requests would go, never change what it holds.
+    fn on_allocator(&mut self, _now: SimTime, _alloc: &mut dyn Allocator) {}
 }
 
 /// An observer that ignores everything.

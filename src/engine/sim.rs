@@ -292,6 +292,7 @@ impl<'w> Engine<'w> {
             let instant_over = self.state.next_key().is_none_or(|(next, _)| next != key);
             if instant_over {
                 observer.on_instant(t, self.sched.waiting(), self.state.busy);
+                observer.on_allocator(t, self.state.alloc.as_mut());
             }
         }
         self.state.finish(wall.elapsed().as_secs_f64())
