@@ -460,6 +460,7 @@ pub(super) struct State {
     /// The allocator on the empty machine, for needed node counts (none asked of it when it
     /// grants what is requested).
     empty: Option<Box<dyn Allocator>>,
+    /// The allocator grants what is requested: a need is the request's own count.
     exact: bool,
     needed: FxHashMap<Request, u32>,
     /// The last head of the queue asked about and its need (a head waits many instants).
