@@ -12,7 +12,7 @@
 //! (a job of run time 0, a resume undone at once) holds nothing, and an engine instant with no such
 //! change (a timer) is no step. An instant is measured when the engine reports it over; the
 //! submits come from the workload itself (each is an engine event, so each instant with arrivals
-//! is reported; any left at [`FragMeter::finish`] are measured there).
+//! is reported, and none is left at [`FragMeter::finish`]).
 //!
 //! The time averages clip each step to the span `[first submit, last end]`; the last end is only
 //! known at the end. A step whose end time is not yet known to lie inside the span waits in a short
@@ -93,12 +93,12 @@ impl<'w> FragMeter<'w> {
     }
 
     /// The measures of the replay observed (every job must have started and ended).
-    pub fn finish(mut self) -> FragSummary {
-        // Submits the replay never reached (none when it ran every job): each its own instant.
-        while let Some(s) = self.next_submit() {
-            self.admit(s);
-            self.close(s, None);
-        }
+    pub fn finish(self) -> FragSummary {
+        // Each submit is an engine event whose instant was reported over, so none is left.
+        debug_assert!(
+            self.next_submit().is_none(),
+            "a job the replay never submitted"
+        );
         let averages = self.averages.finish(self.last);
         FragSummary::new(averages, self.nodes, self.delayed_jobs, self.jobs.len())
     }
@@ -109,7 +109,7 @@ impl<'w> FragMeter<'w> {
 
     /// Measures instant `t`, whose events are over, if anything changed at it, asking `watched`
     /// (the replay's allocator as it stands after `t`) where the head would go.
-    fn close(&mut self, t: SimTime, watched: Option<&mut dyn Allocator>) {
+    fn close(&mut self, t: SimTime, watched: &mut dyn Allocator) {
         let lasting_resume = self.opened.iter().any(|&(_, resumed)| resumed);
         if self.changed || lasting_resume {
             let delayed_head = self.delayed_head;
@@ -118,7 +118,7 @@ impl<'w> FragMeter<'w> {
                 &mut self.queue,
                 self.jobs,
                 |h| delayed_head == Some(h),
-                watched,
+                Some(watched),
             );
             if let Some(h) = newly_delayed {
                 self.delayed_head = Some(h);
@@ -198,7 +198,7 @@ impl Observer for FragMeter<'_> {
 
     fn on_allocator(&mut self, now: SimTime, alloc: &mut dyn Allocator) {
         self.arrive_by(now);
-        self.close(now, Some(alloc));
+        self.close(now, alloc);
     }
 }
 
