@@ -1,6 +1,8 @@
 //! Records the git commit the binary is built from (`PWA_REPLAY_GIT_COMMIT`, empty outside a
 //! checkout or without git, e.g. a tarball build) and whether tracked files differed from it
-//! (`PWA_REPLAY_GIT_DIRTY`), for `manifest.json`.
+//! (`PWA_REPLAY_GIT_DIRTY`), for `manifest.json`; and, as the library's build script does, sets the
+//! `skip_trace_tests` cfg under `PWA_SKIP_TRACE_TESTS=1` (the tests that read the real logs are then
+//! ignored; see `tests/it/real_logs.rs`).
 //!
 //! The script reruns only when HEAD moves (the HEAD file, the branch's ref file, packed refs), the
 //! index changes, or the sources change — all of which rebuild this crate anyway — so a commit
@@ -38,6 +40,11 @@ fn main() {
     watch_git_files(&root);
     println!("cargo:rustc-env=PWA_REPLAY_GIT_COMMIT={commit}");
     println!("cargo:rustc-env=PWA_REPLAY_GIT_DIRTY={dirty}");
+    println!("cargo:rerun-if-env-changed=PWA_SKIP_TRACE_TESTS");
+    println!("cargo:rustc-check-cfg=cfg(skip_trace_tests)");
+    if std::env::var_os("PWA_SKIP_TRACE_TESTS").is_some_and(|v| v == "1") {
+        println!("cargo:rustc-cfg=skip_trace_tests");
+    }
 }
 
 /// `rerun-if-changed` on what moves when HEAD or the index does (worktrees included: HEAD and the

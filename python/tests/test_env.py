@@ -34,6 +34,7 @@ def random_allowed(rng, obs, mask):
     return int(rng.choice(np.flatnonzero(mask)))
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_the_environment_passes_gymnasiums_checker():
     from gymnasium.utils.env_checker import check_env
 
@@ -42,6 +43,7 @@ def test_the_environment_passes_gymnasiums_checker():
     env.close()
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_episodes_with_a_fixed_seed_are_reproducible():
     env = SchedulingEnv("kth-sp2", jobs=300, window=8)
     a = episode(env, 7, random_allowed)
@@ -54,6 +56,7 @@ def test_episodes_with_a_fixed_seed_are_reproducible():
     env.close()
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_the_wait_rewards_add_up_to_minus_the_total_wait():
     env = SchedulingEnv("kth-sp2", jobs=300, window=8, reward="wait")
     _, rewards, metrics = episode(env, 3, random_allowed)
@@ -77,6 +80,7 @@ def test_always_starting_the_head_is_fcfs_on_a_mesh_model():
     env.close()
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_a_masked_action_does_nothing_and_reset_mid_episode_starts_afresh():
     env = SchedulingEnv("kth-sp2", jobs=200, window=4)
     obs, info = env.reset(seed=1)
@@ -91,6 +95,7 @@ def test_a_masked_action_does_nothing_and_reset_mid_episode_starts_afresh():
     env.close()
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_the_utilization_rewards_add_up_to_the_node_hours_used():
     env = SchedulingEnv("sdsc-96", alloc="mpl", jobs=300, window=8, reward="utilization")
     _, rewards, metrics = episode(env, 5, random_allowed)

@@ -28,6 +28,7 @@ def test_bad_labels_and_names_are_errors():
         pr.sweep("kth-sp2", sched=["fcfs"], alloc=["flat"], loads=[-1])
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_a_policy_exception_is_raised_by_run():
     class Broken:
         def schedule(self, state):
@@ -37,6 +38,7 @@ def test_a_policy_exception_is_raised_by_run():
         pr.run("kth-sp2", policy=Broken())
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_a_policy_needs_schedule_and_a_state_is_valid_only_during_its_call():
     with pytest.raises(TypeError, match="schedule"):
         pr.run("kth-sp2", policy=object())

@@ -18,6 +18,7 @@ CASES = [
 ]
 
 
+@pytest.mark.usefixtures("real_logs")
 @pytest.mark.parametrize("trace,alloc,estimate,load", CASES)
 @pytest.mark.parametrize("sched,policy", [("fcfs", Fcfs), ("easy", Easy)])
 def test_python_policy_gives_the_builtin_schedule(trace, alloc, estimate, load, sched, policy):
@@ -32,6 +33,7 @@ def test_python_policy_gives_the_builtin_schedule(trace, alloc, estimate, load, 
     assert python.calls > 0
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_python_fcfs_replays_kth_sp2_within_three_seconds():
     t0 = time.perf_counter()
     r = pr.run("kth-sp2", policy=Fcfs())
@@ -158,6 +160,7 @@ class FittingProbe(Easy):
         super().schedule(state)
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_fitting_skips_exactly_the_jobs_a_plain_filter_drops():
     p = FittingProbe()
     r = pr.run("kth-sp2", policy=p, estimate="user", max_jobs=3000, load_factor=1.5)

@@ -11,6 +11,7 @@ import pwa_replay as pr
 WALL = {"alloc_time_s", "sim_wall_s"}
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_sweep_frame_equals_the_cli_summary(cli, tmp_path):
     out = tmp_path / "sweep"
     subprocess.run(
@@ -31,6 +32,7 @@ def test_sweep_frame_equals_the_cli_summary(cli, tmp_path):
             assert g == w, c
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_run_jobs_frame_equals_the_cli_jobs_table(cli, tmp_path):
     jobs = tmp_path / "jobs.csv"
     subprocess.run(
@@ -46,6 +48,7 @@ def test_run_jobs_frame_equals_the_cli_jobs_table(cli, tmp_path):
         assert g == (pytest.approx(w, rel=1e-12) if got[c].dtype == pl.Float64 else w), c
 
 
+@pytest.mark.usefixtures("real_logs")
 def test_catalog_and_stats():
     cat = pr.catalog()
     assert {"sdsc-96", "kth-sp2"} <= set(cat["name"].to_list())

@@ -12,6 +12,7 @@ use pwa_replay::sched::{SchedKind, Scheduler, System};
 use pwa_replay::workload::{JobId, Request, Workload};
 
 use crate::engine::{flat, mesh, rect, run_valid, starts, workload};
+use crate::support::keep_regressions;
 
 const EASY: SchedKind = SchedKind::Easy;
 const CONS: SchedKind = SchedKind::Conservative;
@@ -395,7 +396,7 @@ fn cases() -> Vec<(bool, MachineSpec, AllocKind)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(48)))]
 
     #[test]
     fn backfilling_schedules_are_valid_deterministic_and_split_proof(
@@ -480,7 +481,7 @@ proptest! {
     // The count plan must give the snapshot profile's schedule exactly: cheap per case, and the
     // cases where they could part (jobs of length 0 at later stages, failed starts) are rare, so
     // this one property draws many more streams than the others.
-    #![proptest_config(ProptestConfig::with_cases(4000))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(4000)))]
 
     #[test]
     fn conservative_plans_on_counts_as_on_snapshots(

@@ -14,8 +14,9 @@ use pwa_replay::machine::{AllocKind, MachineSpec, Shape};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::swf::{ReadOptions, read_all};
 use pwa_replay::workload::synth::{SideModel, SynthSpec};
-use pwa_replay::workload::tracepath::SearchPath;
 use pwa_replay::workload::{Conversion, Workload};
+
+use crate::real_logs::real_logs;
 
 fn workload(seed: u64) -> (Workload, MachineSpec) {
     let mesh = Shape::new(16, 16);
@@ -182,24 +183,21 @@ fn the_meter_equals_the_replay_played_afterwards_on_the_golden_fixtures() {
     );
 }
 
-/// A catalogued log on the search path, converted for its machine (`None` when absent).
-fn catalogued(name: &str) -> Option<(Workload, MachineSpec)> {
-    let entry = Catalog::builtin().get(name)?.clone();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let Some(path) = SearchPath::new(None, &[root]).find(&entry.file) else {
-        eprintln!("{name} not on the search path: the meter is not checked on it");
-        return None;
-    };
-    let (_, recs, _) = read_all(&path, ReadOptions::strict()).unwrap();
+/// A catalogued real log, converted for its machine.
+fn catalogued(name: &str) -> (Workload, MachineSpec) {
+    let entry = Catalog::builtin().get(name).expect("catalogued").clone();
+    let (_, recs, _) = read_all(real_logs().join(&entry.file), ReadOptions::strict()).unwrap();
     let w = entry.conversion.apply(&recs).unwrap().workload;
-    Some((w, entry.conversion.machine))
+    (w, entry.conversion.machine)
 }
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn the_meter_equals_the_replay_played_afterwards_on_real_logs() {
     // sdsc-96 on its 22×16 mesh: the grid's schedulers, each with two allocators, light and
     // saturated, and a dilated run; NASA-iPSC on its hypercube with buddy allocation.
-    if let Some((base, m)) = catalogued("sdsc-96") {
+    {
+        let (base, m) = catalogued("sdsc-96");
         let cells = [
             ("fcfs", ["ff", "mpl"]),
             ("oo", ["bf", "as"]),
@@ -225,7 +223,8 @@ fn the_meter_equals_the_replay_played_afterwards_on_real_logs() {
         };
         meter_agrees(&base.scaled(1.2).unwrap(), m, "easy", "paging:0", dilated);
     }
-    if let Some((base, m)) = catalogued("nasa-ipsc") {
+    {
+        let (base, m) = catalogued("nasa-ipsc");
         for sched in ["fcfs", "lazy"] {
             meter_agrees(
                 &base.scaled(1.5).unwrap(),

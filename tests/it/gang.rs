@@ -11,6 +11,7 @@ use pwa_replay::sched::{GangLog, GangParams, SchedKind, gang_with_log};
 use pwa_replay::workload::{JobId, Request, Workload};
 
 use crate::engine::{mesh, rect, run_valid, workload};
+use crate::support::keep_regressions;
 
 fn gang(slice: f64, n_max: u32, retry: u32) -> SchedKind {
     SchedKind::Gang(GangParams {
@@ -305,7 +306,7 @@ fn total_service(out: &Outcome, j: usize) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(64)))]
 
     #[test]
     fn gang_schedules_are_valid_and_serve_exactly_the_run_time(

@@ -17,8 +17,10 @@ use pwa_replay::engine::{NoObserver, Outcome, replay, validate};
 use pwa_replay::machine::{AllocKind, MachineSpec, Placement};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::swf::{ReadOptions, read_all};
-use pwa_replay::workload::tracepath::{SearchPath, sha256_bytes};
+use pwa_replay::workload::tracepath::sha256_bytes;
 use pwa_replay::workload::{Conversion, Workload};
+
+use crate::real_logs::real_logs;
 
 /// Every scheduler label the golden tables cover, edge parameters included.
 const SCHEDULERS: &[&str] = &[
@@ -178,6 +180,7 @@ fn golden_tables_of_the_burst_fixture() {
 
 /// sdsc-96 cells pinned by the sha256 of their per-job table.
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn golden_hashes_of_sdsc96_cells() {
     let cells: &[(&str, &str, f64)] = &[
         ("fcfs", "mpl", 1.0),
@@ -195,10 +198,7 @@ fn golden_hashes_of_sdsc96_cells() {
         .get("sdsc-96")
         .expect("catalogued")
         .clone();
-    let Some(path) = SearchPath::new(None, &[root()]).find(&entry.file) else {
-        eprintln!("sdsc-96 not on the search path: golden hashes not checked");
-        return;
-    };
+    let path = real_logs().join(&entry.file);
     let (_, recs, _) = read_all(&path, ReadOptions::strict()).expect("log parses");
     let base = entry.conversion.apply(&recs).expect("converts").workload;
     let machine = entry.conversion.machine;

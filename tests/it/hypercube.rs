@@ -6,6 +6,8 @@ use proptest::prelude::*;
 use pwa_replay::machine::{AllocKind, MachineSpec, Placement, Subcube};
 use pwa_replay::workload::Request;
 
+use crate::support::keep_regressions;
+
 const KINDS: [AllocKind; 3] = [AllocKind::Buddy, AllocKind::FreeList, AllocKind::GrayCode];
 
 /// One step: allocate a `k`-cube, or release the `i`-th (mod count) held placement.
@@ -143,7 +145,7 @@ impl BuddyModel {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(128)))]
 
     #[test]
     fn hypercube_allocators_keep_their_contract(order in 1u8..=6, ops in (1u8..=6).prop_flat_map(ops)) {

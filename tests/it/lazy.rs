@@ -9,6 +9,7 @@ use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{Request, Workload};
 
 use crate::engine::{run_valid, starts, workload};
+use crate::support::keep_regressions;
 
 const CUBE4: MachineSpec = MachineSpec::Hypercube { dim: 4 };
 
@@ -230,7 +231,7 @@ fn stream() -> impl Strategy<Value = Vec<(f64, f64, u8)>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(64)))]
 
     #[test]
     fn every_scheduler_on_every_hypercube_allocator_is_valid(raw in stream()) {

@@ -10,6 +10,8 @@ use pwa_replay::machine::{
 };
 use pwa_replay::workload::Request;
 
+use crate::support::keep_regressions;
+
 /// Busy map of a mesh, `busy[y][x]`.
 #[derive(Clone, Debug, PartialEq)]
 struct Model {
@@ -298,7 +300,7 @@ fn replay(kind: AllocKind, size: Shape, ops: &[Op]) -> Vec<Option<Placement>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(96)))]
 
     #[test]
     fn mesh_allocators_keep_their_contract((size, ops) in mesh_and_ops()) {

@@ -8,6 +8,8 @@ use proptest::prelude::*;
 use pwa_replay::machine::{AllocKind, MachineSpec, PageSpec, Placement, Shape};
 use pwa_replay::workload::Request;
 
+use crate::support::keep_regressions;
+
 fn kinds() -> Vec<AllocKind> {
     let mut v = vec![AllocKind::Mbs, AllocKind::Gabl, AllocKind::Anca];
     for label in ["0", "1", "1:snake", "2:shuffled"] {
@@ -25,6 +27,8 @@ fn page(kind: AllocKind) -> u32 {
 }
 
 proptest! {
+    #![proptest_config(keep_regressions(ProptestConfig::default()))]
+
     #[test]
     fn pieces_never_overlap_and_release_restores_the_free_set(
         k in 0usize..7,
@@ -160,6 +164,8 @@ fn dilation_stretches_dispersed_jobs_and_is_off_by_default() {
 }
 
 proptest! {
+    #![proptest_config(keep_regressions(ProptestConfig::default()))]
+
     /// Paging, MBS, GABL and ANCA on k-D meshes and tori: whole pages (the others: exact counts),
     /// no node twice, a job waits only when too few nodes (paging:0: pages) are free, a snapshot
     /// answers as the original, release restores the free set.

@@ -13,6 +13,7 @@ use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{EstimateModel, Request, Workload};
 
 use crate::engine::{flat, run_valid, starts, workload};
+use crate::support::keep_regressions;
 
 /// `(submit, run time, nodes, requested time, user)` per job, estimates set by `model`.
 fn stream(jobs: &[(f64, f64, u32, f64, u32)], model: EstimateModel) -> Workload {
@@ -175,7 +176,7 @@ fn labels_read_and_print_back() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(64)))]
 
     /// Every schedule under predictions (either correction) passes the validator, whatever the
     /// scheduler; predictions never exceed the user estimate; a replay is deterministic.
@@ -212,7 +213,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(32)))]
 
     /// Modeled user estimates (`tsafrir`) are never below the run time when the maximum covers every
     /// job (these streams ask for twice their run times), so nothing is killed; every schedule under

@@ -11,6 +11,7 @@ use pwa_replay::sched::{RunningJob, SchedKind, Scheduler, System};
 use pwa_replay::workload::{Job, JobId, Request, Workload};
 
 use crate::engine::{flat, mesh, rect, run_valid, starts, workload};
+use crate::support::keep_regressions;
 
 type Attempts = Arc<Mutex<Vec<(f64, JobId, bool)>>>;
 
@@ -535,7 +536,7 @@ fn mesh_allocs() -> [AllocKind; 6] {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(48)))]
 
     #[test]
     fn every_schedule_is_valid_and_deterministic(raw in stream()) {

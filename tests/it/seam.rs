@@ -17,6 +17,7 @@ use pwa_replay::sched::{Reservation, SchedKind, Scheduler, System};
 use pwa_replay::workload::{EstimateModel, JobId, Request, Workload};
 
 use crate::engine::{flat, mesh, rect, workload};
+use crate::support::keep_regressions;
 
 /// What a scripted scheduler saw: departure passes, observer events.
 type Log = Arc<Mutex<Vec<String>>>;
@@ -491,7 +492,7 @@ impl Scheduler for RoundRobin {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(64)))]
 
     #[test]
     fn time_sharing_serves_every_job_exactly(

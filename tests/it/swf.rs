@@ -9,6 +9,9 @@ use pwa_replay::swf::{
     self, Header, ReadOptions, Record, SkipReason, SwfError, SwfReader, read_all,
 };
 
+use crate::real_logs::real_logs;
+use crate::support::keep_regressions;
+
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/swf")
 }
@@ -279,19 +282,7 @@ fn comments_after_the_header_are_skipped_not_added() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Real logs: every file on the trace search path parses strictly, with the README's line counts.
-
-/// The first directory of `$PWA_TRACES`, `traces/`, `../shared/traces` that holds SWF logs.
-fn trace_dir() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let from_env = std::env::var_os("PWA_TRACES")
-        .map(|v| std::env::split_paths(&v).collect::<Vec<_>>())
-        .unwrap_or_default();
-    from_env
-        .into_iter()
-        .chain([root.join("traces"), root.join("../shared/traces")])
-        .find(|dir| !trace_files(dir).is_empty())
-}
+// Real logs: every file beside the real logs parses strictly, with their README's line counts.
 
 fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -322,13 +313,9 @@ fn readme_counts(dir: &Path) -> Vec<(String, usize)> {
 }
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn every_real_trace_parses_strictly() {
-    let Some(dir) = trace_dir() else {
-        eprintln!(
-            "note: no SWF logs on the trace search path ($PWA_TRACES, traces/, ../shared/traces); skipped"
-        );
-        return;
-    };
+    let dir = real_logs();
     let counts = readme_counts(&dir);
     let mut checked = 0;
     for path in trace_files(&dir) {
@@ -356,15 +343,9 @@ fn every_real_trace_parses_strictly() {
 }
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn sdsc_paragon_header_is_typed() {
-    let Some(path) = trace_dir().map(|d| d.join("SDSC-Par-1996-3.1-cln.swf.gz")) else {
-        eprintln!("note: no trace directory found; skipped");
-        return;
-    };
-    if !path.exists() {
-        eprintln!("note: {} not found; skipped", path.display());
-        return;
-    }
+    let path = real_logs().join("SDSC-Par-1996-3.1-cln.swf.gz");
     let reader = SwfReader::open(&path, ReadOptions::strict()).expect("SDSC Paragon 1996");
     let h = reader.header();
     assert_eq!(h.computer(), Some("Intel Paragon"));
@@ -473,7 +454,7 @@ fn drain(bytes: Vec<u8>, opts: ReadOptions) -> Result<usize, SwfError> {
 const SAMPLE: &str = include_str!("../fixtures/swf/valid/sdsc_sample.swf.txt");
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(512)))]
 
     #[test]
     fn write_then_parse_round_trips(h in header(), mut records in proptest::collection::vec(record(), 1..20)) {

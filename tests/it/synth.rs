@@ -9,6 +9,8 @@ use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::Request;
 use pwa_replay::workload::synth::{SideModel, SynthSpec};
 
+use crate::support::keep_regressions;
+
 fn models() -> impl Strategy<Value = SideModel> {
     prop_oneof![
         Just(SideModel::uniform()),
@@ -18,7 +20,7 @@ fn models() -> impl Strategy<Value = SideModel> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(64)))]
 
     /// Every job fits the mesh, arrivals are sorted, ids dense, asked = w·h; a shorter workload of
     /// the same seed is a prefix of a longer one (the streams are consumed job by job).

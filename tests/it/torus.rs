@@ -10,6 +10,7 @@ use pwa_replay::swf::Record;
 use pwa_replay::workload::{Conversion, Request, Workload};
 
 use crate::engine::{run_valid, workload};
+use crate::support::keep_regressions;
 
 const TORUS_KINDS: [AllocKind; 6] = [
     AllocKind::Ep,
@@ -182,7 +183,7 @@ fn the_validator_refuses_a_box_of_the_wrong_size() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(keep_regressions(ProptestConfig::with_cases(24)))]
     /// Random traces on random tori: every EP/NEP/ff schedule is valid.
     #[test]
     fn random_traces_replay_validly(

@@ -9,6 +9,9 @@ use pwa_replay::workload::transform::{
 };
 use pwa_replay::workload::{Conversion, Request, ShapeRule, SizeField};
 
+use crate::real_logs::real_logs;
+use crate::support::keep_regressions;
+
 /// Whether exactly `m` nodes can be a `w × h` submesh of `mesh` (either way round is not implied:
 /// `w ≤ W`, `h ≤ H`).
 fn convertible(m: u32, mesh: Shape) -> bool {
@@ -149,6 +152,8 @@ fn arb_record() -> impl Strategy<Value = Record> {
 }
 
 proptest! {
+    #![proptest_config(keep_regressions(ProptestConfig::default()))]
+
     #[test]
     fn square_transform_on_random_meshes(w in 1u32..40, h in 1u32..40, frac in 0.0f64..1.0, tall: bool) {
         let mesh = Shape::new(w, h);
@@ -214,17 +219,17 @@ fn ties_keep_source_order() {
     assert_eq!(ids, [9, 5, 3, 1]);
 }
 
-/// Every catalogued log present in `../shared/traces` verifies, reads strictly and converts for its
-/// machine; job and drop counts as an independent `awk` pass over the files gives them.
+/// Every real log verifies, reads strictly and converts for its machine; job and drop counts as an
+/// independent `awk` pass over the files gives them.
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn shared_logs_convert_as_catalogued() {
     use pwa_replay::catalog::Catalog;
     use pwa_replay::swf::{ReadOptions, SwfReader};
     use pwa_replay::workload::DropReason;
-    use pwa_replay::workload::tracepath::{SearchPath, verify};
+    use pwa_replay::workload::tracepath::verify;
 
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let sp = SearchPath::new(None, &[root]);
+    let dir = real_logs();
     // name → (jobs, dropped), from awk over the uncompressed files
     let expected = [
         ("sdsc-96", 18_441, 13_694),
@@ -237,12 +242,9 @@ fn shared_logs_convert_as_catalogued() {
         ("llnl-atlas", 22_397, 21_381),
     ];
     let cat = Catalog::builtin();
-    let mut checked = 0;
     for (name, jobs, dropped) in expected {
         let entry = cat.get(name).expect("catalogued");
-        let Some(path) = sp.find(&entry.file) else {
-            continue;
-        };
+        let path = dir.join(&entry.file);
         let sha = entry.sha256.as_deref().expect("recorded hash");
         verify(&path, sha).expect("file matches the catalog");
         let mut reader = SwfReader::open(&path, ReadOptions::strict()).expect("opens");
@@ -255,7 +257,5 @@ fn shared_logs_convert_as_catalogued() {
         assert_eq!(out.workload.jobs.len(), jobs, "{name}");
         assert_eq!(out.dropped.values().sum::<u64>(), dropped, "{name}");
         assert!(!out.dropped.contains_key(&DropReason::TooLarge), "{name}");
-        checked += 1;
     }
-    eprintln!("{checked} shared logs checked");
 }

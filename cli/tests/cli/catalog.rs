@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::support::{
-    bin, bin_with, csv_rows, fails_with, json_ok, ok, shared_traces, swf_line, write,
+    REAL_LOGS, bin, bin_with, csv_rows, fails_with, json_ok, ok, real_logs, swf_line, write,
 };
 
 /// The repository root (where the Makefile is).
@@ -203,22 +203,19 @@ fn sweep_without_sched_or_alloc_uses_the_catalog_grid_and_says_so() {
 const TEST_LOADS: &str = "LOADS=0.5,1.0";
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn make_replay_works_for_every_catalogued_log_on_the_search_path() {
-    let Some(traces) = shared_traces() else {
-        eprintln!("shared traces absent: make replay per log skipped");
-        return;
-    };
+    let traces = real_logs();
     let listing = json_ok(
         bin()
             .env("PWA_TRACES", &traces)
             .args(["catalog", "--format", "json"]),
     );
     let out = tempfile::tempdir().expect("tempdir");
-    let mut ran = 0;
+    let mut ran = Vec::new();
     for t in listing["traces"].as_array().expect("traces") {
         let name = t["name"].as_str().expect("name");
         if t["path"].is_null() {
-            eprintln!("{name}: log not on the search path, skipped");
             continue;
         }
         let dir = out.path().join(name);
@@ -259,17 +256,20 @@ fn make_replay_works_for_every_catalogued_log_on_the_search_path() {
             "make replay TRACE={name} {TEST_LOADS}: {:.1} s",
             started.elapsed().as_secs_f64()
         );
-        ran += 1;
+        ran.push(t["file"].as_str().expect("file").to_string());
     }
-    assert!(ran >= 1, "sdsc-96 at least is on the search path");
+    for log in REAL_LOGS {
+        assert!(
+            ran.iter().any(|f| f == log),
+            "no catalog entry replayed {log}"
+        );
+    }
 }
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn make_replay_overrides_and_reports_a_bad_grid() {
-    let Some(traces) = shared_traces() else {
-        eprintln!("shared traces absent: make replay overrides skipped");
-        return;
-    };
+    let traces = real_logs();
     let out = tempfile::tempdir().expect("tempdir");
     let o = make(
         "replay-run",

@@ -2,11 +2,11 @@
 //! predict`) against EASY with the users' estimates on a real log, and the Lublin–Feitelson model as
 //! a `synth:lublin` label and as `synth --model lublin` output.
 
-use crate::support::{bin, fails_with, json_ok, ok, shared_traces, swf_jobs};
+use crate::support::{bin, fails_with, json_ok, ok, real_logs, swf_jobs};
 
 /// `run --trace kth-sp2` on its flat machine, validated, as JSON.
 fn kth(sched: &str, estimate: &str) -> serde_json::Value {
-    let dir = shared_traces().expect("checked by the caller");
+    let dir = real_logs();
     json_ok(
         bin()
             .env("PWA_TRACES", &dir)
@@ -18,11 +18,8 @@ fn kth(sched: &str, estimate: &str) -> serde_json::Value {
 }
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn easy_plus_plus_beats_easy_with_user_estimates_on_kth() {
-    if shared_traces().is_none() {
-        eprintln!("shared traces absent: real-log comparison skipped");
-        return;
-    }
     let easy = kth("easy", "user");
     let plus = kth("easy:sjbf", "predict");
     let num = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k}: {v}"));

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::support::{bin, fails_with, ok, shared_traces, write};
+use crate::support::{bin, fails_with, ok, real_logs, write};
 
 /// A synthetic study: two panels (a rate axis climbing to saturation, a window-size axis), four
 /// replicas per cell, two figures and claims. About a second on 2 cores.
@@ -329,11 +329,9 @@ fn a_file_with_an_unknown_key_label_or_measure_is_refused_with_its_line() {
 }
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn the_readme_example_runs_as_shown() {
-    let Some(shared) = shared_traces() else {
-        eprintln!("shared traces absent: experiments/example.toml skipped");
-        return;
-    };
+    let shared = real_logs();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("example");
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/example.toml");

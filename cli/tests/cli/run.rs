@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-use crate::support::{bin, fails_with, json_of, json_ok, ok, shared_traces, swf_line, write};
+use crate::support::{bin, fails_with, json_of, json_ok, ok, real_logs, swf_line, write};
 
 /// Whether a line of `text` matches `re`.
 fn regex_line(text: &str, re: &str) -> bool {
@@ -176,11 +176,9 @@ fn bad_labels_and_impossible_jobs_are_errors() {
 }
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn real_sdsc_96_replay_validates() {
-    let Some(dir) = shared_traces() else {
-        eprintln!("shared traces absent: real-trace replay skipped");
-        return;
-    };
+    let dir = real_logs();
     let v = json_ok(
         bin()
             .env("PWA_TRACES", &dir)

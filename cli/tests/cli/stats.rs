@@ -7,7 +7,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 
 use crate::support::{
-    bin, bin_with, fails_with, json_of, json_ok, ok, shared_traces, small_swf, write,
+    bin, bin_with, fails_with, json_of, json_ok, ok, real_logs, small_swf, write,
 };
 
 /// `stats --trace <path>` followed by `extra`.
@@ -165,11 +165,9 @@ fn helpful_errors() {
 }
 
 #[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn real_sdsc_96_batch_partition() {
-    let Some(dir) = shared_traces() else {
-        eprintln!("shared traces absent: real-trace check skipped");
-        return;
-    };
+    let dir = real_logs();
     let v = json_ok(
         bin()
             .env("PWA_TRACES", &dir)

@@ -1,5 +1,5 @@
 //! Helpers shared by the CLI tests: the isolated binary, "succeeds and prints JSON", SWF fixture
-//! lines and files, and the shared real traces when this checkout sits next to them.
+//! lines and files, and the real logs (the library's tests' helper, `tests/it/real_logs.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -94,13 +94,9 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// The shared logs, when this checkout sits next to them (`../shared/traces`).
-pub fn shared_traces() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
-    d.join("SDSC-Par-1996-3.1-cln.swf.gz")
-        .is_file()
-        .then_some(d)
-}
+#[path = "../../../tests/it/real_logs.rs"]
+mod real_logs;
+pub use real_logs::{REAL_LOGS, real_logs};
 
 /// Splits one CSV line into fields, honouring double quotes (a `synth:` label holds commas).
 pub fn fields(line: &str) -> Vec<String> {
