@@ -17,12 +17,13 @@
 //!   `backfill/ctc-sp2/flat338/conservative/<estimate>/lf1.2` — conservative on CTC-SP2 (77k jobs,
 //!   338 nodes) at load factor 1.2, where user estimates keep a queue of hundreds of jobs and
 //!   nearly every end is early, so nearly every pass compresses the plan (goal ≤ 2 s, not
-//!   met: ~3.3 s, the routes tried in docs/CONSERVATIVE-SPEED.md; exact estimates for comparison).
+//!   met: ~3.3 s; where the time goes and the alternatives measured: docs/ALGORITHMS.md,
+//!   "Conservative backfilling on counts"; exact estimates for comparison).
 //!
-//! * `mesh-grid/sdsc-96/<sched>` — the simulations of issue 32's 800-cell mesh grid, one scheduler
-//!   per function: one iteration replays the grid's five allocators (ff, bf, fo, as, mpl) at load
-//!   factors 0.5, 1.0, 1.5 and 2.0 (20 cells, a fortieth of the grid; no summary). The grid's
-//!   simulation CPU is about 10 × the sum over its eight schedulers.
+//! * `mesh-grid/sdsc-96/<sched>` — the simulations of the 800-cell mesh grid (`make bench-grid`),
+//!   one scheduler per function: one iteration replays the grid's five allocators (ff, bf, fo, as,
+//!   mpl) at load factors 0.5, 1.0, 1.5 and 2.0 (20 cells, a fortieth of the grid; no summary).
+//!   The grid's simulation CPU is about 10 × the sum over its eight schedulers.
 //!
 //! * `summarize/sdsc-96/<sched>/<alloc>/lf<F>` — the metrics of one finished replay of the 800-cell
 //!   mesh grid (`summarize`: the fragmentation measures played again over the run's placements,
@@ -161,7 +162,7 @@ fn sdsc(c: &mut Criterion) {
     g.finish();
 }
 
-/// The schedulers and allocators of issue 32's mesh grid (`make bench-grid`).
+/// The schedulers and allocators of the 800-cell mesh grid (`make bench-grid`).
 const GRID_SCHEDULERS: [&str; 8] = [
     "fcfs",
     "oo",
