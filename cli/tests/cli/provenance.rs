@@ -1,4 +1,4 @@
-//! Issue 15, provenance: `manifest.json` in a sweep directory, `verify` catching a changed byte or a
+//! Provenance: `manifest.json` in a sweep directory, `verify` catching a changed byte or a
 //! missing file, and identical inputs giving identical outputs (wall-clock columns and the
 //! manifest's time fields aside), every file compared.
 

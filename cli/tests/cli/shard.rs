@@ -1,4 +1,4 @@
-//! Issue 17, sweeps beyond one machine: `sweep --shard I/N` + `merge` equal an unsharded sweep for
+//! Sweeps beyond one machine: `sweep --shard I/N` + `merge` equal an unsharded sweep for
 //! 1…7 shards; `merge` names missing, unfinished, foreign and duplicate parts; the `--slurm`
 //! scripts run under a plain shell loop as under Slurm.
 
