@@ -203,7 +203,7 @@ fn run<'py>(
     let m = loaded.machine;
     let options = ReplayOptions {
         kill_at_estimate,
-        dilation: None,
+        ..ReplayOptions::default()
     };
     let what = |s: &str| {
         format!(
@@ -372,7 +372,7 @@ fn sweep<'py>(
         replicas: 1,
         shake: None,
         kill_at_estimate,
-        dilation: None,
+        ..ReplayOptions::default()
     };
     let plan = spec.plan().map_err(err)?;
     let source = Given {

@@ -73,6 +73,7 @@ pub mod locality;
 mod metrics;
 pub mod observation;
 mod observer;
+pub mod semantics;
 mod sim;
 mod timeline;
 mod validate;
@@ -87,6 +88,7 @@ pub use metrics::{
     FRAGMENTATION_COLUMNS, summarize, summarize_with_fragmentation, summarize_without_fragmentation,
 };
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
+pub use semantics::{Profile, Semantics};
 pub use sim::Engine;
 pub use timeline::{Run, Timeline};
 pub use validate::{ValidationError, validate};
@@ -131,6 +133,8 @@ pub struct ReplayOptions {
     pub kill_at_estimate: bool,
     /// Stretch each job's run time by the dispersal of its nodes ([`Dilation`]); `None`: off.
     pub dilation: Option<Dilation>,
+    /// When the scheduler runs, and what it is told ([`semantics`]; default `textbook`).
+    pub semantics: Semantics,
 }
 
 /// The result of one replay: a record per job (indexed by `JobId`) and the allocator's counters.

@@ -9,16 +9,17 @@ use std::time::{Duration, Instant};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::observer::Observer;
+use super::semantics::{BackfillLength, Order, Passes, Prediction, Release};
 use super::{EngineError, JobRecord, Outcome, PolicyProblem, ReplayOptions, Segment};
 use crate::SimTime;
-use crate::estimate::Predictor;
+use crate::estimate::{Predictor, PredictorKind};
 use crate::machine::{AllocStats, Allocator};
 use crate::packed::PackedTime;
 use crate::resource::{Placement, Request};
 use crate::sched::{RunningJob, Scheduler, System};
 use crate::workload::{Job, JobId, Workload};
 
-/// Event kinds in the order they are handled at one instant.
+/// Event kinds, in the order they are handled at one instant under [`Order::DeparturesFirst`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
     Departure,
@@ -26,6 +27,19 @@ enum Kind {
     Overrun,
     Arrival,
     Timer,
+}
+
+impl Kind {
+    /// Where the kind comes in an instant under `order` (timers always last).
+    fn rank(self, order: Order) -> u8 {
+        match (order, self) {
+            (Order::DeparturesFirst, kind) => kind as u8,
+            (Order::ArrivalsFirst, Kind::Overrun) => 0,
+            (Order::ArrivalsFirst, Kind::Arrival) => 1,
+            (Order::ArrivalsFirst, Kind::Departure) => 2,
+            (Order::ArrivalsFirst, Kind::Timer) => 3,
+        }
+    }
 }
 
 /// A time as an integer with the order of [`f64::total_cmp`] (the same transform of its bits), so
@@ -49,6 +63,8 @@ fn flip_magnitude_if_negative(bits: i64) -> i64 {
 struct Event {
     /// Its time, as an [`order_key`].
     at: i64,
+    /// Its kind's place in the instant ([`Kind::rank`]).
+    rank: u8,
     kind: Kind,
     seq: u64,
     /// For a departure the job index (low 32 bits) and the job's run epoch (high 32 bits: a
@@ -62,7 +78,7 @@ fn departure_payload(id: JobId, epoch: u32) -> u64 {
 
 impl Event {
     fn key_cmp(&self, other: &Self) -> Ordering {
-        (self.at, self.kind, self.seq).cmp(&(other.at, other.kind, other.seq))
+        (self.at, self.rank, self.seq).cmp(&(other.at, other.rank, other.seq))
     }
 }
 
@@ -90,6 +106,9 @@ enum Status {
     NotArrived,
     Waiting,
     Running,
+    /// Ended at its estimate at this instant and already freed ([`Release::Booked`]); its
+    /// departure is still to be delivered.
+    Leaving,
     Suspended,
     Done,
 }
@@ -181,8 +200,16 @@ struct State<'w> {
     /// there is one (copied then, borrowed otherwise).
     jobs: Cow<'w, [Job]>,
     /// Learns run times while the replay runs and predicts estimates
-    /// ([`Workload::predictor`](crate::workload::Workload::predictor)).
+    /// ([`Workload::predictor`](crate::workload::Workload::predictor)); built when the run starts.
     predictor: Option<Box<dyn Predictor>>,
+    predictor_kind: Option<PredictorKind>,
+    /// Under [`Prediction::EveryPass`]: the waiting jobs of each user, re-predicted when one of
+    /// the user's jobs completes.
+    waiting_of_user: FxHashMap<u32, Vec<JobId>>,
+    /// Bumped whenever waiting jobs' estimates change ([`System::estimates_epoch`]).
+    estimates_epoch: u64,
+    /// Under [`Passes::Event`]: timers set for the current instant, fired right after the event.
+    due_now: Vec<u64>,
     /// The first estimate each job was given (with a predictor; empty otherwise).
     predictions: Vec<SimTime>,
     alloc: Box<dyn Allocator>,
@@ -230,7 +257,7 @@ impl<'w> Engine<'w> {
         alloc: Box<dyn Allocator>,
     ) -> Self {
         let n = workload.jobs.len();
-        let predictor = workload.predictor.map(|k| k.build());
+        let predictor = workload.predictor;
         let jobs = match predictor {
             Some(_) => Cow::Owned(workload.jobs.clone()),
             None => Cow::Borrowed(workload.jobs.as_slice()),
@@ -244,7 +271,11 @@ impl<'w> Engine<'w> {
                 } else {
                     Vec::new()
                 },
-                predictor,
+                predictor: None,
+                predictor_kind: predictor,
+                waiting_of_user: FxHashMap::default(),
+                estimates_epoch: 0,
+                due_now: Vec::new(),
                 jobs,
                 empty: alloc.snapshot(),
                 alloc,
@@ -282,9 +313,19 @@ impl<'w> Engine<'w> {
     pub fn run(mut self, observer: &mut dyn Observer) -> Result<Outcome, EngineError> {
         let wall = Instant::now();
         self.state.check_workload()?;
+        let whole_seconds = self.state.options.semantics.whole_second_predictions;
+        self.state.predictor = self
+            .state
+            .predictor_kind
+            .map(|k| k.build_with(whole_seconds));
+        let mut instant = None;
         while let Some((key, kind)) = self.state.next_key() {
             let t = from_order_key(key);
             self.state.now = t;
+            if instant != Some(key) {
+                instant = Some(key);
+                self.state.release_booked(observer);
+            }
             self.batch(kind, observer);
             if let Some(e) = self.state.error.take() {
                 return Err(e);
@@ -298,13 +339,18 @@ impl<'w> Engine<'w> {
         self.state.finish(wall.elapsed().as_secs_f64())
     }
 
-    /// Handles every event of one kind at the current time.
+    /// Handles every event of one kind at the current time, or under [`Passes::Event`] the next
+    /// departure or arrival alone, followed by the timers it set for now.
     fn batch(&mut self, kind: Kind, obs: &mut dyn Observer) {
         let t = self.state.now;
+        let single = self.state.options.semantics.passes == Passes::Event;
         match kind {
             Kind::Departure => {
                 while let Some(payload) = self.state.pop_event(t, Kind::Departure) {
                     self.state.depart(payload, obs);
+                    if single {
+                        break;
+                    }
                 }
                 if self.state.departed.is_empty() {
                     return; // only stale departures of suspended jobs
@@ -321,7 +367,7 @@ impl<'w> Engine<'w> {
                 while let Some(payload) = self.state.pop_event(t, Kind::Overrun) {
                     extended |= self.state.extend(payload);
                 }
-                if extended {
+                if extended && !single {
                     let mut sys = Sys {
                         st: &mut self.state,
                         obs,
@@ -336,6 +382,9 @@ impl<'w> Engine<'w> {
                         obs: &mut *obs,
                     };
                     self.sched.on_arrival(id, &mut sys);
+                    if single {
+                        break;
+                    }
                 }
             }
             Kind::Timer => {
@@ -348,6 +397,22 @@ impl<'w> Engine<'w> {
                 }
             }
         }
+        self.fire_due_now(obs);
+    }
+
+    /// Under [`Passes::Event`]: fires the timers set for the current instant, in the order they
+    /// were set (and those they set in turn).
+    fn fire_due_now(&mut self, obs: &mut dyn Observer) {
+        let mut next = 0;
+        while let Some(&token) = self.state.due_now.get(next) {
+            next += 1;
+            let mut sys = Sys {
+                st: &mut self.state,
+                obs: &mut *obs,
+            };
+            self.sched.on_timer(token, &mut sys);
+        }
+        self.state.due_now.clear();
     }
 }
 
@@ -389,15 +454,17 @@ impl State<'_> {
     /// The key of the next event (its time as an [`order_key`]): the earlier of the next arrival
     /// and the queue's top.
     fn next_key(&self) -> Option<(i64, Kind)> {
-        let arrival = self
-            .jobs
-            .get(self.next_arrival)
-            .map(|j| (order_key(j.submit), Kind::Arrival));
-        let queued = self.events.peek().map(|e| (e.at, e.kind));
-        match (arrival, queued) {
+        let order = self.options.semantics.order;
+        let arrival = self.jobs.get(self.next_arrival).map(|j| {
+            let kind = Kind::Arrival;
+            (order_key(j.submit), kind.rank(order), kind)
+        });
+        let queued = self.events.peek().map(|e| (e.at, e.rank, e.kind));
+        let next = match (arrival, queued) {
             (Some(a), Some(q)) => Some(a.min(q)),
             (a, q) => a.or(q),
-        }
+        };
+        next.map(|(key, _, kind)| (key, kind))
     }
 
     /// Pops the next queued event if it is of `kind` at time `t`.
@@ -413,6 +480,7 @@ impl State<'_> {
         self.seq += 1;
         self.events.push(Event {
             at: order_key(at),
+            rank: kind.rank(self.options.semantics.order),
             kind,
             seq: self.seq,
             payload,
@@ -425,15 +493,66 @@ impl State<'_> {
         if job.submit.total_cmp(&t) != Ordering::Equal {
             return None;
         }
-        let id = job.id;
+        let (id, user) = (job.id, job.user);
         self.next_arrival += 1;
         self.status[id.index()] = Status::Waiting;
         if let Some(p) = self.predictor.as_mut() {
             let estimate = p.predict(&self.source[id.index()]);
             self.jobs.to_mut()[id.index()].estimate = estimate;
             self.predictions[id.index()] = estimate;
+            if self.options.semantics.prediction == Prediction::EveryPass
+                && let Some(user) = user
+            {
+                self.waiting_of_user.entry(user.get()).or_default().push(id);
+            }
         }
         Some(id)
+    }
+
+    /// Under [`Prediction::EveryPass`]: the waiting jobs of the user of job `i`, which just
+    /// completed, get new predictions.
+    fn repredict_user_of(&mut self, i: usize) {
+        let Some(user) = self.source[i].user else {
+            return;
+        };
+        let (Some(waiting), Some(p)) = (
+            self.waiting_of_user.get(&user.get()),
+            self.predictor.as_mut(),
+        ) else {
+            return;
+        };
+        let jobs = self.jobs.to_mut();
+        for &w in waiting {
+            jobs[w.index()].estimate = p.predict(&self.source[w.index()]);
+        }
+        self.estimates_epoch += 1;
+    }
+
+    /// Under [`Release::Booked`], at the start of an instant: frees the jobs that end now exactly
+    /// at their estimates (their departures are still delivered in the instant's order).
+    fn release_booked(&mut self, obs: &mut dyn Observer) {
+        if self.options.semantics.release != Release::Booked {
+            return;
+        }
+        let now = order_key(self.now);
+        let from = self.running_ids.partition_point(|r| r.0 < now);
+        let to = self.running_ids.partition_point(|r| r.0 <= now);
+        let ending: Vec<JobId> = self.running_ids[from..to]
+            .iter()
+            .map(|r| r.1)
+            .filter(|&id| {
+                let p = &self.progress[&id];
+                let (service, _) = self.service(id.index());
+                p.since + (service - p.served).max(0.0) == self.now
+            })
+            .collect();
+        for id in ending {
+            let placement = self.records[id.index()].placement.clone();
+            self.records[id.index()].end = self.now;
+            self.stop_running(id, &placement);
+            self.status[id.index()] = Status::Leaving;
+            obs.on_end(self.now, id, &placement);
+        }
     }
 
     /// Handles an overrun event: a job still running at the end of its predicted run time gets
@@ -474,7 +593,8 @@ impl State<'_> {
         let id = JobId(payload as u32);
         let epoch = (payload >> 32) as u32;
         let i = id.index();
-        if self.status[i] != Status::Running || self.progress[&id].epoch != epoch {
+        let leaving = self.status[i] == Status::Leaving;
+        if !(leaving || self.status[i] == Status::Running) || self.progress[&id].epoch != epoch {
             return;
         }
         let rec = &mut self.records[i];
@@ -487,7 +607,9 @@ impl State<'_> {
                 end: self.now,
             });
         }
-        self.stop_running(id, &placement);
+        if !leaving {
+            self.stop_running(id, &placement);
+        }
         self.progress.remove(&id);
         self.status[i] = Status::Done;
         if self.predictor.is_some() {
@@ -495,9 +617,14 @@ impl State<'_> {
             if let Some(p) = self.predictor.as_mut() {
                 p.completed(&self.source[i], service);
             }
+            if self.options.semantics.prediction == Prediction::EveryPass {
+                self.repredict_user_of(i);
+            }
         }
         self.departed.push(id);
-        obs.on_end(self.now, id, &placement);
+        if !leaving {
+            obs.on_end(self.now, id, &placement);
+        }
     }
 
     /// Takes a running job's nodes back and drops it from the running list.
@@ -573,6 +700,11 @@ impl State<'_> {
             }
             let req = self.source[id.index()].request;
             self.dilation[id.index()] = model.factor(self.alloc.machine(), &req, &placement);
+        }
+        if let Some(user) = self.source[id.index()].user
+            && let Some(waiting) = self.waiting_of_user.get_mut(&user.get())
+        {
+            waiting.retain(|&w| w != id);
         }
         let (service, killed) = self.service(id.index());
         self.records[id.index()] = JobRecord {
@@ -671,6 +803,9 @@ impl State<'_> {
 
     /// The engine's side of [`System::suspend`].
     fn suspend(&mut self, id: JobId, obs: &mut dyn Observer) -> bool {
+        if self.status.get(id.index()) == Some(&Status::Leaving) {
+            return false; // already freed at its estimate; its departure is on its way
+        }
         if self.status.get(id.index()) != Some(&Status::Running) {
             self.policy_error(Some(id), PolicyProblem::NotRunning);
             return false;
@@ -785,7 +920,27 @@ impl System for Sys<'_, '_> {
             self.st.policy_error(None, PolicyProblem::TimerInPast);
             return;
         }
+        if self.st.options.semantics.passes == Passes::Event && at == self.st.now {
+            self.st.due_now.push(token);
+            return;
+        }
         self.st.push_event(at, Kind::Timer, token);
+    }
+    fn backfill_length(&self, id: JobId) -> SimTime {
+        let job = &self.st.jobs[id.index()];
+        match self.st.options.semantics.backfill_length {
+            BackfillLength::Estimate => job.estimate,
+            BackfillLength::RunTime if self.st.options.kill_at_estimate => {
+                job.runtime.min(self.st.source[id.index()].estimate)
+            }
+            BackfillLength::RunTime => job.runtime,
+        }
+    }
+    fn estimates_epoch(&self) -> u64 {
+        self.st.estimates_epoch
+    }
+    fn semantics(&self) -> super::Semantics {
+        self.st.options.semantics
     }
     fn departed(&self) -> &[JobId] {
         &self.st.departed
@@ -891,8 +1046,9 @@ mod tests {
 
     #[test]
     fn events_pop_by_time_then_kind_then_insertion() {
-        let ev = |at, kind, seq| Event {
+        let ev = |at, kind: Kind, seq| Event {
             at: order_key(at),
+            rank: kind.rank(Order::DeparturesFirst),
             kind,
             seq,
             payload: 0,

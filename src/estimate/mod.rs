@@ -43,8 +43,16 @@ pub enum PredictorKind {
 impl PredictorKind {
     /// A fresh predictor, with no history.
     pub fn build(self) -> Box<dyn Predictor> {
+        self.build_with(false)
+    }
+
+    /// A fresh predictor whose predictions are rounded down to whole seconds when
+    /// `whole_seconds` (as the Python simulators' integer division does).
+    pub fn build_with(self, whole_seconds: bool) -> Box<dyn Predictor> {
         match self {
-            PredictorKind::RecentUserMean(c) => Box::new(RecentUserMean::new(c)),
+            PredictorKind::RecentUserMean(c) => {
+                Box::new(RecentUserMean::new(c).whole_seconds(whole_seconds))
+            }
         }
     }
 }

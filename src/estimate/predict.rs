@@ -47,6 +47,8 @@ pub struct RecentUserMean {
     /// Per user: the run times of the last and the one-before-last completed jobs.
     history: FxHashMap<u32, Recent>,
     correction: Correction,
+    /// The mean rounded down to whole seconds before the cap (pyss: `int((a + b) / 2)`).
+    whole_seconds: bool,
 }
 
 impl RecentUserMean {
@@ -55,6 +57,15 @@ impl RecentUserMean {
         RecentUserMean {
             history: FxHashMap::default(),
             correction,
+            whole_seconds: false,
+        }
+    }
+
+    /// The same predictor, its means rounded down to whole seconds when `on`.
+    pub fn whole_seconds(self, on: bool) -> Self {
+        RecentUserMean {
+            whole_seconds: on,
+            ..self
         }
     }
 }
@@ -88,6 +99,7 @@ impl Predictor for RecentUserMean {
         job.user
             .and_then(|u| self.history.get(&u.get()))
             .and_then(|r| r.mean())
+            .map(|m| if self.whole_seconds { m.floor() } else { m })
             .map_or(cap, |m| m.min(cap))
     }
 

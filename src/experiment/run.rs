@@ -643,6 +643,7 @@ pub fn replay(
     let options = ReplayOptions {
         kill_at_estimate: cell.kill_at_estimate,
         dilation: cell.dilation,
+        ..ReplayOptions::default()
     };
     // A summarized cell measures fragmentation during the run; an observing one leaves it out.
     let mut meter = (!cell.observe).then(|| FragMeter::new(&workload, machine, cell.alloc));

@@ -32,6 +32,7 @@ use super::backfill::DeferredPass;
 use super::plan;
 use super::{Scheduler, System};
 use crate::SimTime;
+use crate::engine::semantics::ArrivalPass;
 use crate::machine::Allocator;
 use crate::resource::{Placement, Request};
 use crate::workload::JobId;
@@ -44,6 +45,8 @@ pub(crate) struct Easy {
     pass: DeferredPass,
     /// The order in which the jobs behind the head are tried.
     order: Order,
+    /// The engine's [`System::estimates_epoch`] when the waiting jobs' estimates were read.
+    epoch: u64,
 }
 
 /// The order of the backfilling candidates.
@@ -56,14 +59,31 @@ pub(crate) enum Order {
     ShortestFirst,
 }
 
-/// A waiting job with what the backfill pass reads of it, copied once at arrival (a pass visits
-/// every waiting job; at high load the queue holds thousands).
+/// A waiting job with what the backfill pass reads of it, copied at arrival (a pass visits
+/// every waiting job; at high load the queue holds thousands) and again when the engine's
+/// estimates change.
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     id: JobId,
     req: Request,
     nodes: u32,
+    /// What `easy:sjbf` orders by.
     estimate: SimTime,
+    /// What the backfill test runs the job for ([`System::backfill_length`]).
+    length: SimTime,
+}
+
+impl Waiting {
+    fn read(id: JobId, sys: &dyn System) -> Self {
+        let job = sys.job(id);
+        Waiting {
+            id,
+            req: job.request,
+            nodes: job.request.nodes(),
+            estimate: job.estimate,
+            length: sys.backfill_length(id),
+        }
+    }
 }
 
 /// The head's reservation during one pass.
@@ -142,6 +162,13 @@ impl Easy {
 
     /// The pass of one instant.
     fn run(&mut self, sys: &mut dyn System) {
+        let epoch = sys.estimates_epoch();
+        if epoch != self.epoch {
+            self.epoch = epoch;
+            for w in &mut self.queue {
+                *w = Waiting::read(w.id, sys);
+            }
+        }
         let Some(req) = self.start_head(sys) else {
             return;
         };
@@ -178,7 +205,7 @@ impl Easy {
                 break;
             }
             let w = self.queue[i];
-            let end = now + w.estimate;
+            let end = now + w.length;
             let outlasts = end > shadow.time;
             let started = free >= w.nodes
                 && shadow.may_admit(w.nodes, end)
@@ -227,14 +254,13 @@ fn start_on(j: JobId, p: &Placement, now_state: &mut dyn Allocator, sys: &mut dy
 
 impl Scheduler for Easy {
     fn on_arrival(&mut self, id: JobId, sys: &mut dyn System) {
-        let job = sys.job(id);
-        self.queue.push_back(Waiting {
-            id,
-            req: job.request,
-            nodes: job.request.nodes(),
-            estimate: job.estimate,
-        });
-        self.pass.arm(sys);
+        let w = Waiting::read(id, sys);
+        self.queue.push_back(w);
+        let if_fits =
+            self.order == Order::Arrival && sys.semantics().arrival_pass == ArrivalPass::IfFits;
+        if !if_fits || sys.free_nodes() >= w.nodes {
+            self.pass.arm(sys);
+        }
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {

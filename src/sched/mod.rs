@@ -45,6 +45,7 @@ mod static_partition;
 mod window_k;
 
 use crate::SimTime;
+use crate::engine::Semantics;
 use crate::machine::Allocator;
 use crate::resource::Placement;
 use crate::workload::{Job, JobId};
@@ -106,6 +107,21 @@ pub trait System {
     /// and the reservation error of the metrics. Policies without reservations never call it; the
     /// default does nothing.
     fn promise(&mut self, _id: JobId, _at: SimTime) {}
+    /// The scheduling semantics of the replay (policies read the few choices that concern them).
+    fn semantics(&self) -> Semantics {
+        Semantics::default()
+    }
+    /// The length a backfilling test gives waiting job `id`: its estimate, or its run time under
+    /// [`BackfillLength::RunTime`](crate::engine::semantics::BackfillLength) (CQSim's test).
+    fn backfill_length(&self, id: JobId) -> SimTime {
+        self.job(id).estimate
+    }
+    /// A number that changes whenever waiting jobs' estimates may have changed (re-prediction
+    /// under [`Prediction::EveryPass`](crate::engine::semantics::Prediction)): a policy that copies
+    /// estimates at arrival reads them again when it changed.
+    fn estimates_epoch(&self) -> u64 {
+        0
+    }
     /// When and where `id` could start at the earliest if the running jobs end at their estimated
     /// ends (see [`plan::earliest_start`]); `None` when it never fits.
     fn earliest_start(&self, id: JobId) -> Option<Reservation> {

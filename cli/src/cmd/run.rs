@@ -107,6 +107,7 @@ impl Replay {
         let options = ReplayOptions {
             kill_at_estimate: self.kill_at_estimate,
             dilation: self.dilation,
+            ..ReplayOptions::default()
         };
         let mut meter = FragMeter::new(&workload, trace.machine, self.alloc);
         let outcome = replay_with(
