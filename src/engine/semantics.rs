@@ -15,10 +15,12 @@
 //!
 //! The engine reads the first three fields and the prediction fields; `easy` reads the backfill
 //! test through [`System::backfill_length`](crate::sched::System::backfill_length); the input
-//! rewriting happens when the workload is loaded ([`crate::workload::transform::rewrite`]).
+//! rewriting happens when the workload is loaded ([`crate::workload::rewrite`]).
 
 use std::fmt;
 use std::str::FromStr;
+
+pub use crate::workload::rewrite::InputRewrite;
 
 /// When the scheduler gets a pass.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -86,20 +88,6 @@ pub enum Prediction {
     /// same as predicting every waiting job at every pass, since only completions change a
     /// prediction.
     EveryPass,
-}
-
-/// How the log's records are rewritten before they become jobs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum InputRewrite {
-    /// As the trace's conversion reads them (the catalog's filters and size field).
-    #[default]
-    AsLogged,
-    /// The SC 2015 experiments' filter: sizes by field 8 (else 5), jobs larger than the machine,
-    /// without a run time or a requested time dropped, run times cut at the requested time.
-    Sc15,
-    /// CQSim's reader: sizes by field 8, jobs without a positive run time, requested time or
-    /// size (field 8) dropped, run times cut at the requested time.
-    Cqsim,
 }
 
 /// The scheduling semantics of one replay (default: `textbook`).

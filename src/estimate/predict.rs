@@ -170,6 +170,20 @@ mod tests {
         );
     }
 
+    /// pyss computes `int((a + b) / 2)` on whole seconds, then caps it.
+    #[test]
+    fn whole_second_predictions_round_the_mean_down_before_the_cap() {
+        let mut p = RecentUserMean::default().whole_seconds(true);
+        p.completed(&job(Some(7), 100.0, 3600.0), 100.0);
+        p.completed(&job(Some(7), 301.0, 3600.0), 301.0);
+        assert_eq!(p.predict(&job(Some(7), 0.0, 3600.0)), 200.0);
+        assert_eq!(p.predict(&job(Some(7), 0.0, 150.5)), 150.5, "the cap as given");
+        let mut exact = RecentUserMean::default();
+        exact.completed(&job(Some(7), 100.0, 3600.0), 100.0);
+        exact.completed(&job(Some(7), 301.0, 3600.0), 301.0);
+        assert_eq!(exact.predict(&job(Some(7), 0.0, 3600.0)), 200.5);
+    }
+
     #[test]
     fn an_outlived_prediction_grows_by_the_steps_up_to_the_estimate() {
         // First prediction 200 s: corrections to 200 + 1 min, 200 + 5 min, 200 + 15 min, …

@@ -3,6 +3,7 @@
 
 mod job;
 pub mod lublin;
+pub mod rewrite;
 pub mod shake;
 pub mod stats;
 pub mod synth;

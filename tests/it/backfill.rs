@@ -351,12 +351,12 @@ const W: u32 = 6;
 const H: u32 = 4;
 
 /// Streams of `(gap, runtime, estimate, w, h)`; flat streams ask for `w·h` nodes.
-fn stream() -> impl Strategy<Value = Vec<(u8, u8, u8, u32, u32)>> {
+pub(crate) fn stream() -> impl Strategy<Value = Vec<(u8, u8, u8, u32, u32)>> {
     prop::collection::vec((0u8..4, 0u8..15, 0u8..20, 1..=W, 1..=H), 1..30)
 }
 
 /// The workload of a stream; `exact` ignores the drawn estimates.
-fn to_workload(raw: &[(u8, u8, u8, u32, u32)], as_mesh: bool, exact: bool) -> Workload {
+pub(crate) fn to_workload(raw: &[(u8, u8, u8, u32, u32)], as_mesh: bool, exact: bool) -> Workload {
     let mut t = 0.0;
     let jobs: Vec<_> = raw
         .iter()
@@ -384,7 +384,7 @@ fn mesh_allocs() -> [AllocKind; 5] {
 }
 
 /// Every (as_mesh, machine, allocator) case: the mesh allocators, flat, and flat on a mesh.
-fn cases() -> Vec<(bool, MachineSpec, AllocKind)> {
+pub(crate) fn cases() -> Vec<(bool, MachineSpec, AllocKind)> {
     mesh_allocs()
         .map(|a| (true, mesh(W, H), a))
         .into_iter()

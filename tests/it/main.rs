@@ -12,6 +12,7 @@ mod predict;
 mod real_logs;
 mod sched;
 mod seam;
+mod semantics;
 mod shake;
 mod soak;
 mod support;
