@@ -20,6 +20,11 @@
 //!   met: ~3.3 s; where the time goes and the alternatives measured: docs/ALGORITHMS.md,
 //!   "Conservative backfilling on counts"; exact estimates for comparison).
 //!
+//! * `semantics/kth-sp2/flat100/easy/user/lf1.3/<semantics>` — EASY on KTH-SP2 under one pass per
+//!   instant (`instant`, the default), a pass after every departure and arrival (`event`), and the
+//!   profiles `pyss-sc15` and `cqsim` (engine semantics only: the input as logged). Goal: `event` at
+//!   most 2 × `instant`.
+//!
 //! * `mesh-grid/sdsc-96/<sched>` — the simulations of the 800-cell mesh grid (`make bench-grid`),
 //!   one scheduler per function: one iteration replays the grid's five allocators (ff, bf, fo, as,
 //!   mpl) at load factors 0.5, 1.0, 1.5 and 2.0 (20 cells, a fortieth of the grid; no summary).
@@ -43,7 +48,10 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pwa_replay::catalog::Catalog;
-use pwa_replay::engine::{FragMeter, NoObserver, replay, summarize};
+use pwa_replay::engine::semantics::Passes;
+use pwa_replay::engine::{
+    FragMeter, NoObserver, Profile, ReplayOptions, Semantics, replay, replay_with, summarize,
+};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::swf::{ReadOptions, SwfReader};
@@ -328,7 +336,48 @@ fn backfill(c: &mut Criterion) {
     g.finish();
 }
 
+/// EASY on KTH-SP2 under each scheduling semantics.
+fn semantics(c: &mut Criterion) {
+    let Some((w, m)) = with_user_estimates("kth-sp2", 1.3) else {
+        return;
+    };
+    let mut g = c.benchmark_group("semantics");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(3));
+    let event = Semantics {
+        passes: Passes::Event,
+        ..Semantics::default()
+    };
+    let cases = [
+        ("instant", Semantics::default()),
+        ("event", event),
+        ("pyss-sc15", Profile::PyssSc15.semantics()),
+        ("cqsim", Profile::Cqsim.semantics()),
+    ];
+    for (name, semantics) in cases {
+        let opts = ReplayOptions {
+            semantics,
+            ..ReplayOptions::default()
+        };
+        g.bench_function(format!("kth-sp2/flat100/easy/user/lf1.3/{name}"), |b| {
+            b.iter(|| {
+                replay_with(
+                    black_box(&w),
+                    m,
+                    SchedKind::Easy,
+                    AllocKind::Flat,
+                    opts,
+                    &mut NoObserver,
+                )
+                .expect("replay")
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
-    benches, nasa, nasa_lazy, sdsc, mesh_grid, summary, ctc_torus, backfill
+    benches, nasa, nasa_lazy, sdsc, mesh_grid, summary, ctc_torus, backfill, semantics
 );
 criterion_main!(benches);

@@ -15,7 +15,7 @@
 //!
 //! Time is [`SimTime`] seconds; every comparison uses [`f64::total_cmp`]. Arrivals come from a cursor
 //! over the job list (already sorted by submit time); departures and timers wait in a binary heap keyed
-//! by (time, kind, insertion sequence). At one instant `t`:
+//! by (time, kind's place in the instant, insertion sequence). At one instant `t`:
 //!
 //! 1. **Departures.** Every departure at `t` is released, in the order the jobs were started (insertion
 //!    sequence); then [`Scheduler::on_departure`](crate::sched::Scheduler::on_departure) runs **once**
@@ -32,6 +32,15 @@
 //! A job of run time 0 started at `t` departs at `t` too, in a further departure batch after the
 //! stage that started it (so it never frees its nodes under the scheduler's feet). Nothing depends on
 //! hash order or wall time: the same input gives the same records.
+//!
+//! That is the default, `textbook` [`semantics`]. [`ReplayOptions::semantics`] changes it as other
+//! simulators do: under [`Passes::Event`](semantics::Passes) each departure and each arrival is
+//! delivered alone (`on_departure` then lists one job) and a timer set for `t` fires right after
+//! the event that set it, overruns get no `on_overrun`; under
+//! [`Order::ArrivalsFirst`](semantics::Order) the stages run overruns, arrivals, departures,
+//! timers; under [`Release::Booked`](semantics::Release) the jobs ending at `t` exactly at their
+//! estimates are freed before the first stage (on [`Observer::on_end`]), their departures
+//! delivered in their stage as usual.
 //!
 //! # Job progress (time sharing, walltimes)
 //!

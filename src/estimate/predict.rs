@@ -177,7 +177,11 @@ mod tests {
         p.completed(&job(Some(7), 100.0, 3600.0), 100.0);
         p.completed(&job(Some(7), 301.0, 3600.0), 301.0);
         assert_eq!(p.predict(&job(Some(7), 0.0, 3600.0)), 200.0);
-        assert_eq!(p.predict(&job(Some(7), 0.0, 150.5)), 150.5, "the cap as given");
+        assert_eq!(
+            p.predict(&job(Some(7), 0.0, 150.5)),
+            150.5,
+            "the cap as given"
+        );
         let mut exact = RecentUserMean::default();
         exact.completed(&job(Some(7), 100.0, 3600.0), 100.0);
         exact.completed(&job(Some(7), 301.0, 3600.0), 301.0);

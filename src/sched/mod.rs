@@ -21,7 +21,8 @@
 //!
 //! The backfilling policies plan with run-time estimates: `easy` (EASY, a reservation for the head)
 //! and `conservative` (a reservation for every waiting job). They run one pass per instant, after
-//! every completion and arrival of it (`backfill`), and report their reservations through
+//! every completion and arrival of it (`backfill`), or one after every single event under the
+//! engine's event passes ([`System::semantics`]), and report their reservations through
 //! [`System::promise`].
 
 use std::fmt;

@@ -119,7 +119,11 @@ mod tests {
         let r = rewrite(&rec(500, 15, 13, 300), InputRewrite::Cqsim, 100).unwrap();
         assert_eq!((r.allocated_procs, r.run_time), (Some(13), Some(300)));
         let drop = |r| rewrite(&r, InputRewrite::Cqsim, 100).unwrap_err();
-        assert_eq!(drop(rec(50, 15, -1, 300)), RewriteDrop::NoSize, "field 5 is not read");
+        assert_eq!(
+            drop(rec(50, 15, -1, 300)),
+            RewriteDrop::NoSize,
+            "field 5 is not read"
+        );
         assert_eq!(drop(rec(50, 4, 4, -1)), RewriteDrop::NoRequestedTime);
         assert_eq!(drop(rec(0, 4, 4, 300)), RewriteDrop::NoRuntime);
         assert_eq!(

@@ -89,14 +89,20 @@ fn arrivals_first_lets_the_newcomer_compete_for_the_freed_nodes() {
     );
     let departures_first = run(&w, 4, SchedKind::EasySjbf, event());
     assert_eq!(departures_first.records[3].start, 10.0);
-    assert_eq!(departures_first.records[4].start, 110.0, "X waits for the head");
+    assert_eq!(
+        departures_first.records[4].start, 110.0,
+        "X waits for the head"
+    );
     let arrivals_first = Semantics {
         order: Order::ArrivalsFirst,
         ..event()
     };
     let out = run(&w, 4, SchedKind::EasySjbf, arrivals_first);
     assert_eq!(out.records[4].start, 10.0);
-    assert_eq!(out.records[3].start, 110.0, "W waits for the head (100 + 10)");
+    assert_eq!(
+        out.records[3].start, 110.0,
+        "W waits for the head (100 + 10)"
+    );
 }
 
 /// Four nodes, event passes, arrivals first, `easy:sjbf`. A (2 nodes, 10 s, asking 10 s) and B
@@ -183,7 +189,10 @@ fn predicting_at_every_pass_uses_the_history_that_completed_while_a_job_waited()
     };
     let out = run(&w, 3, SchedKind::Easy, every);
     assert_eq!(out.records[4].start, 100.0);
-    assert_eq!(out.predictions[4], 1000.0, "the submission's prediction is kept");
+    assert_eq!(
+        out.predictions[4], 1000.0,
+        "the submission's prediction is kept"
+    );
 }
 
 /// Four nodes, `easy` with predictions, event passes. User 1's P1, P2 (10 s) complete at 10, so
