@@ -16,7 +16,7 @@ use crate::engine::{flat, run_valid, starts, workload};
 use crate::support::keep_regressions;
 
 /// `(submit, run time, nodes, requested time, user)` per job, estimates set by `model`.
-fn stream(jobs: &[(f64, f64, u32, f64, u32)], model: EstimateModel) -> Workload {
+pub(crate) fn stream(jobs: &[(f64, f64, u32, f64, u32)], model: EstimateModel) -> Workload {
     let spec: Vec<_> = jobs
         .iter()
         .map(|&(s, r, n, _, _)| (s, r, Request::Nodes(n)))

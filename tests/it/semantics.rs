@@ -12,25 +12,11 @@ use pwa_replay::estimate::Correction;
 use pwa_replay::machine::AllocKind;
 use pwa_replay::packed::{PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
-use pwa_replay::workload::{EstimateModel, Request, Workload};
+use pwa_replay::workload::{EstimateModel, Workload};
 
-use crate::backfill::{cases, stream, to_workload};
-use crate::engine::{flat, starts, workload};
-
-/// `(submit, run time, nodes, requested time, user)` per job; estimates from `model`.
-fn stream_of(jobs: &[(f64, f64, u32, f64, u32)], model: EstimateModel) -> Workload {
-    let spec: Vec<_> = jobs
-        .iter()
-        .map(|&(s, r, n, ..)| (s, r, Request::Nodes(n)))
-        .collect();
-    let mut w = workload(&spec);
-    for (j, &(.., req, user)) in w.jobs.iter_mut().zip(jobs) {
-        j.requested = PackedTime::new(req);
-        j.user = UserId::new(user);
-    }
-    w.set_estimates(model);
-    w
-}
+use crate::backfill::{cases, to_workload};
+use crate::engine::{flat, starts};
+use crate::predict::stream;
 
 fn run(w: &Workload, nodes: u32, s: SchedKind, semantics: Semantics) -> Outcome {
     let opts = ReplayOptions {
@@ -55,7 +41,7 @@ fn event() -> Semantics {
 /// each arrival backfills L (ends at 85 ≤ 100) before S arrives, and S finds no node.
 #[test]
 fn event_passes_backfill_the_first_arrival_before_the_second_arrives() {
-    let w = stream_of(
+    let w = stream(
         &[
             (0.0, 100.0, 3, 100.0, 1),
             (1.0, 10.0, 4, 10.0, 1),
@@ -77,7 +63,7 @@ fn event_passes_backfill_the_first_arrival_before_the_second_arrives() {
 /// then the pass after A's end sees W and X and backfills the shorter, X.
 #[test]
 fn arrivals_first_lets_the_newcomer_compete_for_the_freed_nodes() {
-    let w = stream_of(
+    let w = stream(
         &[
             (0.0, 10.0, 2, 20.0, 1),
             (0.0, 100.0, 2, 100.0, 1),
@@ -113,7 +99,7 @@ fn arrivals_first_lets_the_newcomer_compete_for_the_freed_nodes() {
 /// the shorter, X2.
 #[test]
 fn a_job_booked_until_its_estimate_is_free_before_the_instants_arrivals() {
-    let w = stream_of(
+    let w = stream(
         &[
             (0.0, 10.0, 2, 10.0, 1),
             (0.0, 100.0, 2, 100.0, 1),
@@ -144,7 +130,7 @@ fn a_job_booked_until_its_estimate_is_free_before_the_instants_arrivals() {
 /// 51 and backfills at 1.
 #[test]
 fn cqsims_backfill_test_uses_the_run_time() {
-    let w = stream_of(
+    let w = stream(
         &[
             (0.0, 100.0, 2, 100.0, 1),
             (0.5, 10.0, 4, 10.0, 1),
@@ -171,7 +157,7 @@ fn cqsims_backfill_test_uses_the_run_time() {
 /// every pass, it ends at 200 ≤ 300 and backfills at 100.
 #[test]
 fn predicting_at_every_pass_uses_the_history_that_completed_while_a_job_waited() {
-    let w = stream_of(
+    let w = stream(
         &[
             (0.0, 300.0, 1, 300.0, 2),
             (0.0, 100.0, 1, 1000.0, 1),
@@ -203,7 +189,7 @@ fn predicting_at_every_pass_uses_the_history_that_completed_while_a_job_waited()
 /// at 81 ≤ 90); pyss's `EasyBackfillScheduler` passes only for a newcomer that fits, and C waits.
 #[test]
 fn an_arrival_that_does_not_fit_gets_no_pass_under_if_fits() {
-    let w = stream_of(
+    let w = stream(
         &[
             (0.0, 10.0, 1, 1000.0, 1),
             (0.0, 10.0, 1, 1000.0, 1),
@@ -239,7 +225,7 @@ proptest! {
     /// schedules (kills on and off, exact and user estimates, predictions).
     #[test]
     fn every_profiles_schedules_pass_the_validator(
-        raw in stream(), exact in any::<bool>(), kill in any::<bool>(), predict in any::<bool>()
+        raw in crate::backfill::stream(), exact in any::<bool>(), kill in any::<bool>(), predict in any::<bool>()
     ) {
         for profile in Profile::ALL {
             let opts = ReplayOptions {
