@@ -372,7 +372,7 @@ fn sweep<'py>(
         replicas: 1,
         shake: None,
         kill_at_estimate,
-        ..ReplayOptions::default()
+        dilation: None,
     };
     let plan = spec.plan().map_err(err)?;
     let source = Given {

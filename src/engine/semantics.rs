@@ -15,9 +15,11 @@
 //! | `pyss` | event | arrivals first | booked | always | estimate | [`Prediction::EveryPass`], whole seconds | as logged |
 //! | `cqsim` | event | departures first | at end | always | [`BackfillLength::RunTime`] | at submission, exact | [`InputRewrite::Cqsim`] |
 //!
-//! The engine reads the first three fields and the prediction fields; `easy` reads the backfill
-//! test through [`System::backfill_length`](crate::sched::System::backfill_length); the input
-//! rewriting happens when the workload is loaded ([`crate::workload::rewrite`]).
+//! The engine reads the passes, the order, the release and the prediction fields; `easy` reads the
+//! arrival pass through [`System::semantics`](crate::sched::System::semantics) and the backfill
+//! length through [`System::backfill_length`](crate::sched::System::backfill_length). The input
+//! rewriting is the workload layer's [`rewrite`](crate::workload::rewrite::rewrite), applied to
+//! the records by whoever loads the log ([`crate::trace::load`] does not read this field).
 
 use std::fmt;
 use std::str::FromStr;
