@@ -36,6 +36,7 @@ mod mbs_kd;
 mod mesh;
 mod node_set;
 mod noncontig;
+mod page_spec;
 mod paging;
 mod paging_kd;
 mod semitorus;
@@ -59,7 +60,8 @@ pub use mesh::{FreeBases, Mesh, MeshAllocator, PlacementRule, RegionCounter};
 pub use mpl::{Mpl, MplFixedRule, MplRule};
 pub use mpl_fixed::MplFixed;
 pub use noncontig::{PieceAllocator, PieceRule};
-pub use paging::{MAX_PAGE_ORDER, PageOrder, PageSpec, Paging};
+pub use page_spec::{MAX_PAGE_ORDER, PageOrder, PageSpec};
+pub use paging::Paging;
 pub use paging_kd::GridPaging;
 pub use semitorus::{
     Scheme, Semitorus, TorusConversion, convert, cube_like, initial_set, wrap_flags,

@@ -9,7 +9,7 @@
 //! pages; pages side by side along dimension 0 are recorded as one box.
 
 use super::node_set::NodeSet;
-use super::paging::{PageOrder, PageSpec};
+use super::page_spec::{PageOrder, PageSpec};
 use super::{AllocKind, Allocator, SpecError, mismatch};
 use crate::resource::{Block, Dims, MachineSpec, Pieces, Placement, Request};
 
