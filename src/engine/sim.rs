@@ -12,12 +12,12 @@ use super::observer::Observer;
 use super::semantics::{BackfillLength, Order, Passes, Prediction, Release};
 use super::{EngineError, JobRecord, Outcome, PolicyProblem, ReplayOptions, Segment};
 use crate::SimTime;
-use crate::estimate::{Predictor, PredictorKind};
+use crate::estimate::Predictor;
 use crate::machine::{AllocStats, Allocator};
 use crate::packed::PackedTime;
 use crate::resource::{Placement, Request};
 use crate::sched::{RunningJob, Scheduler, System};
-use crate::workload::{Job, JobId, Workload};
+use crate::workload::{Job, JobId, PredictorKind, Workload};
 
 /// Event kinds, in the order they are handled at one instant under [`Order::DeparturesFirst`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -24,22 +24,12 @@ use rustc_hash::FxHashMap;
 use super::Predictor;
 use crate::SimTime;
 use crate::packed::UserId;
-use crate::workload::Job;
+use crate::workload::{Correction, Job};
 
 /// Minutes added to the first prediction by the successive corrections of a job that outlives it.
 const STEPS_MIN: [f64; 11] = [
     1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 3000.0, 6000.0,
 ];
-
-/// How a prediction a job outlives is extended.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Correction {
-    /// `predict`: the first prediction plus 1 min, 5 min, 15 min, … 100 h, then the user estimate.
-    #[default]
-    Steps,
-    /// `predict:estimate`: to the user estimate at once.
-    Estimate,
-}
 
 /// The mean run time of the user's two last completed jobs.
 #[derive(Debug, Default)]

@@ -1,7 +1,8 @@
-//! Jobs as the simulator sees them: an arrival time, a run time and a topology-specific request.
+//! Jobs as the simulator sees them: an arrival time, a run time and a topology-specific request;
+//! and the labels of where their estimates come from ([`EstimateModel`], [`PredictorKind`]), which
+//! [`crate::estimate`] carries out.
 
 use crate::SimTime;
-use crate::estimate::{Correction, PredictorKind, tsafrir};
 use crate::packed::{PackedTime, UserId};
 pub use crate::resource::Request;
 
@@ -159,24 +160,21 @@ impl EstimateModel {
     }
 }
 
-impl Workload {
-    /// Sets every job's estimate by `model` (and the predictor, for `predict`); reports jobs with no
-    /// requested time and jobs that overrun their estimate.
-    pub fn set_estimates(&mut self, model: EstimateModel) -> EstimateReport {
-        self.predictor = match model {
-            EstimateModel::Predict(c) => Some(PredictorKind::RecentUserMean(c)),
-            _ => None,
-        };
-        let mut report = EstimateReport::default();
-        let drawn = (model == EstimateModel::Tsafrir).then(|| tsafrir::estimates(&self.jobs));
-        for (i, job) in self.jobs.iter_mut().enumerate() {
-            job.estimate = match &drawn {
-                Some(d) => d[i],
-                None => model.estimate(job).unwrap_or(job.runtime),
-            };
-            report.missing += u64::from(job.requested.is_none());
-            report.overrun += u64::from(job.runtime > job.estimate);
-        }
-        report
-    }
+/// How a prediction a job outlives is extended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Correction {
+    /// `predict`: the first prediction plus 1 min, 5 min, 15 min, … 100 h, then the user estimate.
+    #[default]
+    Steps,
+    /// `predict:estimate`: to the user estimate at once.
+    Estimate,
+}
+
+/// A predictor label: which [`Predictor`](crate::estimate::Predictor) a replay builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredictorKind {
+    /// `predict[:estimate]`: the mean run time of the user's two last completed jobs (Tsafrir,
+    /// Etsion & Feitelson 2007), outlived predictions extended by the [`Correction`], see
+    /// [`RecentUserMean`](crate::estimate::RecentUserMean).
+    RecentUserMean(Correction),
 }

@@ -11,6 +11,9 @@ pub mod synth_hypercube;
 pub mod tracepath;
 pub mod transform;
 
-pub use job::{EstimateModel, EstimateParseError, EstimateReport, Job, JobId, Request, Workload};
+pub use job::{
+    Correction, EstimateModel, EstimateParseError, EstimateReport, Job, JobId, PredictorKind,
+    Request, Workload,
+};
 pub use stats::{StatsBuilder, WorkloadStats};
 pub use transform::{Conversion, Converted, DropReason, ShapeRule, SizeField, box_shape};

@@ -6,10 +6,10 @@
 
 use proptest::prelude::*;
 use pwa_replay::engine::{ReplayOptions, replay_with, summarize, validate};
-use pwa_replay::estimate::Correction;
 use pwa_replay::machine::AllocKind;
 use pwa_replay::packed::{PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
+use pwa_replay::workload::Correction;
 use pwa_replay::workload::{EstimateModel, Request, Workload};
 
 use crate::engine::{flat, run_valid, starts, workload};

@@ -8,11 +8,10 @@ use pwa_replay::engine::semantics::{
 use pwa_replay::engine::{
     NoObserver, Outcome, Profile, ReplayOptions, Semantics, replay_with, validate,
 };
-use pwa_replay::estimate::Correction;
 use pwa_replay::machine::AllocKind;
 use pwa_replay::packed::{PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
-use pwa_replay::workload::{EstimateModel, Workload};
+use pwa_replay::workload::{Correction, EstimateModel, Workload};
 
 use crate::backfill::{cases, to_workload};
 use crate::engine::{flat, starts};

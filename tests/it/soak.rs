@@ -11,10 +11,10 @@
 use std::time::{Duration, Instant};
 
 use pwa_replay::engine::{EngineError, NoObserver, Outcome, replay, validate};
-use pwa_replay::estimate::{Correction, PredictorKind};
 use pwa_replay::machine::{AllocKind, Dims, MachineSpec, Shape};
 use pwa_replay::packed::{PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
+use pwa_replay::workload::{Correction, PredictorKind};
 use pwa_replay::workload::{Job, JobId, Request, Workload};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
