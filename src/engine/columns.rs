@@ -1,13 +1,15 @@
 //! The run metrics as one table: every [`RunMetrics`] field is a column with its name, unit and
 //! meaning ([`COLUMNS`]). The summary tables, the cell cache, experiment measures, axis labels and
-//! docs/OUTPUTS.md read it, so a metric is named and explained once. The table destructures
-//! [`RunMetrics`] exhaustively: a field added to the struct fails to compile until it has its line.
+//! docs/OUTPUTS.md read it, so a metric is named and explained once. The observed measures of a run
+//! ([`super::observation::OBSERVED`]) are a second table of the same [`Column`]s, declared by the
+//! same `column_table!` macro, which destructures its record exhaustively: a field added to
+//! [`RunMetrics`] or [`Observed`](super::observation::Observed) fails to compile until it has its
+//! line.
 //!
 //! The per-job table (`run --jobs-out`, `sweep --per-job`, the Python package's `Result.jobs`) is
 //! [`job_table`]: its columns in order, as plain vectors, for any front end to turn into a frame;
 //! [`job_table_rows`] gives a range of its rows, so that a long replay's table can be written in
 //! parts (Parquet row groups) without all of it in memory at once.
-
 use std::ops::Range;
 
 use super::locality::{Locality, locality};
@@ -43,36 +45,37 @@ impl Value {
     }
 }
 
-/// One column: name, unit, meaning, and how to read and write it.
+/// One column of a record (a [`RunMetrics`] unless said): name, unit, meaning, and how to read
+/// and write it.
 #[derive(Debug, Clone, Copy)]
-pub struct Column {
+pub struct Column<R = RunMetrics> {
     /// Column name (`mean_turnaround_s`), as in every table and JSON object.
     pub name: &'static str,
     /// Unit for axis labels (`s`, `fraction`; empty for counts and ratios).
     pub unit: &'static str,
     /// What it means, in a few words (axis labels, docs).
     pub meaning: &'static str,
-    /// Its value in a run.
-    pub get: fn(&RunMetrics) -> Value,
+    /// Its value in a record.
+    pub get: fn(&R) -> Value,
     /// Sets it; `false` when the value is of the other kind (a real for a count).
-    pub set: fn(&mut RunMetrics, Value) -> bool,
+    pub set: fn(&mut R, Value) -> bool,
 }
 
-impl PartialEq for Column {
+impl<R> PartialEq for Column<R> {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
     }
 }
 
-impl Column {
-    /// Its value in a run, as a number.
-    pub fn of(&self, m: &RunMetrics) -> f64 {
+impl<R: Default> Column<R> {
+    /// Its value in a record, as a number.
+    pub fn of(&self, m: &R) -> f64 {
         (self.get)(m).as_f64()
     }
 
     /// Whether it is a count (an integer column).
     pub fn is_count(&self) -> bool {
-        matches!((self.get)(&RunMetrics::default()), Value::Count(_))
+        matches!((self.get)(&R::default()), Value::Count(_))
     }
 
     /// Whether it is a duration in seconds (shown with units in tables for humans).
@@ -90,66 +93,123 @@ impl Column {
     }
 }
 
-macro_rules! columns {
-    ($($name:ident: $kind:ident, $unit:expr, $meaning:expr;)*) => {
-        /// Every column, in the order of the summary table.
-        pub const COLUMNS: &[Column] = &[$(Column {
-            name: stringify!($name),
+/// Declares a table of the [`Column`]s of a record, checked complete when compiled.
+///
+/// A line `field: Kind, "unit", "meaning";` is the column of a field of kind `Count` (`u64`) or
+/// `Real` (`f64`), named after it; a line `field[1 2 … N]: Kind, "unit", "meaning";` is one column
+/// per element of an array field of length `N`: `field_1` … `field_N`, each meaning followed by its
+/// number. The lines name every field of the record but those after `except`, or the table fails to
+/// compile; so does an array line whose numbers are not 1, 2, … up to the array's length.
+macro_rules! column_table {
+    (
+        $(#[$doc:meta])*
+        $vis:vis const $table:ident: [Column<$record:ident>] $(except $($skip:ident),+)? {
+            $($lines:tt)*
+        }
+    ) => {
+        column_table!(@lines [$(#[$doc])* $vis $table] $record [$($($skip)+)?] [] $($lines)*);
+    };
+    // The column of a field.
+    (@lines $head:tt $record:ident [$($fields:ident)*] [$($columns:expr,)*]
+        $field:ident: $kind:ident, $unit:literal, $meaning:literal; $($rest:tt)*
+    ) => {
+        column_table!(@lines $head $record [$($fields)* $field] [$($columns,)* Column {
+            name: stringify!($field),
             unit: $unit,
             meaning: $meaning,
-            get: |m| Value::$kind(m.$name),
-            set: |m, v| match v {
+            get: |r| Value::$kind(r.$field),
+            set: |r, v| match v {
                 Value::$kind(x) => {
-                    m.$name = x;
+                    r.$field = x;
                     true
                 }
                 _ => false,
             },
-        }),*];
+        },] $($rest)*);
+    };
+    // The columns of an array field, one per element.
+    (@lines $head:tt $record:ident [$($fields:ident)*] [$($columns:expr,)*]
+        $field:ident[$($n:literal)+]: $kind:ident, $unit:literal, $meaning:literal; $($rest:tt)*
+    ) => {
+        // Numbered 1, 2, … N, and N is the array's length.
+        const _: () = {
+            let numbers = [$($n),+];
+            let mut i = 0;
+            while i < numbers.len() {
+                assert!(numbers[i] == i + 1, "an array's columns are numbered 1, 2, …");
+                i += 1;
+            }
+        };
+        const _: fn(&$record) = |r| {
+            let _: &[_; [$($n),+].len()] = &r.$field;
+        };
+        column_table!(@lines $head $record [$($fields)* $field] [$($columns,)* $(Column {
+            name: concat!(stringify!($field), "_", $n),
+            unit: $unit,
+            meaning: concat!($meaning, " ", $n),
+            get: |r| Value::$kind(r.$field[$n - 1]),
+            set: |r, v| match v {
+                Value::$kind(x) => {
+                    r.$field[$n - 1] = x;
+                    true
+                }
+                _ => false,
+            },
+        },)+] $($rest)*);
+    };
+    (@lines [$(#[$doc:meta])* $vis:vis $table:ident] $record:ident [$($fields:ident)*]
+        [$($columns:expr,)*]
+    ) => {
+        $(#[$doc])*
+        $vis const $table: &[Column<$record>] = &[$($columns),*];
 
-        /// Fails to compile when a field of [`RunMetrics`] has no line in the table.
-        const _: fn(RunMetrics) = |m| {
-            // `observed` is not a column: experiments' measures of their own (observation.rs).
-            let RunMetrics { $($name: _,)* observed: _ } = m;
+        /// Fails to compile when a field of the record has no line in the table.
+        const _: fn($record) = |r| {
+            let $record { $($fields: _),* } = r;
         };
     };
 }
+pub(super) use column_table;
 
-columns! {
-    jobs: Count, "", "jobs replayed";
-    mean_turnaround_s: Real, "s", "mean turnaround";
-    var_turnaround: Real, "s²", "variance of turnaround";
-    mean_wait_s: Real, "s", "mean wait";
-    max_wait_s: Real, "s", "maximum wait";
-    p50_wait_s: Real, "s", "median wait";
-    p95_wait_s: Real, "s", "95th percentile wait";
-    p99_wait_s: Real, "s", "99th percentile wait";
-    utilization: Real, "fraction", "utilization";
-    throughput_per_s: Real, "jobs/s", "throughput";
-    makespan_s: Real, "s", "makespan";
-    mean_bounded_slowdown: Real, "", "mean bounded slowdown (τ = 10 s)";
-    system_power: Real, "", "system power (throughput / mean wait)";
-    internal_fragmentation: Real, "processors", "internal fragmentation";
-    killed_jobs: Count, "", "jobs killed at their estimate";
-    alloc_attempts: Count, "", "allocator calls";
-    alloc_time_s: Real, "s", "time in the allocator";
-    sim_wall_s: Real, "s", "replay wall time";
-    external_fragmentation: Real, "fraction", "external fragmentation";
-    mean_torus_dims: Real, "", "mean torus dimensionality";
-    p50_bounded_slowdown: Real, "", "median bounded slowdown";
-    p95_bounded_slowdown: Real, "", "95th percentile bounded slowdown";
-    p99_bounded_slowdown: Real, "", "99th percentile bounded slowdown";
-    backfilled_jobs: Count, "", "jobs backfilled";
-    backfilled_share: Real, "fraction", "share of jobs backfilled";
-    mean_reservation_error_s: Real, "s", "mean reservation error";
-    frag_delayed_jobs: Count, "", "jobs delayed by fragmentation";
-    frag_delayed_share: Real, "fraction", "share of jobs delayed by fragmentation";
-    mean_free_regions: Real, "", "mean maximal free submeshes";
-    head_fragmentation: Real, "fraction", "head-of-queue fragmentation";
-    mean_estimate_error: Real, "", "mean |estimate − run time| / run time";
-    underestimated_share: Real, "fraction", "share of jobs underestimated";
-    mean_pieces: Real, "", "mean connected pieces per job";
-    mean_pairwise_hops: Real, "hops", "mean pairwise hop distance within a job";
+column_table! {
+    /// Every column, in the order of the summary table (`observed` is not one: the observed
+    /// measures are a table of their own, [`super::observation::OBSERVED`]).
+    pub const COLUMNS: [Column<RunMetrics>] except observed {
+        jobs: Count, "", "jobs replayed";
+        mean_turnaround_s: Real, "s", "mean turnaround";
+        var_turnaround: Real, "s²", "variance of turnaround";
+        mean_wait_s: Real, "s", "mean wait";
+        max_wait_s: Real, "s", "maximum wait";
+        p50_wait_s: Real, "s", "median wait";
+        p95_wait_s: Real, "s", "95th percentile wait";
+        p99_wait_s: Real, "s", "99th percentile wait";
+        utilization: Real, "fraction", "utilization";
+        throughput_per_s: Real, "jobs/s", "throughput";
+        makespan_s: Real, "s", "makespan";
+        mean_bounded_slowdown: Real, "", "mean bounded slowdown (τ = 10 s)";
+        system_power: Real, "", "system power (throughput / mean wait)";
+        internal_fragmentation: Real, "processors", "internal fragmentation";
+        killed_jobs: Count, "", "jobs killed at their estimate";
+        alloc_attempts: Count, "", "allocator calls";
+        alloc_time_s: Real, "s", "time in the allocator";
+        sim_wall_s: Real, "s", "replay wall time";
+        external_fragmentation: Real, "fraction", "external fragmentation";
+        mean_torus_dims: Real, "", "mean torus dimensionality";
+        p50_bounded_slowdown: Real, "", "median bounded slowdown";
+        p95_bounded_slowdown: Real, "", "95th percentile bounded slowdown";
+        p99_bounded_slowdown: Real, "", "99th percentile bounded slowdown";
+        backfilled_jobs: Count, "", "jobs backfilled";
+        backfilled_share: Real, "fraction", "share of jobs backfilled";
+        mean_reservation_error_s: Real, "s", "mean reservation error";
+        frag_delayed_jobs: Count, "", "jobs delayed by fragmentation";
+        frag_delayed_share: Real, "fraction", "share of jobs delayed by fragmentation";
+        mean_free_regions: Real, "", "mean maximal free submeshes";
+        head_fragmentation: Real, "fraction", "head-of-queue fragmentation";
+        mean_estimate_error: Real, "", "mean |estimate − run time| / run time";
+        underestimated_share: Real, "fraction", "share of jobs underestimated";
+        mean_pieces: Real, "", "mean connected pieces per job";
+        mean_pairwise_hops: Real, "hops", "mean pairwise hop distance within a job";
+    }
 }
 
 /// The column called `name`.
@@ -341,10 +401,11 @@ mod tests {
         assert_eq!(whole[0].1, JobColumn::Ids(vec![40, 41, 42, 43, 44]));
     }
 
-    #[test]
-    fn every_column_reads_and_writes_its_own_field() {
-        let mut m = RunMetrics::default();
-        for (i, c) in COLUMNS.iter().enumerate() {
+    /// Each column of `table` sets and reads back a value of its own, refuses the other kind, and
+    /// has a name of its own.
+    fn reads_and_writes_its_own_field<R: Default>(table: &[Column<R>]) {
+        let mut m = R::default();
+        for (i, c) in table.iter().enumerate() {
             let v = if c.is_count() {
                 Value::Count(i as u64 + 1)
             } else {
@@ -358,7 +419,7 @@ mod tests {
             };
             assert!(!(c.set)(&mut m, wrong), "{} took the other kind", c.name);
         }
-        for (i, c) in COLUMNS.iter().enumerate() {
+        for (i, c) in table.iter().enumerate() {
             assert_eq!(
                 c.of(&m),
                 i as f64 + if c.is_count() { 1.0 } else { 0.5 },
@@ -366,10 +427,16 @@ mod tests {
                 c.name
             );
         }
-        let mut names: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        let mut names: Vec<&str> = table.iter().map(|c| c.name).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), COLUMNS.len(), "names are unique");
+        assert_eq!(names.len(), table.len(), "names are unique");
+    }
+
+    #[test]
+    fn every_column_reads_and_writes_its_own_field() {
+        reads_and_writes_its_own_field(COLUMNS);
+        reads_and_writes_its_own_field(super::super::observation::OBSERVED);
     }
 
     #[test]

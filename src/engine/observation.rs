@@ -16,13 +16,14 @@
 //! [`Observed`] holds what an experiment measures of a run beyond its summary (the window's `M`,
 //! `U`, `X`, the completion time and the last arrival; of a time-sharing run the mean number of
 //! gang classes, suspensions per job and the mean wait of each service-demand decile,
-//! coscheduling-time-sharing.md §4.4), one registered column each in [`OBSERVED`]; [`observed`]
-//! computes them.
+//! coscheduling-time-sharing.md §4.4), one registered column each in [`OBSERVED`] (a table of
+//! [`Column`]s as the summary's, [`super::columns`]). The experiments compute them
+//! ([`crate::experiment::measure::observed`]): the time-sharing measures come from
+//! [`crate::coschedule`], which replays on the engine.
 
 use super::Outcome;
+use super::columns::{Column, Value, column_table};
 use crate::SimTime;
-use crate::coschedule;
-use crate::sched::GangLog;
 use crate::workload::Workload;
 
 /// The §4.2 counters and parameters of one window.
@@ -114,129 +115,18 @@ pub struct Observed {
 /// The service-demand classes of [`Observed::decile_wait`].
 pub const DECILES: usize = 10;
 
-/// The column of decile `d` (0-based) of [`Observed::decile_wait`].
-macro_rules! decile_column {
-    ($d:literal, $name:literal, $n:literal) => {
-        ObservedColumn {
-            name: $name,
-            unit: "s",
-            meaning: concat!(
-                "mean waiting time (response − run time) of service-demand decile ",
-                $n
-            ),
-            get: |o| o.decile_wait[$d],
-            set: |o, v| o.decile_wait[$d] = v,
-        }
-    };
-}
-
-/// One observed measure: name, unit, meaning, and its value in an [`Observed`].
-#[derive(Debug, Clone, Copy)]
-pub struct ObservedColumn {
-    /// Name in experiment files (`window_delay`).
-    pub name: &'static str,
-    /// Unit for axis labels (`s` for times, as the run columns).
-    pub unit: &'static str,
-    /// What it means, in a few words.
-    pub meaning: &'static str,
-    /// Its value.
-    pub get: fn(&Observed) -> f64,
-    /// Sets it (a cache read back).
-    pub set: fn(&mut Observed, f64),
-}
-
-/// Every observed measure.
-pub const OBSERVED: &[ObservedColumn] = &[
-    ObservedColumn {
-        name: "window_delay",
-        unit: "s",
-        meaning: "mean queueing delay M over the observation window",
-        get: |o| o.window_delay,
-        set: |o, v| o.window_delay = v,
-    },
-    ObservedColumn {
-        name: "window_utilization",
-        unit: "fraction",
-        meaning: "utilization U over the observation window",
-        get: |o| o.window_utilization,
-        set: |o, v| o.window_utilization = v,
-    },
-    ObservedColumn {
-        name: "window_throughput",
-        unit: "jobs/s",
-        meaning: "throughput X over the observation window",
-        get: |o| o.window_throughput,
-        set: |o, v| o.window_throughput = v,
-    },
-    ObservedColumn {
-        name: "completion_time",
-        unit: "s",
-        meaning: "completion time of the job set",
-        get: |o| o.completion_time,
-        set: |o, v| o.completion_time = v,
-    },
-    ObservedColumn {
-        name: "last_arrival",
-        unit: "s",
-        meaning: "arrival of the last job",
-        get: |o| o.last_arrival,
-        set: |o, v| o.last_arrival = v,
-    },
-    ObservedColumn {
-        name: "gang_classes",
-        unit: "",
-        meaning: "time-average number of gang time-slice classes",
-        get: |o| o.gang_classes,
-        set: |o, v| o.gang_classes = v,
-    },
-    ObservedColumn {
-        name: "suspensions_per_job",
-        unit: "",
-        meaning: "job suspensions per job",
-        get: |o| o.suspensions_per_job,
-        set: |o, v| o.suspensions_per_job = v,
-    },
-    decile_column!(0, "decile_wait_1", "1"),
-    decile_column!(1, "decile_wait_2", "2"),
-    decile_column!(2, "decile_wait_3", "3"),
-    decile_column!(3, "decile_wait_4", "4"),
-    decile_column!(4, "decile_wait_5", "5"),
-    decile_column!(5, "decile_wait_6", "6"),
-    decile_column!(6, "decile_wait_7", "7"),
-    decile_column!(7, "decile_wait_8", "8"),
-    decile_column!(8, "decile_wait_9", "9"),
-    decile_column!(9, "decile_wait_10", "10"),
-];
-
-/// The observed measures of `out` (a replay of `w` on `nodes` nodes) over the window `[0, window]`;
-/// without a window (a fixed job set), over `[0, completion time]`. `gang` is the class log of a
-/// `gang` replay (none: no classes).
-pub fn observed(
-    w: &Workload,
-    out: &Outcome,
-    nodes: u32,
-    window: Option<SimTime>,
-    gang: Option<&GangLog>,
-) -> Observed {
-    let completion = completion_time(out);
-    let window = window.unwrap_or_else(|| completion.max(f64::MIN_POSITIVE));
-    let o = observe(w, out, nodes, window);
-    let mut decile_wait = [0.0; DECILES];
-    for (d, class) in decile_wait
-        .iter_mut()
-        .zip(coschedule::by_service_class(w, out, DECILES))
-    {
-        *d = class.mean_wait;
-    }
-    Observed {
-        window_delay: o.mean_delay,
-        window_utilization: o.utilization,
-        window_throughput: o.throughput,
-        completion_time: completion,
-        last_arrival: w.jobs.last().map_or(0.0, |j| j.submit),
-        gang_classes: gang.map_or(0.0, |g| g.mean_classes(completion)),
-        suspensions_per_job: coschedule::suspensions(out) as f64 / w.jobs.len().max(1) as f64,
-        decile_wait,
+column_table! {
+    /// Every observed measure.
+    pub const OBSERVED: [Column<Observed>] {
+        window_delay: Real, "s", "mean queueing delay M over the observation window";
+        window_utilization: Real, "fraction", "utilization U over the observation window";
+        window_throughput: Real, "jobs/s", "throughput X over the observation window";
+        completion_time: Real, "s", "completion time of the job set";
+        last_arrival: Real, "s", "arrival of the last job";
+        gang_classes: Real, "", "time-average number of gang time-slice classes";
+        suspensions_per_job: Real, "", "job suspensions per job";
+        decile_wait[1 2 3 4 5 6 7 8 9 10]: Real, "s",
+            "mean waiting time (response − run time) of service-demand decile";
     }
 }
 
@@ -264,17 +154,15 @@ pub fn completion_time(out: &Outcome) -> SimTime {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::{AllocStats, JobRecord};
     use crate::resource::{Placement, Request, Subcube};
     use crate::workload::Job;
 
-    /// Three jobs on a 2-cube, window T = 10 (worked by hand):
-    /// j0 1-cube submitted 0, runs 0–4; j1 2-cube submitted 1, waits until 4, runs 4–12 (past T);
-    /// j2 0-cube submitted 11 (after T), runs 12–13.
-    #[test]
-    fn counters_of_a_hand_worked_window() {
+    /// Three jobs on a 2-cube, worked by hand: j0 1-cube submitted 0, runs 0–4; j1 2-cube
+    /// submitted 1, waits until 4, runs 4–12; j2 0-cube submitted 11, runs 12–13.
+    pub(crate) fn three_jobs_on_a_2_cube() -> (Workload, Outcome) {
         let job = |i: u32, submit, runtime, k| Job::sample(i, submit, runtime, Request::Subcube(k));
         let w = Workload {
             jobs: vec![
@@ -307,6 +195,13 @@ mod tests {
             alloc_time_s: 0.0,
             sim_wall_s: 0.0,
         };
+        (w, out)
+    }
+
+    /// [`three_jobs_on_a_2_cube`] in the window T = 10 (j1 runs past T, j2 is submitted after it).
+    #[test]
+    fn counters_of_a_hand_worked_window() {
+        let (w, out) = three_jobs_on_a_2_cube();
         let o = observe(&w, &out, 4, 10.0);
         assert_eq!((o.generated, o.completed, o.allocated), (2, 1, 2));
         assert_eq!(o.total_delay, 3.0);
@@ -322,38 +217,22 @@ mod tests {
             [0.0, 1.5, 4.0 / 3.0]
         );
         assert_eq!(completion_time(&out), 13.0);
-        let seen = observed(&w, &out, 4, Some(10.0), None);
-        assert_eq!(
-            (
-                seen.window_delay,
-                seen.window_utilization,
-                seen.window_throughput
-            ),
-            (1.5, 0.8, 0.1)
-        );
-        assert_eq!((seen.completion_time, seen.last_arrival), (13.0, 11.0));
-        // A job set: the window is [0, 13], every job allocated and completed in it.
-        let set = observed(&w, &out, 4, None, None);
-        assert_eq!(set.window_delay, 4.0 / 3.0);
-        assert_eq!(set.window_throughput, 3.0 / 13.0);
-        // Run times 4, 8, 1 with waits 0, 3, 1: one job per class, the shortest first.
-        assert_eq!(set.decile_wait[..4], [1.0, 0.0, 3.0, 0.0]);
-        assert_eq!((set.gang_classes, set.suspensions_per_job), (0.0, 0.0));
-        // One class over [0, 4), two up to the completion at 13.
-        let log = GangLog {
-            classes: vec![(0.0, 1), (4.0, 2)],
-            switches: 0,
-        };
-        let gang = observed(&w, &out, 4, None, Some(&log));
-        assert_eq!(gang.gang_classes, 22.0 / 13.0);
+    }
+
+    #[test]
+    fn the_decile_columns_are_numbered_from_1() {
         let names: Vec<&str> = OBSERVED.iter().map(|c| c.name).collect();
         assert_eq!(names.len(), 7 + DECILES);
-        assert_eq!(names[16], "decile_wait_10");
-        assert_eq!((OBSERVED[4].get)(&seen), 11.0);
-        let mut back = Observed::default();
-        for c in OBSERVED {
-            (c.set)(&mut back, (c.get)(&seen));
-        }
-        assert_eq!(back, seen);
+        assert_eq!(
+            (names[6], names[7], names[16]),
+            ("suspensions_per_job", "decile_wait_1", "decile_wait_10")
+        );
+        assert_eq!(
+            OBSERVED[16].meaning,
+            "mean waiting time (response − run time) of service-demand decile 10"
+        );
+        let mut o = Observed::default();
+        o.decile_wait[0] = 2.5;
+        assert_eq!(OBSERVED[7].of(&o), 2.5);
     }
 }

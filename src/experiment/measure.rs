@@ -6,12 +6,17 @@
 //! more than a run's summary is an *observed* measure, registered once in
 //! [`crate::engine::observation::OBSERVED`] (the §4.2 observation window's `M`, `U`, `X`, the
 //! completion time and last arrival of a job set, gang classes, suspensions, decile waits): a cell
-//! whose figures or rules use one computes them for every replica ([`RunMetrics::observed`]).
+//! whose figures or rules use one computes them for every replica ([`observed`], kept in
+//! [`RunMetrics::observed`]).
 //! `decile_wait` is indexed by the point's x (the decile), so one cell draws a whole curve.
 
-use crate::engine::RunMetrics;
-use crate::engine::columns::COLUMNS;
-use crate::engine::observation::OBSERVED;
+use crate::SimTime;
+use crate::coschedule;
+use crate::engine::columns::{COLUMNS, Value};
+use crate::engine::observation::{self, DECILES, OBSERVED, Observed};
+use crate::engine::{Outcome, RunMetrics};
+use crate::sched::GangLog;
+use crate::workload::Workload;
 
 /// A named measure: one number per run.
 #[derive(Debug, Clone, Copy)]
@@ -29,10 +34,10 @@ pub struct Measure {
 
 #[derive(Debug, Clone, Copy)]
 enum Get {
-    Column(fn(&RunMetrics) -> crate::engine::columns::Value),
-    Observed(fn(&crate::engine::observation::Observed) -> f64),
+    Column(fn(&RunMetrics) -> Value),
+    Observed(fn(&Observed) -> Value),
     /// Indexed by the point's x (`decile_wait`: decile x).
-    ByX(fn(&crate::engine::observation::Observed, f64) -> f64),
+    ByX(fn(&Observed, f64) -> f64),
 }
 
 impl PartialEq for Measure {
@@ -51,7 +56,7 @@ impl Measure {
     pub fn at(&self, m: &RunMetrics, x: f64) -> f64 {
         match self.get {
             Get::Column(get) => get(m).as_f64(),
-            Get::Observed(get) => get(&m.observed),
+            Get::Observed(get) => get(&m.observed).as_f64(),
             Get::ByX(get) => get(&m.observed, x),
         }
     }
@@ -105,12 +110,44 @@ const BY_X: &[Measure] = &[Measure {
 }];
 
 /// The mean wait of decile `x` (1 = the shortest tenth of the jobs; NaN off 1…10).
-fn decile_wait(o: &crate::engine::observation::Observed, x: f64) -> f64 {
+fn decile_wait(o: &Observed, x: f64) -> f64 {
     let d = x.round();
     if d == x && (1.0..=o.decile_wait.len() as f64).contains(&d) {
         o.decile_wait[d as usize - 1]
     } else {
         f64::NAN
+    }
+}
+
+/// The observed measures of `out` (a replay of `w` on `nodes` nodes) over the window `[0, window]`;
+/// without a window (a fixed job set), over `[0, completion time]`. `gang` is the class log of a
+/// `gang` replay (none: no classes).
+pub fn observed(
+    w: &Workload,
+    out: &Outcome,
+    nodes: u32,
+    window: Option<SimTime>,
+    gang: Option<&GangLog>,
+) -> Observed {
+    let completion = observation::completion_time(out);
+    let window = window.unwrap_or_else(|| completion.max(f64::MIN_POSITIVE));
+    let o = observation::observe(w, out, nodes, window);
+    let mut decile_wait = [0.0; DECILES];
+    for (d, class) in decile_wait
+        .iter_mut()
+        .zip(coschedule::by_service_class(w, out, DECILES))
+    {
+        *d = class.mean_wait;
+    }
+    Observed {
+        window_delay: o.mean_delay,
+        window_utilization: o.utilization,
+        window_throughput: o.throughput,
+        completion_time: completion,
+        last_arrival: w.jobs.last().map_or(0.0, |j| j.submit),
+        gang_classes: gang.map_or(0.0, |g| g.mean_classes(completion)),
+        suspensions_per_job: coschedule::suspensions(out) as f64 / w.jobs.len().max(1) as f64,
+        decile_wait,
     }
 }
 
@@ -231,5 +268,36 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), MEASURES.len());
+    }
+
+    /// The observed measures of three jobs on a 2-cube, worked by hand (the engine's
+    /// [`observation`] tests count the same window).
+    #[test]
+    fn observed_measures_of_a_hand_worked_run() {
+        let (w, out) = observation::tests::three_jobs_on_a_2_cube();
+        let seen = observed(&w, &out, 4, Some(10.0), None);
+        assert_eq!(
+            (
+                seen.window_delay,
+                seen.window_utilization,
+                seen.window_throughput
+            ),
+            (1.5, 0.8, 0.1)
+        );
+        assert_eq!((seen.completion_time, seen.last_arrival), (13.0, 11.0));
+        // A job set: the window is [0, 13], every job allocated and completed in it.
+        let set = observed(&w, &out, 4, None, None);
+        assert_eq!(set.window_delay, 4.0 / 3.0);
+        assert_eq!(set.window_throughput, 3.0 / 13.0);
+        // Run times 4, 8, 1 with waits 0, 3, 1: one job per class, the shortest first.
+        assert_eq!(set.decile_wait[..4], [1.0, 0.0, 3.0, 0.0]);
+        assert_eq!((set.gang_classes, set.suspensions_per_job), (0.0, 0.0));
+        // One class over [0, 4), two up to the completion at 13.
+        let log = GangLog {
+            classes: vec![(0.0, 1), (4.0, 2)],
+            switches: 0,
+        };
+        let gang = observed(&w, &out, 4, None, Some(&log));
+        assert_eq!(gang.gang_classes, 22.0 / 13.0);
     }
 }

@@ -18,11 +18,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::measure;
 use super::plan::{Cell, Panel, Plan, Xs};
 use crate::coschedule;
-use crate::engine::{
-    self, FragMeter, NoObserver, Observer, ReplayOptions, RunMetrics, observation,
-};
+use crate::engine::{self, FragMeter, NoObserver, Observer, ReplayOptions, RunMetrics};
 use crate::replicate::{Estimate, replicate};
 use crate::resource::MachineSpec;
 use crate::sched::SchedKind;
@@ -675,7 +674,7 @@ pub fn replay(
         // An observing cell validates every schedule and leaves out the fragmentation pass (its
         // panel draws no fragmentation column: checked when planning).
         let mut m = engine::summarize_without_fragmentation(&workload, machine, &outcome);
-        m.observed = observation::observed(
+        m.observed = measure::observed(
             &workload,
             &outcome,
             machine.nodes(),

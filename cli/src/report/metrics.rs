@@ -27,7 +27,7 @@ pub fn observed_texts(m: &RunMetrics) -> Vec<(String, String)> {
         .map(|c| {
             (
                 format!("observed.{}", c.name),
-                (c.get)(&m.observed).to_string(),
+                c.of(&m.observed).to_string(),
             )
         })
         .collect()
@@ -44,7 +44,7 @@ pub fn read_observed(
             let v: f64 = text
                 .parse()
                 .with_context(|| format!("metric `{name}`: `{text}`"))?;
-            (c.set)(&mut m.observed, v);
+            (c.set)(&mut m.observed, MetricValue::Real(v));
         }
     }
     Ok(())
