@@ -48,12 +48,12 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pwa_replay::catalog::Catalog;
-use pwa_replay::engine::semantics::Passes;
 use pwa_replay::engine::{
     FragMeter, NoObserver, Profile, ReplayOptions, Semantics, replay, replay_with, summarize,
 };
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
+use pwa_replay::sched::semantics::Passes;
 use pwa_replay::swf::{ReadOptions, SwfReader};
 use pwa_replay::workload::tracepath::SearchPath;
 use pwa_replay::workload::{EstimateModel, ShapeRule, Workload};

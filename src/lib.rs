@@ -17,7 +17,8 @@
 //!   the `allocators!` registry ([`machine::AllocKind::ALL`]: mesh, hypercube, torus and flat).
 //! * [`sched`] — the [`sched::Scheduler`] trait and the policies; every scheduler is one line of
 //!   [`sched::SCHEDULERS`] (label syntax, example, meaning), from which help texts and errors are
-//!   generated.
+//!   generated; and the scheduling semantics ([`sched::semantics`]: when a policy runs), which
+//!   the engine carries out.
 //! * [`coschedule`] — gang scheduling by time-slice classes.
 //! * [`experiment`] — studies as data: an experiment file → plan → cells → figures and claims.
 //! * [`estimate`] — modeled user estimates and run-time predictors that learn while a replay runs

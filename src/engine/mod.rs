@@ -33,14 +33,15 @@
 //! stage that started it (so it never frees its nodes under the scheduler's feet). Nothing depends on
 //! hash order or wall time: the same input gives the same records.
 //!
-//! That is the default, `textbook` [`semantics`]. [`ReplayOptions::semantics`] changes it as other
-//! simulators do: under [`Passes::Event`](semantics::Passes) each departure and each arrival is
-//! delivered alone (`on_departure` then lists one job) and a timer set for `t` fires right after
-//! the event that set it, overruns get no `on_overrun`; under
-//! [`Order::ArrivalsFirst`](semantics::Order) the stages run overruns, arrivals, departures,
-//! timers; under [`Release::Booked`](semantics::Release) the jobs ending at `t` exactly at their
-//! estimates are freed before the first stage (on [`Observer::on_end`]), their departures
-//! delivered in their stage as usual.
+//! That is the default, `textbook` [`semantics`](crate::sched::semantics).
+//! [`ReplayOptions::semantics`] changes it as other simulators do: under
+//! [`Passes::Event`](crate::sched::semantics::Passes) each departure and each arrival is delivered
+//! alone (`on_departure` then lists one job) and a timer set for `t` fires right after the event
+//! that set it, overruns get no `on_overrun`; under
+//! [`Order::ArrivalsFirst`](crate::sched::semantics::Order) the stages run overruns, arrivals,
+//! departures, timers; under [`Release::Booked`](crate::sched::semantics::Release) the jobs ending
+//! at `t` exactly at their estimates are freed before the first stage (on [`Observer::on_end`]),
+//! their departures delivered in their stage as usual.
 //!
 //! # Job progress (time sharing, walltimes)
 //!
@@ -82,11 +83,11 @@ pub mod locality;
 mod metrics;
 pub mod observation;
 mod observer;
-pub mod semantics;
 mod sim;
 mod timeline;
 mod validate;
 
+pub use crate::sched::semantics::{Profile, Semantics};
 pub use dilation::Dilation;
 pub use frag_meter::FragMeter;
 pub use fragmentation::{
@@ -97,7 +98,6 @@ pub use metrics::{
     FRAGMENTATION_COLUMNS, summarize, summarize_with_fragmentation, summarize_without_fragmentation,
 };
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
-pub use semantics::{Profile, Semantics};
 pub use sim::Engine;
 pub use timeline::{Run, Timeline};
 pub use validate::{ValidationError, validate};
@@ -142,7 +142,8 @@ pub struct ReplayOptions {
     pub kill_at_estimate: bool,
     /// Stretch each job's run time by the dispersal of its nodes ([`Dilation`]); `None`: off.
     pub dilation: Option<Dilation>,
-    /// When the scheduler runs, and what it is told ([`semantics`]; default `textbook`).
+    /// When the scheduler runs, and what it is told ([`crate::sched::semantics`]; default
+    /// `textbook`).
     pub semantics: Semantics,
 }
 

@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::observer::Observer;
-use super::semantics::{BackfillLength, Order, Passes, Prediction, Release};
 use super::{EngineError, JobRecord, Outcome, PolicyProblem, ReplayOptions, Segment};
 use crate::SimTime;
 use crate::estimate::Predictor;
 use crate::machine::{AllocStats, Allocator};
 use crate::packed::PackedTime;
 use crate::resource::{Placement, Request};
+use crate::sched::semantics::{BackfillLength, Order, Passes, Prediction, Release};
 use crate::sched::{RunningJob, Scheduler, System};
 use crate::workload::{Job, JobId, PredictorKind, Workload};
 

@@ -6,7 +6,7 @@
 //! arrivals, then timers), so the pass runs once, after every completion and every arrival of the
 //! instant — whatever the number of calls the engine split them into. A job of run time 0 started
 //! by the pass departs in a further batch at the same instant, which arms (and runs) one more pass.
-//! Under the engine's event passes (`engine::semantics::Passes::Event`) a timer set for the current
+//! Under the engine's event passes (`sched::semantics::Passes::Event`) a timer set for the current
 //! instant fires right after the event that set it, so the same code makes one pass per event.
 //!
 //! [`DeferredPass`] is public so that policies written outside the library (the Python package's)

@@ -30,9 +30,9 @@ use rustc_hash::FxHashSet;
 
 use super::backfill::DeferredPass;
 use super::plan;
+use super::semantics::ArrivalPass;
 use super::{Scheduler, System};
 use crate::SimTime;
-use crate::engine::semantics::ArrivalPass;
 use crate::machine::Allocator;
 use crate::resource::{Placement, Request};
 use crate::workload::JobId;

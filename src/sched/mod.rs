@@ -42,11 +42,11 @@ mod out_of_order;
 pub mod plan;
 mod queue;
 mod scan;
+pub mod semantics;
 mod static_partition;
 mod window_k;
 
 use crate::SimTime;
-use crate::engine::Semantics;
 use crate::machine::Allocator;
 use crate::resource::Placement;
 use crate::workload::{Job, JobId};
@@ -55,6 +55,7 @@ pub use backfill::DeferredPass;
 pub use gang::{GangLog, GangParams, gang_with_log};
 pub use plan::{Reservation, RunningJob};
 pub use scan::{Advance, Arrivals, Blocked, ScanReading};
+pub use semantics::Semantics;
 
 /// The engine as a scheduler sees it.
 ///
@@ -113,12 +114,12 @@ pub trait System {
         Semantics::default()
     }
     /// The length a backfilling test gives waiting job `id`: its estimate, or its run time under
-    /// [`BackfillLength::RunTime`](crate::engine::semantics::BackfillLength) (CQSim's test).
+    /// [`BackfillLength::RunTime`](semantics::BackfillLength) (CQSim's test).
     fn backfill_length(&self, id: JobId) -> SimTime {
         self.job(id).estimate
     }
     /// A number that changes whenever waiting jobs' estimates may have changed (re-prediction
-    /// under [`Prediction::EveryPass`](crate::engine::semantics::Prediction)): a policy that copies
+    /// under [`Prediction::EveryPass`](semantics::Prediction)): a policy that copies
     /// estimates at arrival reads them again when it changed.
     fn estimates_epoch(&self) -> u64 {
         0

@@ -1,5 +1,5 @@
 //! How other simulators rewrite a log before they replay it ([`InputRewrite`], chosen by the
-//! scheduling profile, [`crate::engine::semantics`]).
+//! scheduling profile, [`crate::sched::semantics`]).
 //!
 //! [`rewrite`] turns one SWF record into the record the conversion then reads as usual (size from
 //! field 5, run time from field 4, estimate from field 9), or says why the simulator drops it:

@@ -1,16 +1,16 @@
-//! Scheduling semantics (`engine::semantics`): a hand-worked stream per choice where it moves a
+//! Scheduling semantics (`sched::semantics`): a hand-worked stream per choice where it moves a
 //! start, and every profile's schedules through the validator.
 
 use proptest::prelude::*;
-use pwa_replay::engine::semantics::{
-    ArrivalPass, BackfillLength, Order, Passes, Prediction, Release,
-};
 use pwa_replay::engine::{
     NoObserver, Outcome, Profile, ReplayOptions, Semantics, replay_with, validate,
 };
 use pwa_replay::machine::AllocKind;
 use pwa_replay::packed::{PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
+use pwa_replay::sched::semantics::{
+    ArrivalPass, BackfillLength, Order, Passes, Prediction, Release,
+};
 use pwa_replay::workload::{Correction, EstimateModel, Workload};
 
 use crate::backfill::{cases, to_workload};

@@ -3,9 +3,9 @@
 //!
 //! No paper prints these choices, yet they move start times: on KTH-SP2 under EASY 456 of 28,481
 //! between `textbook` and `pyss-sc15`, 776 of the first 2,999 between `textbook` and `cqsim`
-//! (docs/ALGORITHMS.md, "Scheduling semantics", with the simulators' own schedules). Each is
-//! one field of [`Semantics`] (a field of [`ReplayOptions`](super::ReplayOptions)); a profile sets
-//! them together to follow one simulator's code (docs/ALGORITHMS.md, "Scheduling semantics",
+//! (docs/ALGORITHMS.md, "Scheduling semantics", with the simulators' own schedules). Each is one
+//! field of [`Semantics`] (a field of [`ReplayOptions`](crate::engine::ReplayOptions)); a profile
+//! sets them together to follow one simulator's code (docs/ALGORITHMS.md, "Scheduling semantics",
 //! names the repository, file and function of each):
 //!
 //! | profile | passes | order of an instant | processors free | arrival pass | backfill test | predictions | input |
@@ -20,6 +20,9 @@
 //! length through [`System::backfill_length`](crate::sched::System::backfill_length). The input
 //! rewriting is the workload layer's [`rewrite`](crate::workload::rewrite::rewrite), applied to
 //! the records by whoever loads the log ([`crate::trace::load`] does not read this field).
+//!
+//! The choices sit with the scheduler's view of the engine ([`System`](super::System)), which
+//! hands them to the policies; the engine, above, carries them out.
 
 use std::fmt;
 use std::str::FromStr;
