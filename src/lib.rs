@@ -4,28 +4,32 @@
 //! machine under a job *scheduler* (which waiting job to try next) and a processor *allocator* (where,
 //! and whether, its request fits), and measures what happened.
 //!
-//! The modules follow the data flow:
+//! The modules follow the data flow; each imports only modules listed before it, and no module
+//! imports itself through others (a test draws the graph from the imports: `tests/it/modules.rs`):
 //!
 //! * [`resource`] — the shared vocabulary: requests, placements, machine labels and node ids.
 //! * [`swf`] — SWF records and header, a streaming nom parser with errors that name file, line, field.
-//! * [`workload`] — jobs as the simulator sees them ([`workload::Job`], [`workload::Request`]),
-//!   filters, shape conversions, load-factor scaling and synthetic models.
-//! * [`catalog`] — the catalogued logs: file, sha256, how each is converted for its machine, and the
-//!   default grid a study of it replays (it names scheduler and allocator kinds, so it sits above
-//!   `workload`).
+//! * [`packed`] — optional times and user numbers in the space of the value alone, for per-job data.
 //! * [`machine`] — topologies and the [`machine::Allocator`] trait; every allocator is one line of
 //!   the `allocators!` registry ([`machine::AllocKind::ALL`]: mesh, hypercube, torus and flat).
+//! * [`workload`] — jobs as the simulator sees them ([`workload::Job`], [`workload::Request`]),
+//!   filters (one drops the jobs an allocator can never place, so it sits above `machine`), shape
+//!   conversions, load-factor scaling and synthetic models.
+//! * [`estimate`] — modeled user estimates and run-time predictors that learn while a replay runs
+//!   (EASY++'s).
 //! * [`sched`] — the [`sched::Scheduler`] trait and the policies; every scheduler is one line of
 //!   [`sched::SCHEDULERS`] (label syntax, example, meaning), from which help texts and errors are
 //!   generated; and the scheduling semantics ([`sched::semantics`]: when a policy runs), which
 //!   the engine carries out.
-//! * [`coschedule`] — gang scheduling by time-slice classes.
-//! * [`experiment`] — studies as data: an experiment file → plan → cells → figures and claims.
-//! * [`estimate`] — modeled user estimates and run-time predictors that learn while a replay runs
-//!   (EASY++'s).
+//! * [`catalog`] — the catalogued logs: file, sha256, how each is converted for its machine, and the
+//!   default grid a study of it replays (it names scheduler and allocator kinds, so it sits above
+//!   `sched`).
 //! * [`engine`] — the discrete-event simulation, the independent schedule validator and the metrics.
+//! * [`coschedule`] — gang scheduling by time-slice classes: gang replays and the measures of time
+//!   sharing (response and waiting by service-demand class, suspensions).
 //! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial.
 //! * [`replicate`] — independent replications of a stochastic cell until the confidence interval is tight.
+//! * [`experiment`] — studies as data: an experiment file → plan → cells → figures and claims.
 //! * [`trace`] — workloads by name: a catalogued log found on the search path and verified, an SWF
 //!   file, or a `synth:` label; the experiments' [`trace::Loader`].
 //!

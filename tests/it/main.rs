@@ -7,6 +7,7 @@ mod golden;
 mod hypercube;
 mod lazy;
 mod machine;
+mod modules;
 mod noncontig;
 mod predict;
 mod real_logs;
