@@ -77,6 +77,18 @@ impl FromStr for Dilation {
     }
 }
 
+impl serde::Serialize for Dilation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        super::options::serialize_label(self, s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Dilation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::options::deserialize_label(d)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,8 @@
 //!   machine and returns an [`Outcome`]: a [`JobRecord`] per job and the allocator's counters.
 //! * [`validate()`] checks an outcome *without* the policies' or the allocators' code.
 //! * [`summarize`] turns it into the [`RunMetrics`] every table prints.
+//! * [`ReplayOptions`] are the options of one replay (ending jobs at their estimates, dilation),
+//!   one value from every front end to the engine ([`options`] says how to add one).
 //! * [`Observer`] hooks (no-op by default) see starts, ends and the state after each instant;
 //!   [`TimeSeries`] records queue length and busy nodes over time.
 //! * [`Timeline`] indexes a finished replay by time (who holds which node, who waits), and
@@ -83,6 +85,7 @@ pub mod locality;
 mod metrics;
 pub mod observation;
 mod observer;
+pub mod options;
 mod sim;
 mod timeline;
 mod validate;
@@ -98,6 +101,7 @@ pub use metrics::{
     FRAGMENTATION_COLUMNS, summarize, summarize_with_fragmentation, summarize_without_fragmentation,
 };
 pub use observer::{NoObserver, Observer, TimePoint, TimeSeries};
+pub use options::ReplayOptions;
 pub use sim::Engine;
 pub use timeline::{Run, Timeline};
 pub use validate::{ValidationError, validate};
@@ -133,18 +137,6 @@ pub struct Segment {
     pub start: SimTime,
     /// Segment end.
     pub end: SimTime,
-}
-
-/// Engine options of one replay.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ReplayOptions {
-    /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).
-    pub kill_at_estimate: bool,
-    /// Stretch each job's run time by the dispersal of its nodes ([`Dilation`]); `None`: off.
-    pub dilation: Option<Dilation>,
-    /// When the scheduler runs, and what it is told ([`crate::sched::semantics`]; default
-    /// `textbook`).
-    pub semantics: Semantics,
 }
 
 /// The result of one replay: a record per job (indexed by `JobId`) and the allocator's counters.

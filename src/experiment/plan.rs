@@ -12,8 +12,7 @@ use super::measure;
 pub use super::measure::Measure;
 use super::predicate::{self, Predicate};
 use super::spec::{self, ExperimentFile, ReplicateSpec, ShakeSpec, Values};
-use crate::engine::Dilation;
-use crate::engine::FRAGMENTATION_COLUMNS;
+use crate::engine::{FRAGMENTATION_COLUMNS, ReplayOptions};
 use crate::machine::AllocKind;
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
@@ -78,10 +77,8 @@ pub struct Panel {
     pub shake: Option<ShakeModel>,
     /// When a series stops climbing a list of x values.
     pub stop: Option<Stop>,
-    /// End jobs at their estimate.
-    pub kill_at_estimate: bool,
-    /// Run times stretched by dispersal (`None`: off).
-    pub dilation: Option<Dilation>,
+    /// How every cell is replayed.
+    pub options: ReplayOptions,
     /// Its figures or rules use an observed measure: every replica computes them, and is checked
     /// by the schedule validator.
     pub observe: bool,
@@ -158,10 +155,8 @@ pub struct Cell {
     pub watch: Measure,
     /// Shaking of a log's replicas.
     pub shake: Option<ShakeModel>,
-    /// End jobs at their estimate.
-    pub kill_at_estimate: bool,
-    /// Run times stretched by dispersal (`None`: off).
-    pub dilation: Option<Dilation>,
+    /// How it is replayed.
+    pub options: ReplayOptions,
     /// Compute the observed measures of every replica (and validate its schedule).
     pub observe: bool,
 }
@@ -190,11 +185,9 @@ impl Cell {
         if let Some(m) = self.shake {
             let _ = write!(s, "|shake={m}");
         }
-        if self.kill_at_estimate {
-            s.push_str("|kill");
-        }
-        if let Some(d) = self.dilation {
-            let _ = write!(s, "|dilation={d}");
+        let options = self.options.key();
+        if !options.is_empty() {
+            let _ = write!(s, "|{options}");
         }
         if self.observe {
             s.push_str("|observe");
@@ -268,15 +261,19 @@ impl Plan {
     /// Reads and checks the experiment in `text` (from `file`), with the `--quick` budget when
     /// `quick`.
     pub fn new(file: &str, text: &str, quick: bool) -> Result<Plan, ExperimentError> {
-        Plan::with_params(file, text, quick, &[])
+        Plan::with_params(file, text, quick, &[], &ReplayOptions::default())
     }
 
-    /// [`Plan::new`] with some of the file's `[params]` set to other values (`--set name=value`).
+    /// [`Plan::new`] with some of the file's `[params]` set to other values (`--set name=value`)
+    /// and replay options under the file's: an option `base` sets (one that differs from its
+    /// default) applies to every panel whose file does not give that key, in `[defaults]` or in
+    /// the panel.
     pub fn with_params(
         file: &str,
         text: &str,
         quick: bool,
         set: &[(String, String)],
+        base: &ReplayOptions,
     ) -> Result<Plan, ExperimentError> {
         let text = &substitute_params(file, text, quick, set)?;
         let f = ExperimentFile::parse(file, text)?;
@@ -284,7 +281,7 @@ impl Plan {
         let mut panels = f
             .panels
             .iter()
-            .map(|p| panel(&at, &f, p, quick))
+            .map(|p| panel(&at, &f, p, quick, base))
             .collect::<Result<Vec<_>, _>>()?;
         if panels.is_empty() {
             return Err(ExperimentError::new(
@@ -482,8 +479,7 @@ impl Panel {
             rule: self.rule,
             watch: self.watch,
             shake: self.shake,
-            kill_at_estimate: self.kill_at_estimate,
-            dilation: self.dilation,
+            options: self.options.clone(),
             observe: self.observe,
         })
     }
@@ -592,6 +588,7 @@ fn panel(
     f: &ExperimentFile,
     p: &spec::PanelSpec,
     quick: bool,
+    base: &ReplayOptions,
 ) -> Result<Panel, ExperimentError> {
     let d = &f.defaults;
     let machine = p
@@ -602,15 +599,6 @@ fn panel(
             m.get_ref()
                 .parse::<MachineSpec>()
                 .map_err(|e| at.err(&m.span(), "machine", e.to_string()))
-        })
-        .transpose()?;
-    let dilation = p
-        .dilation
-        .as_ref()
-        .map(|s| {
-            s.get_ref()
-                .parse::<Dilation>()
-                .map_err(|e| at.err(&s.span(), "dilation", e.to_string()))
         })
         .transpose()?;
     // `--quick` never makes a panel bigger than its own budget.
@@ -690,8 +678,7 @@ fn panel(
             .filter(|_| !is_synthetic(p.workload.get_ref()))
             .map(shake_model),
         stop,
-        kill_at_estimate: p.kill_at_estimate.or(d.kill_at_estimate).unwrap_or(false),
-        dilation,
+        options: replay_options(at, base, d, p)?,
         observe,
     };
     if let Some(r) = replicate
@@ -716,6 +703,25 @@ fn panel(
     });
     check_cells(at, p, &panel, indexed)?;
     Ok(panel)
+}
+
+/// The panel's replay options: those `base` sets, then `[defaults]`' keys, then the panel's own,
+/// each key over the one before. A value that does not read is refused at its line.
+fn replay_options(
+    at: &At<'_>,
+    base: &ReplayOptions,
+    d: &spec::Defaults,
+    p: &spec::PanelSpec,
+) -> Result<ReplayOptions, ExperimentError> {
+    let mut entries = base.entries();
+    for (key, value) in d.options.0.iter().chain(&p.options.0) {
+        let one = toml::Table::from_iter([(key.get_ref().clone(), value.clone())]);
+        ReplayOptions::from_entries(one)
+            .map_err(|e| at.err(&key.span(), key.get_ref(), e.message().to_string()))?;
+        entries.insert(key.get_ref().clone(), value.clone());
+    }
+    ReplayOptions::from_entries(entries)
+        .map_err(|e| at.err(&p.name.span(), "", e.message().to_string()))
 }
 
 /// Whether a workload label is a `synth:` model (generated anew for every replica).
@@ -1433,6 +1439,64 @@ series = "easy+flat+user"
             "replicate = { count = 3, min = 2 }",
         );
         assert_eq!(e.line, 5, "{e}");
+    }
+
+    #[test]
+    fn replay_options_layer_the_command_line_defaults_and_the_panel_key_by_key() {
+        use crate::engine::Dilation;
+        let text = FILE
+            .replace(
+                "shake = { submit_s = 10 }\n",
+                "shake = { submit_s = 10 }\nkill_at_estimate = true\n",
+            )
+            .replace(
+                "seed_key = \"uniform/rate=2.5\"\n",
+                "seed_key = \"uniform/rate=2.5\"\nkill_at_estimate = false\ndilation = \"linear:0.5\"\n",
+            );
+        let base = ReplayOptions {
+            dilation: Some(Dilation::Linear { alpha: 1.0 }),
+            ..ReplayOptions::default()
+        };
+        let p = Plan::with_params("e.toml", &text, false, &[], &base).unwrap();
+        let inherited = &p.panels[0].options;
+        assert!(
+            inherited.kill_at_estimate,
+            "[defaults] over the command line"
+        );
+        assert_eq!(
+            inherited.dilation, base.dilation,
+            "the command line where the file is silent"
+        );
+        let own = &p.panels[1].options;
+        assert!(!own.kill_at_estimate, "the panel over [defaults]");
+        assert_eq!(own.dilation, Some(Dilation::Linear { alpha: 0.5 }));
+        let c = p.panels[0].cell(0, 1.0).unwrap();
+        assert!(
+            c.id().ends_with("|dilation=linear:1|kill_at_estimate=true"),
+            "{}",
+            c.id()
+        );
+        let plain = Plan::new("e.toml", FILE, false).unwrap();
+        let id = plain.panels[0].cell(0, 1.0).unwrap().id();
+        assert!(!id.contains("kill") && !id.contains("dilation"), "{id}");
+    }
+
+    #[test]
+    fn a_bad_replay_option_is_refused_at_its_line_and_an_unknown_key_lists_the_options() {
+        let e = refused(
+            "seed_key = \"uniform/rate=2.5\"\n",
+            "seed_key = \"uniform/rate=2.5\"\ndilation = \"linear:-1\"\n",
+        );
+        assert_eq!((e.line, e.key.as_str()), (21, "dilation"), "{e}");
+        assert!(e.message.contains("linear:α"), "{e}");
+        let e = refused("jobs = 100\n", "jobs = 100\nkill_at_estimate = 1\n");
+        assert_eq!((e.line, e.key.as_str()), (20, "kill_at_estimate"), "{e}");
+        let e = refused("jobs = 100\n", "jobs = 100\ndilatation = \"linear:1\"\n");
+        assert_eq!(e.line, 20, "{e}");
+        assert!(
+            e.message.contains("workload") && e.message.contains("`dilation`"),
+            "{e}"
+        );
     }
 
     #[test]

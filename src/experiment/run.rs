@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use super::measure;
 use super::plan::{Cell, Panel, Plan, Xs};
 use crate::coschedule;
-use crate::engine::{self, FragMeter, NoObserver, Observer, ReplayOptions, RunMetrics};
+use crate::engine::{self, FragMeter, NoObserver, Observer, RunMetrics};
 use crate::replicate::{Estimate, replicate};
 use crate::resource::MachineSpec;
 use crate::sched::SchedKind;
@@ -639,11 +639,7 @@ pub fn replay(
 ) -> Result<sweep::CellRun, CellError> {
     let workload = prepared.instance(cell, seed)?;
     let machine = prepared.machine();
-    let options = ReplayOptions {
-        kill_at_estimate: cell.kill_at_estimate,
-        dilation: cell.dilation,
-        ..ReplayOptions::default()
-    };
+    let options = cell.options.clone();
     // A summarized cell measures fragmentation during the run; an observing one leaves it out.
     let mut meter = (!cell.observe).then(|| FragMeter::new(&workload, machine, cell.alloc));
     let mut unmetered = NoObserver;

@@ -3,13 +3,20 @@
 //!
 //! The format is documented in `docs/EXPERIMENTS.md`; [`ExperimentFile::parse`] refuses unknown
 //! keys (naming the valid ones) and [`crate::experiment::Plan::new`] checks every label.
+//!
+//! The replay options ([`ReplayOptions`]) are keys of `[defaults]` and of a panel under their own
+//! names: they are taken out of those tables, with their spans, before the rest is read
+//! ([`OptionKeys`]), so that an option added to [`ReplayOptions`] is a key of the file with no
+//! change here.
 
 use std::ops::Range;
 
 use serde::Deserialize;
 use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use super::ExperimentError;
+use crate::engine::ReplayOptions;
 
 /// A whole experiment file.
 #[derive(Debug, Clone, Deserialize)]
@@ -54,8 +61,9 @@ pub struct Defaults {
     pub machine: Option<Spanned<String>>,
     /// Keep only the first N jobs of a log / generate N jobs of a model (`{jobs}` in templates).
     pub jobs: Option<usize>,
-    /// End a job at its estimate when it runs longer.
-    pub kill_at_estimate: Option<bool>,
+    /// Replay options every panel inherits, key by key.
+    #[serde(skip)]
+    pub options: OptionKeys,
 }
 
 /// What `--quick` changes.
@@ -112,10 +120,28 @@ pub struct PanelSpec {
     pub shake: Option<ShakeSpec>,
     /// When a series stops climbing.
     pub stop: Option<Spanned<StopSpec>>,
-    /// End jobs at their estimate.
-    pub kill_at_estimate: Option<bool>,
-    /// Communication model stretching run times by dispersal (`linear:0.5`); default off.
-    pub dilation: Option<Spanned<String>>,
+    /// Replay options, over those of `[defaults]`.
+    #[serde(skip)]
+    pub options: OptionKeys,
+}
+
+/// Replay options given in one table of the file (`[defaults]` or a panel): each key named as a
+/// field of [`ReplayOptions`], with its span, and its value, read when planning.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OptionKeys(pub Vec<(Spanned<String>, toml::Value)>);
+
+impl OptionKeys {
+    /// Takes the replay options out of `table`.
+    fn take(table: &mut DeTable<'_>) -> Result<OptionKeys, toml::de::Error> {
+        let mut options = Vec::new();
+        for key in ReplayOptions::keys() {
+            if let Some((k, v)) = table.remove_entry(*key) {
+                let value = toml::Value::deserialize(ValueDeserializer::from(v))?;
+                options.push((Spanned::new(k.span(), key.to_string()), value));
+            }
+        }
+        Ok(OptionKeys(options))
+    }
 }
 
 /// One series named in full.
@@ -281,14 +307,52 @@ pub struct CheckSpec {
 impl ExperimentFile {
     /// Reads `text` (the contents of `file`).
     pub fn parse(file: &str, text: &str) -> Result<ExperimentFile, ExperimentError> {
-        toml::from_str(text).map_err(|e| {
-            let (line, key) = match e.span() {
-                Some(span) => (line_of(text, &span), key_at(text, &span)),
-                None => (0, String::new()),
-            };
-            ExperimentError::new(file, line, key, e.message().to_string())
-        })
+        let error = |e: toml::de::Error| toml_error(file, text, &e);
+        let mut doc = DeTable::parse(text).map_err(error)?;
+        let table = doc.get_mut();
+        let defaults = match table.get_mut("defaults").map(Spanned::get_mut) {
+            Some(DeValue::Table(t)) => OptionKeys::take(t).map_err(error)?,
+            _ => OptionKeys::default(),
+        };
+        let panels: Vec<OptionKeys> = match table.get_mut("panel").map(Spanned::get_mut) {
+            Some(DeValue::Array(a)) => a
+                .iter_mut()
+                .map(|p| match p.get_mut() {
+                    DeValue::Table(t) => OptionKeys::take(t),
+                    _ => Ok(OptionKeys::default()),
+                })
+                .collect::<Result<_, _>>()
+                .map_err(error)?,
+            _ => Vec::new(),
+        };
+        let mut f =
+            ExperimentFile::deserialize(toml::de::Deserializer::from(doc)).map_err(|e| {
+                let mut e = error(e);
+                if e.message.starts_with("unknown field") {
+                    let names = ReplayOptions::keys().iter().map(|k| format!("`{k}`"));
+                    e.message = format!(
+                        "{}, or a replay option: {}",
+                        e.message,
+                        names.collect::<Vec<_>>().join(", ")
+                    );
+                }
+                e
+            })?;
+        f.defaults.options = defaults;
+        for (p, options) in f.panels.iter_mut().zip(panels) {
+            p.options = options;
+        }
+        Ok(f)
     }
+}
+
+/// A TOML error of `text` (the contents of `file`) at its line, with the key written there.
+pub fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ExperimentError {
+    let (line, key) = match e.span() {
+        Some(span) => (line_of(text, &span), key_at(text, &span)),
+        None => (0, String::new()),
+    };
+    ExperimentError::new(file, line, key, e.message().to_string())
 }
 
 /// The 1-based line of a byte span's start.

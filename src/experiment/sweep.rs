@@ -13,7 +13,7 @@ use super::plan::{Axis, Cell, LOAD_FACTOR, Panel, Plan, SWEEP_CELL, Series, Xs};
 use std::sync::Arc;
 
 use super::run::{Prepared, Results, Source, Unit};
-use crate::engine::{Dilation, RunMetrics};
+use crate::engine::{ReplayOptions, RunMetrics};
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
 use crate::sweep::CellError;
@@ -37,10 +37,8 @@ pub struct SweepSpec {
     pub replicas: usize,
     /// Shaking of the replicas.
     pub shake: Option<ShakeModel>,
-    /// End jobs at their estimate.
-    pub kill_at_estimate: bool,
-    /// Run times stretched by dispersal.
-    pub dilation: Option<Dilation>,
+    /// How every cell is replayed.
+    pub options: ReplayOptions,
 }
 
 impl SweepSpec {
@@ -83,8 +81,7 @@ impl SweepSpec {
             watch: measure::lookup("mean_turnaround_s")?,
             shake: self.shake,
             stop: None,
-            kill_at_estimate: self.kill_at_estimate,
-            dilation: self.dilation,
+            options: self.options.clone(),
             // A sweep measures run summaries only.
             observe: false,
         };
@@ -221,8 +218,7 @@ mod tests {
             loads: loads.parse().unwrap(),
             replicas: 1,
             shake: None,
-            kill_at_estimate: false,
-            dilation: None,
+            options: ReplayOptions::default(),
         }
     }
 

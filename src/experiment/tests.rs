@@ -456,15 +456,21 @@ fn params_are_substituted_quick_and_set_and_unknown_ones_refused() {
             .ends_with("window=100")
     );
     let set = [("scan".to_string(), "scan-up:join".to_string())];
-    let other = Plan::with_params("o.toml", OBSERVING, false, &set).unwrap();
+    let other = Plan::with_params("o.toml", OBSERVING, false, &set, &Default::default()).unwrap();
     assert_eq!(other.panels[0].series[1].label, "scan-up:join+buddy");
     assert_eq!(
         other.figures[1].series,
         vec![1],
         "the figure's series follow"
     );
-    let e =
-        Plan::with_params("o.toml", OBSERVING, false, &[("sacn".into(), "x".into())]).unwrap_err();
+    let e = Plan::with_params(
+        "o.toml",
+        OBSERVING,
+        false,
+        &[("sacn".into(), "x".into())],
+        &Default::default(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("no parameter `sacn`") && e.to_string().contains("`scan`"));
     let e = Plan::new(
         "o.toml",

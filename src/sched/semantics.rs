@@ -27,10 +27,14 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
 pub use crate::workload::rewrite::InputRewrite;
 
 /// When the scheduler gets a pass.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Passes {
     /// One pass per instant, after all of its departures and arrivals (the deferred pass of the
     /// backfilling policies; the FIFO policies decide per batch of departures and per arrival).
@@ -43,7 +47,8 @@ pub enum Passes {
 }
 
 /// The order of an instant's departures and arrivals.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Order {
     /// Departures, then overruns, then arrivals, then timers.
     #[default]
@@ -53,7 +58,8 @@ pub enum Order {
 }
 
 /// When a departing job's processors count as free.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Release {
     /// At the job's departure, in the instant's order.
     #[default]
@@ -65,7 +71,8 @@ pub enum Release {
 }
 
 /// Whether an arrival always gets a pass (under [`Passes::Event`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ArrivalPass {
     /// Always.
     #[default]
@@ -76,7 +83,8 @@ pub enum ArrivalPass {
 }
 
 /// The length a backfilling test gives a waiting job.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum BackfillLength {
     /// Its estimate (or prediction).
     #[default]
@@ -86,7 +94,8 @@ pub enum BackfillLength {
 }
 
 /// When a predictor ([`crate::estimate::Predictor`]) gives a waiting job its estimate.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Prediction {
     /// Once, at its submission.
     #[default]
@@ -121,7 +130,8 @@ pub struct Semantics {
 }
 
 /// A named set of [`Semantics`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Profile {
     /// One pass per instant after all of its departures and arrivals; the textbook reading.
     #[default]
@@ -219,6 +229,113 @@ impl From<Profile> for Semantics {
     }
 }
 
+/// The choices of a [`Semantics`] as an experiment file or Python writes them: a profile and the
+/// choices that differ from it (every one optional).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Choices {
+    #[serde(default)]
+    profile: Profile,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    passes: Option<Passes>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    order: Option<Order>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    release: Option<Release>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arrival_pass: Option<ArrivalPass>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backfill_length: Option<BackfillLength>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prediction: Option<Prediction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    whole_second_predictions: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<InputRewrite>,
+}
+
+/// `Some(a)` when it differs from the profile's `b`.
+fn differs<T: PartialEq>(a: T, b: T) -> Option<T> {
+    (a != b).then_some(a)
+}
+
+impl Semantics {
+    /// The choices that differ from the profile's.
+    fn choices(&self) -> Choices {
+        let p = self.profile.semantics();
+        Choices {
+            profile: self.profile,
+            passes: differs(self.passes, p.passes),
+            order: differs(self.order, p.order),
+            release: differs(self.release, p.release),
+            arrival_pass: differs(self.arrival_pass, p.arrival_pass),
+            backfill_length: differs(self.backfill_length, p.backfill_length),
+            prediction: differs(self.prediction, p.prediction),
+            whole_second_predictions: differs(
+                self.whole_second_predictions,
+                p.whole_second_predictions,
+            ),
+            input: differs(self.input, p.input),
+        }
+    }
+
+    /// The profile's semantics with the choices given over it.
+    fn of(c: Choices) -> Semantics {
+        let p = c.profile.semantics();
+        Semantics {
+            profile: c.profile,
+            passes: c.passes.unwrap_or(p.passes),
+            order: c.order.unwrap_or(p.order),
+            release: c.release.unwrap_or(p.release),
+            arrival_pass: c.arrival_pass.unwrap_or(p.arrival_pass),
+            backfill_length: c.backfill_length.unwrap_or(p.backfill_length),
+            prediction: c.prediction.unwrap_or(p.prediction),
+            whole_second_predictions: c
+                .whole_second_predictions
+                .unwrap_or(p.whole_second_predictions),
+            input: c.input.unwrap_or(p.input),
+        }
+    }
+}
+
+/// A profile's semantics is written as its name (`"pyss"`); semantics that change some of its
+/// choices as a table of the profile and those choices (`{ profile = "pyss", passes = "instant" }`).
+impl Serialize for Semantics {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if *self == self.profile.semantics() {
+            self.profile.serialize(s)
+        } else {
+            self.choices().serialize(s)
+        }
+    }
+}
+
+/// Reads a profile's name or a table of a profile (default `textbook`) and the choices it changes.
+impl<'de> Deserialize<'de> for Semantics {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Read;
+        impl<'de> Visitor<'de> for Read {
+            type Value = Semantics;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(
+                    f,
+                    "a profile ({}) or a table of a profile and choices",
+                    profile_labels()
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Semantics, E> {
+                v.parse::<Profile>()
+                    .map(Profile::semantics)
+                    .map_err(de::Error::custom)
+            }
+            fn visit_map<M: MapAccess<'de>>(self, m: M) -> Result<Semantics, M::Error> {
+                Choices::deserialize(de::value::MapAccessDeserializer::new(m)).map(Semantics::of)
+            }
+        }
+        d.deserialize_any(Read)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +350,42 @@ mod tests {
         for p in Profile::ALL {
             assert!(e.contains(p.label()), "{e}");
         }
+    }
+
+    #[test]
+    fn semantics_read_as_a_profile_name_or_a_profile_and_its_changed_choices() {
+        #[derive(Debug, Deserialize, Serialize)]
+        struct File {
+            semantics: Semantics,
+        }
+        for p in Profile::ALL {
+            let text = toml::to_string(&File {
+                semantics: p.into(),
+            })
+            .unwrap();
+            assert_eq!(text.trim(), format!("semantics = \"{}\"", p.label()));
+        }
+        let read = |t: &str| toml::from_str::<File>(t).map(|f| f.semantics);
+        let changed = read("semantics = { profile = \"pyss\", passes = \"instant\" }").unwrap();
+        assert_eq!(
+            changed,
+            Semantics {
+                passes: Passes::Instant,
+                ..Profile::Pyss.semantics()
+            }
+        );
+        let text = toml::to_string(&File { semantics: changed }).unwrap();
+        assert_eq!(read(&text), Ok(changed), "{text}");
+        assert_eq!(
+            read("semantics = { input = \"cqsim\" }").unwrap().input,
+            InputRewrite::Cqsim
+        );
+        let e = read("semantics = \"slurm\"").unwrap_err().to_string();
+        assert!(e.contains("pyss-sc15"), "{e}");
+        let e = read("semantics = { passes = \"sometimes\" }")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("event"), "{e}");
     }
 
     #[test]

@@ -409,9 +409,9 @@ proptest! {
         for (as_mesh, m, a) in cases() {
             let w = to_workload(&raw, as_mesh, exact);
             for s in [EASY, SJBF, CONS] {
-                let x = replay_with(&w, m, s, a, opts, &mut NoObserver).unwrap();
+                let x = replay_with(&w, m, s, a, opts.clone(), &mut NoObserver).unwrap();
                 prop_assert_eq!(validate(&w, m, &x), Ok(()), "{} {} {}", s, a, m);
-                let y = replay_with(&w, m, s, a, opts, &mut NoObserver).unwrap();
+                let y = replay_with(&w, m, s, a, opts.clone(), &mut NoObserver).unwrap();
                 prop_assert_eq!(&x.records, &y.records);
                 if !kill {
                     prop_assert_eq!(&run_split(&w, m, s, a).records, &x.records, "{} {}", s, a);
@@ -495,7 +495,7 @@ proptest! {
             ..ReplayOptions::default()
         };
         let w = to_workload(&raw, false, exact);
-        let counts = replay_with(&w, flat(nodes), CONS, AllocKind::Flat, opts, &mut NoObserver)
+        let counts = replay_with(&w, flat(nodes), CONS, AllocKind::Flat, opts.clone(), &mut NoObserver)
             .unwrap();
         prop_assert_eq!(&counts.records, &run_disguised(&w, flat(nodes), CONS, opts).records);
     }

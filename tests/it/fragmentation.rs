@@ -169,7 +169,7 @@ fn the_meter_equals_the_replay_played_afterwards_on_the_golden_fixtures() {
             for alloc in allocs {
                 delayed += meter_agrees(&w, mesh, sched, alloc, ReplayOptions::default());
             }
-            delayed += meter_agrees(&w, mesh, sched, "ff", kill);
+            delayed += meter_agrees(&w, mesh, sched, "ff", kill.clone());
         }
         let flat: MachineSpec = "flat:64".parse().unwrap();
         let w = golden_fixture(fixture, flat);

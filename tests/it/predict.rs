@@ -200,7 +200,7 @@ proptest! {
             ..ReplayOptions::default()
         };
         for sched in [SchedKind::Easy, SchedKind::EasySjbf, SchedKind::Conservative, SchedKind::Fcfs] {
-            let run = || replay_with(&w, flat(6), sched, AllocKind::Flat, options,
+            let run = || replay_with(&w, flat(6), sched, AllocKind::Flat, options.clone(),
                 &mut pwa_replay::engine::NoObserver).unwrap();
             let out = run();
             validate(&w, flat(6), &out).unwrap();
@@ -234,7 +234,7 @@ proptest! {
             ..ReplayOptions::default()
         };
         for sched in [SchedKind::Easy, SchedKind::EasySjbf, SchedKind::Conservative] {
-            let out = replay_with(&w, flat(6), sched, AllocKind::Flat, options,
+            let out = replay_with(&w, flat(6), sched, AllocKind::Flat, options.clone(),
                 &mut pwa_replay::engine::NoObserver).unwrap();
             validate(&w, flat(6), &out).unwrap();
             prop_assert!(out.records.iter().all(|r| !r.killed));

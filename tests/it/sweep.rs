@@ -71,8 +71,7 @@ fn sweep_through_the_executor(w: &Workload, threads: usize) -> Vec<CellResult> {
         loads: LoadSpec::List(g.loads.clone()),
         replicas: 1,
         shake: None,
-        kill_at_estimate: false,
-        dilation: None,
+        options: Default::default(),
     };
     let plan = spec.plan().expect("a plan");
     let source = Given {
