@@ -4,6 +4,7 @@
 
 mod cmd;
 mod download;
+mod options;
 mod paper;
 mod report;
 mod slurm;
@@ -98,5 +99,20 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Every replay option is a flag of every command that replays.
+    #[test]
+    fn every_replaying_command_takes_every_replay_option() {
+        let cli = Cli::command();
+        for name in ["run", "draw", "sweep", "experiment"] {
+            let cmd = cli.find_subcommand(name).expect(name);
+            for key in pwa_replay::engine::ReplayOptions::keys() {
+                assert!(
+                    cmd.get_arguments().any(|a| a.get_id() == *key),
+                    "`{name}` has no flag for `{key}`"
+                );
+            }
+        }
     }
 }

@@ -69,17 +69,19 @@ def run(
     alloc: Optional[str] = None,
     load_factor: float = 1.0,
     estimate: str = "exact",
-    kill_at_estimate: bool = False,
     validate: bool = False,
     lenient: bool = False,
     first_job: int = 0,
     max_jobs: Optional[int] = None,
+    **options: Any,
 ) -> Result:
     """Replays ``trace`` (a catalog name, an SWF path, or a ``synth:`` label) on ``machine``
     (default: the trace's) under the built-in scheduler ``sched`` or the Python ``policy``, with
     the allocator ``alloc`` (default: the trace's first). ``validate`` checks the schedule with
     the independent validator and raises :class:`Error` when it is invalid. ``first_job`` and
-    ``max_jobs`` replay a window of the workload (its first arrival shifted to 0)."""
+    ``max_jobs`` replay a window of the workload (its first arrival shifted to 0). The replay
+    ``options`` are the command line's replay flags, named with underscores
+    (``kill_at_estimate=True``, ``dilation="linear:0.5"``; docs/PYTHON.md lists them)."""
     metrics, jobs, extra = _native.run(
         trace,
         machine=machine,
@@ -88,11 +90,11 @@ def run(
         alloc=alloc,
         load_factor=load_factor,
         estimate=estimate,
-        kill_at_estimate=kill_at_estimate,
         validate=validate,
         lenient=lenient,
         first_job=first_job,
         max_jobs=max_jobs,
+        **options,
     )
     return Result(
         metrics=metrics,
@@ -124,15 +126,15 @@ def sweep(
     loads: Union[None, str, Sequence[float]] = None,
     machine: Optional[str] = None,
     estimate: Optional[Sequence[str]] = None,
-    kill_at_estimate: bool = False,
     validate: bool = False,
     lenient: bool = False,
     threads: Optional[int] = None,
+    **options: Any,
 ) -> pl.DataFrame:
     """Replays every scheduler × allocator × estimate model × load factor of ``trace`` in
     parallel; ``None`` lists take the trace's default grid, ``loads`` a list or a spec
-    (``"0.5,1"``, ``"0.1:1:0.1"``, ``"auto"``, the default). One row per cell, the columns of
-    ``summary.csv``."""
+    (``"0.5,1"``, ``"0.1:1:0.1"``, ``"auto"``, the default). The replay ``options`` are those of
+    :func:`run`. One row per cell, the columns of ``summary.csv``."""
     cols = _native.sweep(
         trace,
         sched=_as_list(sched),
@@ -140,10 +142,10 @@ def sweep(
         loads=loads,
         machine=machine,
         estimate=_as_list(estimate),
-        kill_at_estimate=kill_at_estimate,
         validate=validate,
         lenient=lenient,
         threads=threads,
+        **options,
     )
     return pl.DataFrame(cols)
 
@@ -166,10 +168,13 @@ class Experiment:
     claims: pl.DataFrame
 
 
-def experiment(path: str, quick: bool = False, threads: Optional[int] = None) -> Experiment:
+def experiment(
+    path: str, quick: bool = False, threads: Optional[int] = None, **options: Any
+) -> Experiment:
     """Runs the experiment file at ``path`` (docs/EXPERIMENTS.md) — ``quick`` for its short
-    budget — and checks its claims, as ``pwa-replay experiment`` does (without writing files)."""
-    points, claims = _native.experiment(str(path), quick=quick, threads=threads)
+    budget — and checks its claims, as ``pwa-replay experiment`` does (without writing files).
+    The replay ``options`` (those of :func:`run`) apply where the file gives no value."""
+    points, claims = _native.experiment(str(path), quick=quick, threads=threads, **options)
     return Experiment(
         points=pl.DataFrame(points, schema_overrides={"n": pl.UInt64}),
         claims=pl.DataFrame(claims, schema_overrides={"holds": pl.Boolean}),

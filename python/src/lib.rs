@@ -18,16 +18,18 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use pwa_replay::engine::columns::{COLUMNS, JobColumn, Value, job_table};
-use pwa_replay::engine::{Engine, NoObserver, Outcome, ReplayOptions, RunMetrics, summarize};
+use pwa_replay::engine::{
+    Engine, EngineError, NoObserver, Outcome, ReplayOptions, RunMetrics, summarize,
+};
 use pwa_replay::experiment::figure::FigureData;
 use pwa_replay::experiment::run::{
     Replica, replay as replay_experiment_cell, run as run_experiment,
 };
 use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{Plan, figures, verdicts};
-use pwa_replay::machine::{AllocKind, MachineSpec};
+use pwa_replay::machine::{AllocKind, Allocator, MachineSpec};
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{Cell, CellError, Grid, LoadSpec};
+use pwa_replay::sweep::{Cell, CellError, Grid, LoadSpec, Series};
 use pwa_replay::trace::Loader;
 use pwa_replay::workload::stats::WorkloadStats;
 use pwa_replay::workload::{EstimateModel, Workload};
@@ -94,23 +96,15 @@ fn window(loaded: &Loaded, first: usize, count: Option<usize>) -> Result<Workloa
     ))
 }
 
-/// The metrics as a dict (counts as ints), after `labels`.
-fn metrics_dict<'py>(
-    py: Python<'py>,
-    labels: Vec<(&str, Bound<'py, PyAny>)>,
-    m: &RunMetrics,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in labels {
-        d.set_item(k, v)?;
-    }
+/// Adds the metrics to `d` (counts as ints), after the labels already there.
+fn add_metrics(d: &Bound<'_, PyDict>, m: &RunMetrics) -> PyResult<()> {
     for c in COLUMNS {
         match (c.get)(m) {
             Value::Count(n) => d.set_item(c.name, n)?,
             Value::Real(x) => d.set_item(c.name, x)?,
         }
     }
-    Ok(d)
+    Ok(())
 }
 
 /// The per-job table as a dict of lists, in column order.
@@ -133,6 +127,28 @@ fn jobs_dict<'py>(
     Ok(d)
 }
 
+/// The replay options given as keyword arguments, named as the fields of [`ReplayOptions`]
+/// (`kill_at_estimate=True`, `dilation="linear:0.5"`); `None` leaves an option at its default.
+fn replay_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<ReplayOptions> {
+    let Some(given) = given else {
+        return Ok(ReplayOptions::default());
+    };
+    let set = PyDict::new(given.py());
+    for (k, v) in given.iter().filter(|(_, v)| !v.is_none()) {
+        set.set_item(k, v)?;
+    }
+    pythonize::depythonize(set.as_any()).map_err(|e| err(format!("replay options: {e}")))
+}
+
+/// Every replay option with a value, by name (an option unset is left out), into `d`.
+fn add_options(d: &Bound<'_, PyDict>, options: &ReplayOptions) -> PyResult<()> {
+    let all = pythonize::pythonize(d.py(), options).map_err(|e| err(e.to_string()))?;
+    for (k, v) in all.cast::<PyDict>()?.iter().filter(|(_, v)| !v.is_none()) {
+        d.set_item(k, v)?;
+    }
+    Ok(())
+}
+
 /// The scheduler of a replay.
 enum Chosen {
     /// A built-in label: no Python runs during the replay.
@@ -141,13 +157,105 @@ enum Chosen {
     Python(Py<PyAny>),
 }
 
+impl Chosen {
+    /// The one of `sched` (a label) and `policy` (an object) given.
+    fn of(sched: Option<&str>, policy: Option<Py<PyAny>>) -> PyResult<Chosen> {
+        match (sched.map(|s| parse("sched", s)).transpose()?, policy) {
+            (Some(s), None) => Ok(Chosen::Builtin(s)),
+            (None, Some(p)) => Ok(Chosen::Python(p)),
+            _ => Err(err(
+                "give exactly one of sched= (a built-in scheduler label) and policy= (an object with schedule(state))".into(),
+            )),
+        }
+    }
+
+    /// Replays `workload` under this scheduler: its label, the outcome, and for a Python policy
+    /// its call count and time in `extra`.
+    fn replay(
+        self,
+        py: Python<'_>,
+        workload: &Workload,
+        allocator: Box<dyn Allocator>,
+        options: ReplayOptions,
+        extra: &Bound<'_, PyDict>,
+    ) -> PyResult<(String, Result<Outcome, EngineError>)> {
+        match self {
+            Chosen::Builtin(s) => {
+                let out = py.detach(|| {
+                    Engine::new(workload, s.build(), allocator)
+                        .with_options(options)
+                        .run(&mut NoObserver)
+                });
+                Ok((s.to_string(), out))
+            }
+            Chosen::Python(p) => {
+                let name = format!("python:{}", p.bind(py).get_type().name()?);
+                let (scheduler, state) = policy::PyPolicy::new(py, p)?;
+                let out = Engine::new(workload, Box::new(scheduler), allocator)
+                    .with_options(options)
+                    .run(&mut NoObserver);
+                let mut st = state.bind(py).borrow_mut();
+                if let Some(e) = st.error.take() {
+                    return Err(e);
+                }
+                extra.set_item("calls", st.calls)?;
+                extra.set_item("python_s", st.python_s)?;
+                Ok((name, out))
+            }
+        }
+    }
+}
+
+/// What `run` replays: the trace, its machine and allocator, the jobs kept, load and estimates.
+struct RunInput<'a> {
+    trace: &'a str,
+    machine: Option<MachineSpec>,
+    alloc: Option<AllocKind>,
+    lenient: bool,
+    first_job: usize,
+    max_jobs: Option<usize>,
+    load_factor: f64,
+    estimate: EstimateModel,
+}
+
+impl RunInput<'_> {
+    /// The trace loaded, its workload as replayed (windowed, scaled, with estimates) and the
+    /// allocator (the trace's first when none was given).
+    fn load(&self, py: Python<'_>) -> PyResult<(Loaded, Workload, AllocKind)> {
+        let flat_ok = self.alloc.is_none_or(|a| a == AllocKind::Flat);
+        let mut loaded = py
+            .detach(|| trace::load(self.trace, self.machine, self.lenient, flat_ok))
+            .map_err(err)?;
+        let alloc = match self.alloc {
+            Some(a) => a,
+            None => *loaded.grid.allocators.first().ok_or_else(|| {
+                err(format!(
+                    "{} has no default allocator: say alloc=",
+                    loaded.name
+                ))
+            })?,
+        };
+        if self.lenient {
+            loaded
+                .workload
+                .retain_fitting(loaded.machine, &[alloc])
+                .map_err(|e| err(chain(&e)))?;
+        }
+        if self.first_job > 0 || self.max_jobs.is_some() {
+            loaded.workload = window(&loaded, self.first_job, self.max_jobs).map_err(err)?;
+        }
+        let workload = prepare(&mut loaded, self.load_factor, self.estimate).map_err(err)?;
+        Ok((loaded, workload, alloc))
+    }
+}
+
 /// Replays `trace` under `sched` (a built-in label) or `policy` (a Python object with
-/// `schedule(state)`) and `alloc`; returns `(metrics, jobs, extra)`: the summary columns (labels
-/// first), the per-job table as column lists, and for a policy its call count and time.
+/// `schedule(state)`) and `alloc`, with the replay options given as further keyword arguments;
+/// returns `(metrics, jobs, extra)`: the summary columns (labels first), the per-job table as
+/// column lists, and for a policy its call count and time.
 #[pyfunction]
 #[pyo3(signature = (trace, *, machine=None, sched=None, policy=None, alloc=None, load_factor=1.0,
-    estimate="exact", kill_at_estimate=false, validate=false, lenient=false, first_job=0,
-    max_jobs=None))]
+    estimate="exact", validate=false, lenient=false, first_job=0, max_jobs=None, **options))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -158,53 +266,26 @@ fn run<'py>(
     alloc: Option<&str>,
     load_factor: f64,
     estimate: &str,
-    kill_at_estimate: bool,
     validate: bool,
     lenient: bool,
     first_job: usize,
     max_jobs: Option<usize>,
+    options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
-    let sched: Option<SchedKind> = sched.map(|s| parse("sched", s)).transpose()?;
-    let alloc: Option<AllocKind> = alloc.map(|a| parse("alloc", a)).transpose()?;
-    let estimate: EstimateModel = parse("estimate", estimate)?;
-    let chosen = match (sched, policy) {
-        (Some(s), None) => Chosen::Builtin(s),
-        (None, Some(p)) => Chosen::Python(p),
-        _ => {
-            return Err(err(
-                "give exactly one of sched= (a built-in scheduler label) and policy= (an object with schedule(state))".into(),
-            ));
-        }
+    let options = replay_options(options)?;
+    let chosen = Chosen::of(sched, policy)?;
+    let input = RunInput {
+        trace,
+        machine: machine.map(|m| parse("machine", m)).transpose()?,
+        alloc: alloc.map(|a| parse("alloc", a)).transpose()?,
+        lenient,
+        first_job,
+        max_jobs,
+        load_factor,
+        estimate: parse("estimate", estimate)?,
     };
-    let flat_ok = alloc.is_none_or(|a| a == AllocKind::Flat);
-    let mut loaded = py
-        .detach(|| trace::load(trace, machine, lenient, flat_ok))
-        .map_err(err)?;
-    let alloc = match alloc {
-        Some(a) => a,
-        None => *loaded.grid.allocators.first().ok_or_else(|| {
-            err(format!(
-                "{} has no default allocator: say alloc=",
-                loaded.name
-            ))
-        })?,
-    };
-    if lenient {
-        loaded
-            .workload
-            .retain_fitting(loaded.machine, &[alloc])
-            .map_err(|e| err(chain(&e)))?;
-    }
-    if first_job > 0 || max_jobs.is_some() {
-        loaded.workload = window(&loaded, first_job, max_jobs).map_err(err)?;
-    }
-    let workload = prepare(&mut loaded, load_factor, estimate).map_err(err)?;
-    let m = loaded.machine;
-    let options = ReplayOptions {
-        kill_at_estimate,
-        ..ReplayOptions::default()
-    };
+    let (loaded, workload, alloc) = input.load(py)?;
+    let (m, estimate) = (loaded.machine, input.estimate);
     let what = |s: &str| {
         format!(
             "replaying {} on {m} with {s} / {alloc} at load factor {load_factor} ({estimate} estimates)",
@@ -215,73 +296,27 @@ fn run<'py>(
         .build(m)
         .map_err(|e| err(format!("alloc={alloc} on {m}: {}", chain(&e))))?;
     let extra = PyDict::new(py);
-    let (label, outcome) = match chosen {
-        Chosen::Builtin(s) => {
-            let out = py.detach(|| {
-                Engine::new(&workload, s.build(), allocator)
-                    .with_options(options)
-                    .run(&mut NoObserver)
-            });
-            (s.to_string(), out)
-        }
-        Chosen::Python(p) => {
-            let name = format!("python:{}", p.bind(py).get_type().name()?);
-            let (scheduler, state) = policy::PyPolicy::new(py, p)?;
-            let out = Engine::new(&workload, Box::new(scheduler), allocator)
-                .with_options(options)
-                .run(&mut NoObserver);
-            let mut st = state.bind(py).borrow_mut();
-            if let Some(e) = st.error.take() {
-                return Err(e);
-            }
-            extra.set_item("calls", st.calls)?;
-            extra.set_item("python_s", st.python_s)?;
-            (name, out)
-        }
-    };
+    let (label, outcome) = chosen.replay(py, &workload, allocator, options.clone(), &extra)?;
     let outcome = outcome.map_err(|e| err(format!("{}: {}", what(&label), chain(&e))))?;
     if validate {
         pwa_replay::engine::validate(&workload, m, &outcome).map_err(|e| {
-            err(format!(
-                "the schedule is invalid ({}): {}",
-                what(&label),
-                chain(&e)
-            ))
+            let what = what(&label);
+            err(format!("the schedule is invalid ({what}): {}", chain(&e)))
         })?;
     }
-    let metrics = summarize(&workload, m, alloc, &outcome);
-    let labels = vec![
-        ("trace", loaded.name.clone().into_pyobject(py)?.into_any()),
-        (
-            "sha256",
-            loaded.sha256.clone().into_pyobject(py)?.into_any(),
-        ),
-        ("machine", m.to_string().into_pyobject(py)?.into_any()),
-        ("scheduler", label.into_pyobject(py)?.into_any()),
-        ("allocator", alloc.to_string().into_pyobject(py)?.into_any()),
-        ("load_factor", load_factor.into_pyobject(py)?.into_any()),
-        (
-            "estimate",
-            estimate.to_string().into_pyobject(py)?.into_any(),
-        ),
-        (
-            "kill_at_estimate",
-            kill_at_estimate.into_pyobject(py)?.to_owned().into_any(),
-        ),
-        (
-            "validated",
-            validate.into_pyobject(py)?.to_owned().into_any(),
-        ),
-        (
-            "alloc_calls_skipped",
-            outcome.skipped_checks.into_pyobject(py)?.into_any(),
-        ),
-    ];
-    Ok((
-        metrics_dict(py, labels, &metrics)?,
-        jobs_dict(py, &workload, m, &outcome)?,
-        extra,
-    ))
+    let d = PyDict::new(py);
+    d.set_item("trace", &loaded.name)?;
+    d.set_item("sha256", &loaded.sha256)?;
+    d.set_item("machine", m.to_string())?;
+    d.set_item("scheduler", label)?;
+    d.set_item("allocator", alloc.to_string())?;
+    d.set_item("load_factor", load_factor)?;
+    d.set_item("estimate", estimate.to_string())?;
+    add_options(&d, &options)?;
+    d.set_item("validated", validate)?;
+    d.set_item("alloc_calls_skipped", outcome.skipped_checks)?;
+    add_metrics(&d, &summarize(&workload, m, alloc, &outcome))?;
+    Ok((d, jobs_dict(py, &workload, m, &outcome)?, extra))
 }
 
 /// Labels of a list argument: `None` → `default`, else each parsed.
@@ -299,48 +334,31 @@ where
     }
 }
 
-/// Replays the grid `sched` × `alloc` × `estimate` × `loads` (a list of load factors, or a spec
-/// string: `0.5,1`, `0.1:1:0.1`, `auto`) of `trace` on `threads` workers; returns the summary
-/// table as column lists, one row per cell, in the command line's `summary.csv` order and columns.
-#[pyfunction]
-#[pyo3(signature = (trace, *, sched=None, alloc=None, loads=None, machine=None, estimate=None,
-    kill_at_estimate=false, validate=false, lenient=false, threads=None))]
-#[allow(clippy::too_many_arguments)]
-fn sweep<'py>(
-    py: Python<'py>,
-    trace: &str,
+/// The load factors of a sweep: a spec string, a list of numbers, or `auto` for `None`.
+fn load_spec(loads: Option<&Bound<'_, PyAny>>) -> PyResult<LoadSpec> {
+    let Some(l) = loads else {
+        return parse("loads", "auto");
+    };
+    match l.extract::<String>() {
+        Ok(s) => parse("loads", &s),
+        Err(_) => {
+            let list: Vec<f64> = l.extract()?;
+            let text: Vec<String> = list.iter().map(f64::to_string).collect();
+            parse("loads", &text.join(","))
+        }
+    }
+}
+
+/// The grid of a sweep: every scheduler × allocator × estimate model (`None` lists take the
+/// trace's default grid), each allocator checked on the machine; with `lenient`, the jobs that fit
+/// none of them dropped.
+fn sweep_series(
+    loaded: &mut Loaded,
     sched: Option<Vec<String>>,
     alloc: Option<Vec<String>>,
-    loads: Option<&Bound<'py, PyAny>>,
-    machine: Option<&str>,
     estimate: Option<Vec<String>>,
-    kill_at_estimate: bool,
-    validate: bool,
     lenient: bool,
-    threads: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
-    let loads: LoadSpec = match loads {
-        None => parse("loads", "auto")?,
-        Some(l) => match l.extract::<String>() {
-            Ok(s) => parse("loads", &s)?,
-            Err(_) => {
-                let list: Vec<f64> = l.extract()?;
-                let text: Vec<String> = list.iter().map(f64::to_string).collect();
-                parse("loads", &text.join(","))?
-            }
-        },
-    };
-    let allocs_given: Option<Vec<AllocKind>> = alloc
-        .clone()
-        .map(|v| v.iter().map(|a| parse("alloc", a)).collect())
-        .transpose()?;
-    let flat_ok = allocs_given
-        .as_ref()
-        .is_none_or(|v| v.iter().all(|&a| a == AllocKind::Flat));
-    let mut loaded = py
-        .detach(|| trace::load(trace, machine, lenient, flat_ok))
-        .map_err(err)?;
+) -> PyResult<Vec<Series>> {
     let schedulers = labels("sched", sched, &loaded.grid.schedulers)?;
     let allocators = labels("alloc", alloc, &loaded.grid.allocators)?;
     let estimates = labels("estimate", estimate, &loaded.grid.estimates)?;
@@ -355,32 +373,30 @@ fn sweep<'py>(
             .retain_fitting(m, &allocators)
             .map_err(|e| err(chain(&e)))?;
     }
-    let threads = threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    let spec = SweepSpec {
-        workload: loaded.name.clone(),
-        machine: m,
-        series: Grid {
-            schedulers,
-            allocators,
-            loads: Vec::new(),
-            estimates,
-        }
-        .series(),
-        loads,
-        replicas: 1,
-        shake: None,
-        kill_at_estimate,
-        dilation: None,
-    };
+    Ok(Grid {
+        schedulers,
+        allocators,
+        loads: Vec::new(),
+        estimates,
+    }
+    .series())
+}
+
+/// Runs `spec` on `workload` with the one executor (the command line's sweep: the one-panel
+/// experiment of the grid); a validating sweep replays each cell itself to check its schedule.
+/// The cells with their metrics, in summary order.
+fn run_sweep(
+    py: Python<'_>,
+    spec: &SweepSpec,
+    workload: Workload,
+    validate: bool,
+    threads: usize,
+) -> PyResult<Vec<(Cell, RunMetrics)>> {
     let plan = spec.plan().map_err(err)?;
     let source = Given {
-        workload: Arc::new(std::mem::take(&mut loaded.workload)),
-        machine: m,
+        workload: Arc::new(workload),
+        machine: spec.machine,
     };
-    // The command line's sweep: the one-panel experiment of the grid, run by the one executor;
-    // a validating sweep replays each cell itself to check its schedule.
     let hook = |r: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| {
         if validate {
             Ok(replay_experiment_cell(r.prepared, r.cell, r.seed, true)?.metrics)
@@ -390,17 +406,26 @@ fn sweep<'py>(
     };
     let results = py
         .detach(|| run_experiment(&plan, &spec.units(None), &source, &hook, &|_| {}, threads))
-        .map_err(|e| err(format!("sweeping {}: {}", loaded.name, chain(&e))))?;
-    let results: Vec<(Cell, RunMetrics)> = spec
+        .map_err(|e| err(format!("sweeping {}: {}", spec.workload, chain(&e))))?;
+    Ok(spec
         .replicas(&results)
         .map_err(err)?
         .into_iter()
         .map(|(cell, reps)| (cell, reps[0]))
-        .collect();
+        .collect())
+}
+
+/// The summary table of a sweep of `trace` on `machine` as column lists (`summary.csv`'s columns).
+fn summary_columns<'py>(
+    py: Python<'py>,
+    trace: &str,
+    machine: MachineSpec,
+    results: &[(Cell, RunMetrics)],
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let n = results.len();
-    d.set_item("trace", vec![loaded.name.clone(); n])?;
-    d.set_item("machine", vec![m.to_string(); n])?;
+    d.set_item("trace", vec![trace; n])?;
+    d.set_item("machine", vec![machine.to_string(); n])?;
     let text = |f: &dyn Fn(&Cell) -> String| results.iter().map(|(c, _)| f(c)).collect::<Vec<_>>();
     d.set_item("scheduler", text(&|c| c.scheduler.to_string()))?;
     d.set_item("allocator", text(&|c| c.allocator.to_string()))?;
@@ -422,6 +447,62 @@ fn sweep<'py>(
         }
     }
     Ok(d)
+}
+
+/// Replays the grid `sched` × `alloc` × `estimate` × `loads` (a list of load factors, or a spec
+/// string: `0.5,1`, `0.1:1:0.1`, `auto`) of `trace` on `threads` workers, with the replay options
+/// given as further keyword arguments; returns the summary table as column lists, one row per
+/// cell, in the command line's `summary.csv` order and columns.
+#[pyfunction]
+#[pyo3(signature = (trace, *, sched=None, alloc=None, loads=None, machine=None, estimate=None,
+    validate=false, lenient=false, threads=None, **options))]
+#[allow(clippy::too_many_arguments)]
+fn sweep<'py>(
+    py: Python<'py>,
+    trace: &str,
+    sched: Option<Vec<String>>,
+    alloc: Option<Vec<String>>,
+    loads: Option<&Bound<'py, PyAny>>,
+    machine: Option<&str>,
+    estimate: Option<Vec<String>>,
+    validate: bool,
+    lenient: bool,
+    threads: Option<usize>,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let options = replay_options(options)?;
+    let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
+    let loads = load_spec(loads)?;
+    let allocs_given: Option<Vec<AllocKind>> = alloc
+        .clone()
+        .map(|v| v.iter().map(|a| parse("alloc", a)).collect())
+        .transpose()?;
+    let flat_ok = allocs_given
+        .as_ref()
+        .is_none_or(|v| v.iter().all(|&a| a == AllocKind::Flat));
+    let mut loaded = py
+        .detach(|| trace::load(trace, machine, lenient, flat_ok))
+        .map_err(err)?;
+    let series = sweep_series(&mut loaded, sched, alloc, estimate, lenient)?;
+    let spec = SweepSpec {
+        workload: loaded.name.clone(),
+        machine: loaded.machine,
+        series,
+        loads,
+        replicas: 1,
+        shake: None,
+        options,
+    };
+    let workload = std::mem::take(&mut loaded.workload);
+    let results = run_sweep(py, &spec, workload, validate, threads_or_cores(threads))?;
+    summary_columns(py, &loaded.name, loaded.machine, &results)
+}
+
+/// `threads`, or the number of cores.
+fn threads_or_cores(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    })
 }
 
 /// The catalogued logs: one dict per entry (name, description, file, folder, sha256, machine,
@@ -466,22 +547,23 @@ fn stats(py: Python<'_>, trace: &str, machine: Option<&str>, lenient: bool) -> P
 }
 
 /// Runs the experiment file at `path` (docs/EXPERIMENTS.md; `quick`: its short budget) on
-/// `threads` workers; returns `(points, claims)` as column lists: every figure's points (figure,
+/// `threads` workers, with replay options given as further keyword arguments under the file's
+/// (as `pwa-replay experiment`'s flags); returns `(points, claims)` as column lists: every figure's points (figure,
 /// title, axis labels, series, x, y, ci_low, ci_high, n) and every claim's verdict (figure,
 /// statement, holds, measured).
 #[pyfunction]
-#[pyo3(signature = (path, *, quick=false, threads=None))]
+#[pyo3(signature = (path, *, quick=false, threads=None, **options))]
 fn experiment<'py>(
     py: Python<'py>,
     path: &str,
     quick: bool,
     threads: Option<usize>,
+    options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let options = replay_options(options)?;
     let text = std::fs::read_to_string(path).map_err(|e| err(format!("reading {path}: {e}")))?;
-    let plan = Plan::new(path, &text, quick).map_err(|e| err(chain(&e)))?;
-    let threads = threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    let plan = Plan::with_params(path, &text, quick, &[], &options).map_err(|e| err(chain(&e)))?;
+    let threads = threads_or_cores(threads);
     let results = py
         .detach(|| {
             let hook =

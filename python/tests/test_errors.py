@@ -26,6 +26,10 @@ def test_bad_labels_and_names_are_errors():
         pr.run("sdsc-96")
     with pytest.raises(pr.Error, match="load factor"):
         pr.sweep("kth-sp2", sched=["fcfs"], alloc=["flat"], loads=[-1])
+    with pytest.raises(pr.Error, match="unknown field `dilatation`.*`dilation`"):
+        pr.run("kth-sp2", sched="fcfs", alloc="flat", dilatation="linear:1")
+    with pytest.raises(pr.Error, match="linear:α"):
+        pr.sweep("kth-sp2", sched=["fcfs"], alloc=["flat"], loads=[1], dilation="linear:-1")
 
 
 @pytest.mark.usefixtures("real_logs")

@@ -1,5 +1,6 @@
 """The data frames against the command line's files."""
 
+import json
 import subprocess
 
 import polars as pl
@@ -46,6 +47,30 @@ def test_run_jobs_frame_equals_the_cli_jobs_table(cli, tmp_path):
     for c in want.columns:
         g, w = got[c].to_list(), want[c].fill_null("").to_list() if c == "torus" else want[c].to_list()
         assert g == (pytest.approx(w, rel=1e-12) if got[c].dtype == pl.Float64 else w), c
+
+
+@pytest.mark.usefixtures("real_logs")
+def test_replay_options_are_keyword_arguments_named_as_the_flags(cli):
+    flags = ["--kill-at-estimate", "--dilation", "linear:1"]
+    out = subprocess.run(
+        [cli, "run", "--trace", "sdsc-96", "--sched", "fcfs", "--alloc", "gabl", "--estimate",
+         "user", "--load-factor", "0.5", "--format", "json", *flags],
+        check=True, capture_output=True,
+    )
+    want = json.loads(out.stdout)
+    got = pr.run("sdsc-96", sched="fcfs", alloc="gabl", estimate="user", load_factor=0.5,
+                 kill_at_estimate=True, dilation="linear:1").metrics
+    assert got["dilation"] == "linear:1" and got["kill_at_estimate"] is True
+    assert want["killed_jobs"] > 0
+    for k, w in want.items():
+        if k not in WALL:
+            assert got[k] == (pytest.approx(w, rel=1e-12) if isinstance(w, float) else w), k
+    row = pr.sweep("sdsc-96", sched=["fcfs"], alloc=["gabl"], estimate=["user"], loads=[0.5],
+                   kill_at_estimate=True, dilation="linear:1")
+    assert row["mean_turnaround_s"].to_list() == [pytest.approx(want["mean_turnaround_s"])]
+    plain = pr.run("sdsc-96", sched="fcfs", alloc="gabl", estimate="user", load_factor=0.5)
+    assert "dilation" not in plain.metrics and plain.metrics["kill_at_estimate"] is False
+    assert plain.metrics["killed_jobs"] == 0
 
 
 @pytest.mark.usefixtures("real_logs")

@@ -8,6 +8,12 @@
 //! workload's sha256), Ctrl-C stops starting replicas and exits 130 with a `--resume` hint, and
 //! `--shard I/N` runs a part of the units ([`Plan::units`]) into a directory that `merge` puts back
 //! together.
+//!
+//! The replay flags (`--kill-at-estimate`, `--dilation`, [`ReplayArgs`]) are one more layer of
+//! defaults under the file's: an option given on the command line applies to every panel whose
+//! file gives no value for it (in `[defaults]` or in the panel), so that a study keeps what it
+//! states. They are kept in `results.json` and part of the experiment's hash, so that `merge` joins
+//! only parts run with the same options.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -16,13 +22,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use pwa_replay::engine::RunMetrics;
+use pwa_replay::engine::{ReplayOptions, RunMetrics};
 use pwa_replay::experiment::run::{self, Replica};
 use pwa_replay::experiment::{self, FigureData, Plan, Results, Unit, Unmet, Verdict};
 use pwa_replay::sweep::{CellError, Shard};
 use pwa_replay::workload::tracepath::sha256_bytes;
 use serde::{Deserialize, Serialize};
 
+use crate::options::ReplayArgs;
 use crate::paper::{data, plot};
 use crate::report::atomic::{remove_stale_temporaries, write_bytes};
 use crate::report::cache::{CellCache, Lookup};
@@ -67,6 +74,9 @@ pub struct Args {
     /// Set a parameter of the file's `[params]` (`--set scan=scan-up:join`); repeatable.
     #[arg(long, value_name = "NAME=VALUE", value_parser = param)]
     pub set: Vec<(String, String)>,
+    /// Replay options of the panels whose file does not set them (in `[defaults]` or the panel).
+    #[command(flatten)]
+    pub options: ReplayArgs,
     /// No progress output.
     #[arg(long)]
     pub quiet: bool,
@@ -87,18 +97,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let stop = progress::stop_on_ctrl_c()?;
+    let options = args.options.options()?;
     // Every file is checked before any runs.
     let plans = args
         .files
         .iter()
-        .map(|f| read_plan(f, args.quick, &args.set))
+        .map(|f| read_plan(f, args.quick, &args.set, &options))
         .collect::<anyhow::Result<Vec<_>>>()?;
     if let Some(tasks) = args.batch.slurm {
         return slurm_scripts(&args, tasks as usize);
     }
     for ((plan, text), file) in plans.iter().zip(&args.files) {
         let out = out_dir(&args, file);
-        run_one(plan, text, &out, &args, threads, &stop)?;
+        run_one(plan, text, &options, &out, &args, threads, &stop)?;
     }
     Ok(())
 }
@@ -131,11 +142,12 @@ pub fn read_plan(
     file: &Path,
     quick: bool,
     set: &[(String, String)],
+    options: &ReplayOptions,
 ) -> anyhow::Result<(Plan, String)> {
     let mut text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let name = file.display().to_string();
-    let plan = Plan::with_params(&name, &text, quick, set)?;
+    let plan = Plan::with_params(&name, &text, quick, set, options)?;
     if !set.is_empty() {
         // The text kept beside the results (for `merge`) holds the values set.
         text = pwa_replay::experiment::plan::substitute_params(&name, &text, quick, set)?;
@@ -154,9 +166,11 @@ fn out_dir(args: &Args, file: &Path) -> PathBuf {
     }
 }
 
+/// Runs one experiment (its plan, its text and the command line's replay options) into `out`.
 fn run_one(
     plan: &Plan,
     text: &str,
+    options: &ReplayOptions,
     out: &Path,
     args: &Args,
     threads: usize,
@@ -190,7 +204,7 @@ fn run_one(
         .iter()
         .map(|u| all.iter().position(|a| a == u).expect("a unit of the plan"))
         .collect();
-    let file = ResultsFile::new(plan, text, args.shard, &indices, &results);
+    let file = ResultsFile::new(plan, text, options, args.shard, &indices, &results);
     write_bytes(&out.join(SPEC_FILE), text.as_bytes())?;
     write_bytes(&out.join(RESULTS_FILE), &serde_json::to_vec_pretty(&file)?)?;
     if args.shard.is_none() {
@@ -399,12 +413,15 @@ impl Spinner {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ResultsFile {
     format: String,
-    /// SHA-256 of the experiment file's text and the budget.
+    /// SHA-256 of the experiment file's text, the budget and the command line's replay options.
     pub experiment_sha256: String,
     /// The experiment file as named on the command line.
     pub file: String,
     /// Run with the `--quick` budget.
     pub quick: bool,
+    /// The command line's replay options.
+    #[serde(default)]
+    pub options: ReplayOptions,
     /// `I/N` for a shard.
     pub shard: Option<String>,
     /// Indices of the units run (into [`Plan::units`]).
@@ -421,24 +438,31 @@ struct LineRecord {
     points: Vec<(String, String)>,
 }
 
-/// The hash of an experiment: its text and budget.
-pub fn experiment_hash(text: &str, quick: bool) -> String {
-    sha256_bytes(format!("{FORMAT}|quick={quick}|{text}").as_bytes())
+/// The hash of an experiment: its text, budget and the command line's replay options (none: the
+/// hash of the text and budget alone).
+pub fn experiment_hash(text: &str, quick: bool, options: &ReplayOptions) -> String {
+    let options = match options.key() {
+        k if k.is_empty() => k,
+        k => format!("options={k}|"),
+    };
+    sha256_bytes(format!("{FORMAT}|quick={quick}|{options}{text}").as_bytes())
 }
 
 impl ResultsFile {
     fn new(
         plan: &Plan,
         text: &str,
+        options: &ReplayOptions,
         shard: Option<Shard>,
         units: &[usize],
         r: &Results,
     ) -> ResultsFile {
         ResultsFile {
             format: FORMAT.into(),
-            experiment_sha256: experiment_hash(text, plan.quick),
+            experiment_sha256: experiment_hash(text, plan.quick, options),
             file: plan.file.clone(),
             quick: plan.quick,
+            options: options.clone(),
             shard: shard.map(|s| s.to_string()),
             units: units.to_vec(),
             lines: r
@@ -717,7 +741,7 @@ pub fn merge(out: &Path, parts: &[PathBuf], quiet: bool) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(first.join(SPEC_FILE))
         .with_context(|| format!("reading {}", first.join(SPEC_FILE).display()))?;
     let head = ResultsFile::read(first)?;
-    let plan = Plan::new(&head.file, &text, head.quick)?;
+    let plan = Plan::with_params(&head.file, &text, head.quick, &[], &head.options)?;
     let units = plan.units().len();
     let mut seen = vec![None; units];
     let mut results = Results::default();
@@ -762,7 +786,7 @@ pub fn merge(out: &Path, parts: &[PathBuf], quiet: bool) -> anyhow::Result<()> {
     let lock = OutLock::acquire(out)?;
     let manifest = Manifest::begin(1);
     let all: Vec<usize> = (0..units).collect();
-    let file = ResultsFile::new(&plan, &text, None, &all, &results);
+    let file = ResultsFile::new(&plan, &text, &head.options, None, &all, &results);
     write_bytes(&out.join(SPEC_FILE), text.as_bytes())?;
     write_bytes(&out.join(RESULTS_FILE), &serde_json::to_vec_pretty(&file)?)?;
     write_report(&plan, &results, out)?;

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use pwa_replay::engine::{
-    Dilation, FragMeter, FragSummary, Outcome, ReplayOptions, replay_with,
-    summarize_with_fragmentation, validate,
+    FragMeter, FragSummary, Outcome, replay_with, summarize_with_fragmentation, validate,
 };
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{EstimateModel, Workload};
 use serde_json::{Map, Value};
 
+use crate::options::ReplayArgs;
 use crate::report::atomic::write_atomic;
 use crate::report::human;
 use crate::report::jobs;
@@ -57,14 +57,9 @@ pub struct Replay {
         value_name = "exact|user|xF|predict[:estimate]|tsafrir"
     )]
     pub estimate: EstimateModel,
-    /// End a job at its estimate when its run time is longer (as batch systems enforce walltimes).
-    #[arg(long)]
-    pub kill_at_estimate: bool,
-    /// Stretch each job's run time by the dispersal of its nodes: linear:α runs a job
-    /// run × (1 + α·(mean pairwise hops / contiguous optimum − 1)) — a communication model, not a
-    /// measurement (docs/ALGORITHMS.md, "Dilation"). Off by default.
-    #[arg(long, value_name = "linear:α")]
-    pub dilation: Option<Dilation>,
+    /// The replay options.
+    #[command(flatten)]
+    pub options: ReplayArgs,
 }
 
 /// A finished replay: the trace as loaded, the workload as replayed (scaled, with estimates) and
@@ -104,11 +99,7 @@ impl Replay {
             "replaying {} on {} with {} / {} at load factor {} ({} estimates)",
             trace.name, trace.machine, self.sched, self.alloc, self.load_factor, self.estimate
         );
-        let options = ReplayOptions {
-            kill_at_estimate: self.kill_at_estimate,
-            dilation: self.dilation,
-            ..ReplayOptions::default()
-        };
+        let options = self.options.options()?;
         let mut meter = FragMeter::new(&workload, trace.machine, self.alloc);
         let outcome = replay_with(
             &workload,
@@ -168,7 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let (Some(path), Some(fmt)) = (&args.jobs_out, jobs_format) {
         write_jobs(path, fmt, &workload, t.machine, &outcome)?;
     }
-    let mut labels = vec![
+    let mut labels: Vec<(String, Value)> = [
         ("trace", Value::from(t.name.clone())),
         ("sha256", Value::from(t.sha256.clone())),
         ("machine", Value::from(t.machine.to_string())),
@@ -176,20 +167,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("allocator", Value::from(r.alloc.to_string())),
         ("load_factor", Value::from(r.load_factor)),
         ("estimate", Value::from(r.estimate.to_string())),
-        ("kill_at_estimate", Value::from(r.kill_at_estimate)),
-        ("validated", Value::from(args.validate)),
-        ("alloc_calls_skipped", Value::from(outcome.skipped_checks)),
-    ];
-    if let Some(d) = r.dilation {
-        labels.push(("dilation", Value::from(d.to_string())));
-    }
+    ]
+    .map(|(k, v)| (k.to_string(), v))
+    .into();
+    labels.extend(r.options.labels()?);
+    labels.extend([
+        ("validated".into(), Value::from(args.validate)),
+        (
+            "alloc_calls_skipped".into(),
+            Value::from(outcome.skipped_checks),
+        ),
+    ]);
     let values = metrics::values(&m);
     let text = match args.format {
         Format::Json => {
             let obj: Map<String, Value> = labels
                 .into_iter()
-                .chain(values.into_iter().map(|(k, v)| (k, json_value(v))))
-                .map(|(k, v)| (k.to_string(), v))
+                .chain(
+                    values
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), json_value(v))),
+                )
                 .collect();
             serde_json::to_string_pretty(&Value::Object(obj))? + "\n"
         }
@@ -242,7 +240,7 @@ fn json_value(v: MetricValue) -> Value {
 }
 
 /// The labels as given, then every metric for people ([`human::metric`]).
-fn table(labels: &[(&str, Value)], values: &[(&str, MetricValue)]) -> String {
+fn table(labels: &[(String, Value)], values: &[(&str, MetricValue)]) -> String {
     let shown = labels
         .iter()
         .map(|(k, v)| {
@@ -250,7 +248,7 @@ fn table(labels: &[(&str, Value)], values: &[(&str, MetricValue)]) -> String {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            (*k, v)
+            (k.as_str(), v)
         })
         .chain(values.iter().map(|&(k, v)| (k, human::metric(k, v))));
     let rows: Vec<(&str, String)> = shown.collect();

@@ -27,7 +27,6 @@ use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
-use pwa_replay::engine::Dilation;
 use pwa_replay::engine::RunMetrics;
 use pwa_replay::experiment::run::{self, Replica};
 use pwa_replay::experiment::sweep::{Given, SweepSpec};
@@ -41,6 +40,7 @@ use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 use pwa_replay::workload::tracepath::sha256_bytes;
 
 use crate::cmd::experiment::Replicas;
+use crate::options::ReplayArgs;
 use crate::report::atomic::remove_stale_temporaries;
 use crate::report::lock::OutLock;
 use crate::report::manifest::{Manifest, SweepInfo, TraceInfo};
@@ -73,15 +73,9 @@ pub struct Args {
     /// else exact).
     #[arg(long, value_delimiter = ',', value_name = "E,…")]
     pub estimate: Vec<EstimateModel>,
-    /// End every job at its estimate when its run time is longer (as batch systems enforce
-    /// walltimes).
-    #[arg(long)]
-    pub kill_at_estimate: bool,
-    /// Stretch each job's run time by the dispersal of its nodes: linear:α runs a job
-    /// run × (1 + α·(mean pairwise hops / contiguous optimum − 1)) — a communication model, not a
-    /// measurement (docs/ALGORITHMS.md, "Dilation"). Off by default.
-    #[arg(long, value_name = "linear:α")]
-    pub dilation: Option<Dilation>,
+    /// The replay options of every cell.
+    #[command(flatten)]
+    pub options: ReplayArgs,
     /// Load factors: `FROM:TO:STEP`, a list `0.5,1,1.5`, or `auto` (0.1 upwards until every
     /// policy is two points past the knee of its turnaround curve; capped at 3.0;
     /// `auto:FROM:CAP:STEP[:MARGIN]` for another start, cap and step, and MARGIN points kept past
@@ -210,8 +204,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         loads: args.loads.clone(),
         replicas: shaking.map_or(1, |(n, _)| n as usize),
         shake: shaking.map(|(_, model)| model),
-        kill_at_estimate: args.kill_at_estimate,
-        dilation: args.dilation,
+        options: args.options.options()?,
     };
     let plan = spec.plan().map_err(anyhow::Error::msg)?;
     let out = args
@@ -243,7 +236,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         &lock,
         &stop,
         &loader,
-        cell_context(&args, &loaded, jobs),
+        cell_context(&loaded, jobs),
     );
     let open_ended = grid_cells.is_empty();
     let progress = Progress::new(args.quiet, open_ended);
@@ -334,22 +327,16 @@ fn labels<T: ToString>(v: &[T]) -> String {
         .join(",")
 }
 
-/// What the sweep shares and its results depend on: part of every cache key.
-fn cell_context(args: &Args, loaded: &LoadedTrace, jobs: usize) -> BTreeMap<String, String> {
-    let mut context = BTreeMap::from([
+/// The workload every cell of the sweep replays, which its cache keys name (the replay options are
+/// in each cell's id, [`experiment::Cell::id`]).
+fn cell_context(loaded: &LoadedTrace, jobs: usize) -> BTreeMap<String, String> {
+    BTreeMap::from([
         ("trace_sha256".to_string(), loaded.sha256.clone()),
         ("machine".to_string(), loaded.machine.to_string()),
         ("conversion".to_string(), format!("{:?}", loaded.conversion)),
         ("jobs".to_string(), jobs.to_string()),
         ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
-    ]);
-    if args.kill_at_estimate {
-        context.insert("kill_at_estimate".to_string(), "true".to_string());
-    }
-    if let Some(d) = args.dilation {
-        context.insert("dilation".to_string(), d.to_string());
-    }
-    context
+    ])
 }
 
 /// Around every replica the executor runs: the stop check, the cache ([`Replicas`]), the per-cell
@@ -617,7 +604,11 @@ fn config(
 /// conversion, jobs, filters, engine options, the resolved grid, tool version and commit — but not
 /// the shard, threads or output directory: shards of one sweep share it.
 fn config_hash(args: &Args, loaded: &LoadedTrace, jobs: usize, cells: &[Cell]) -> String {
-    let mut key = cell_context(args, loaded, jobs);
+    let mut key = cell_context(loaded, jobs);
+    let options = args.options.options().map(|o| o.key()).unwrap_or_default();
+    if !options.is_empty() {
+        key.insert("options".into(), options);
+    }
     key.insert("lenient".into(), args.input.lenient.to_string());
     key.insert("git_commit".into(), env!("PWA_REPLAY_GIT_COMMIT").into());
     let cells: Vec<String> = cells.iter().map(Cell::key).collect();

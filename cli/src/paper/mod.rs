@@ -147,7 +147,7 @@ fn run_experiment(
         }
         _ => Vec::new(),
     };
-    let plan = Plan::with_params(file.path, file.text, opts.quick, &set)?;
+    let plan = Plan::with_params(file.path, file.text, opts.quick, &set, &Default::default())?;
     // `--no-traces` leaves out a file of logs whole (its claims are reported as not run).
     let left_out = file.logs && opts.no_traces;
     let missing: Vec<usize> = (0..plan.panels.len())

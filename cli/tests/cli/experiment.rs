@@ -265,6 +265,86 @@ fn sigkill_at_any_moment_then_resume_gives_identical_figure_data() {
     }
 }
 
+/// Two panels of one model under a non-contiguous allocator, the second with its own dilation.
+const DILATED: &str = r#"
+[[panel]]
+name = "plain"
+workload = "synth:uniform,mesh=8x8,jobs=300,rate={x}"
+sched = ["fcfs"]
+alloc = ["gabl"]
+x = { name = "rate", values = [1, 2] }
+
+[[panel]]
+name = "own"
+workload = "synth:uniform,mesh=8x8,jobs=300,rate={x}"
+sched = ["fcfs"]
+alloc = ["gabl"]
+x = { name = "rate", values = [1, 2] }
+dilation = "linear:0.5"
+
+[[figure]]
+name = "plain"
+panel = "plain"
+y = "mean_turnaround_s"
+
+[[figure]]
+name = "own"
+panel = "own"
+y = "mean_turnaround_s"
+"#;
+
+/// A replay flag of `experiment` applies where the file is silent, never over the file's own key;
+/// parts run with other flags are not merged.
+#[test]
+fn replay_flags_apply_under_the_files_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = write(tmp.path(), "dilated.toml", DILATED);
+    let csv = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let plain = tmp.path().join("plain");
+    ok(&mut experiment(&file, &plain, &[]));
+    let flagged = tmp.path().join("flagged");
+    ok(&mut experiment(
+        &file,
+        &flagged,
+        &["--dilation", "linear:0.5"],
+    ));
+    let own = csv(&plain, "own.csv");
+    assert_eq!(
+        csv(&flagged, "plain.csv"),
+        own,
+        "the flag where the file is silent"
+    );
+    assert_ne!(
+        csv(&plain, "plain.csv"),
+        own,
+        "dilation changes the replays"
+    );
+    let other = tmp.path().join("other");
+    ok(&mut experiment(&file, &other, &["--dilation", "linear:2"]));
+    assert_eq!(csv(&other, "own.csv"), own, "the file's key over the flag");
+    let results = csv(&flagged, "results.json");
+    assert!(
+        results.contains("\"dilation\": \"linear:0.5\""),
+        "{results}"
+    );
+    let parts: Vec<PathBuf> = (0..2)
+        .map(|i| tmp.path().join(format!("part-{i}")))
+        .collect();
+    ok(&mut experiment(&file, &parts[0], &["--shard", "0/2"]));
+    ok(&mut experiment(
+        &file,
+        &parts[1],
+        &["--shard", "1/2", "--dilation", "linear:2"],
+    ));
+    fails_with(
+        bin()
+            .arg("merge")
+            .arg(tmp.path().join("merged"))
+            .args(&parts),
+        &["another experiment"],
+    );
+}
+
 #[test]
 fn a_file_with_an_unknown_key_label_or_measure_is_refused_with_its_line() {
     let tmp = tempfile::tempdir().unwrap();
