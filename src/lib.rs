@@ -17,8 +17,9 @@
 //!   conversions, load-factor scaling and synthetic models.
 //! * [`estimate`] — modeled user estimates and run-time predictors that learn while a replay runs
 //!   (EASY++'s).
-//! * [`sched`] — the [`sched::Scheduler`] trait and the policies; every scheduler is one line of
-//!   [`sched::SCHEDULERS`] (label syntax, example, meaning), from which help texts and errors are
+//! * [`sched`] — the [`sched::Scheduler`] trait and the policies; every scheduler is its file and
+//!   one line of the `schedulers!` registry (variant, label form, syntax, example, meaning), from
+//!   which label parsing and printing, help texts ([`sched::SCHEDULERS`]) and errors are
 //!   generated; and the scheduling semantics ([`sched::semantics`]: when a policy runs), which
 //!   the engine carries out.
 //! * [`catalog`] — the catalogued logs: file, sha256, how each is converted for its machine, and the

@@ -15,6 +15,12 @@
 use super::System;
 use crate::SimTime;
 
+/// How much heavier a backfilling policy's replay is than a queue-order one's at the same load (the
+/// cost of their registry lines): every event re-plans the queue. Measured on sdsc-96
+/// (docs/OUTPUTS.md, "Shards"): `easy` cells took 1…90 s against 0.1…0.9 s for `fcfs`, `oo` and
+/// `window:240`.
+pub(crate) const BACKFILL_COST: f64 = 10.0;
+
 /// The timer token of the deferred pass.
 const PASS: u64 = 0;
 /// The timer token of a wake-up at a later reservation.

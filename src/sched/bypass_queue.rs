@@ -16,6 +16,7 @@
 //! `oo`: a newcomer that finds a queue waits for the next departure even if it fits.
 
 use super::System;
+use super::label::Form;
 use super::queue::{BypassRule, Bypassing};
 use crate::SimTime;
 use crate::workload::JobId;
@@ -47,3 +48,13 @@ pub(crate) type BypassQueue = Bypassing<BypassQueueRule>;
 pub(crate) fn bypass_queue(t: SimTime) -> BypassQueue {
     Bypassing::new(BypassQueueRule::new(t))
 }
+
+/// `bq:SECONDS` or `bq:inf`.
+pub(super) const BQ: Form<SimTime> = Form::new(
+    |l| match l.word() {
+        Some("inf") => Some(SimTime::INFINITY),
+        _ => l.seconds(),
+    },
+    |t| vec![if t.is_infinite() { "inf".into() } else { t.to_string() }],
+    |&t| Box::new(bypass_queue(t)),
+);

@@ -20,6 +20,7 @@
 use std::collections::BTreeMap;
 
 use super::System;
+use super::label::Form;
 use super::queue::{BypassRule, Bypassing};
 use crate::SimTime;
 use crate::workload::JobId;
@@ -125,3 +126,14 @@ pub(crate) type Delay = Bypassing<DelayRule>;
 pub(crate) fn delay(reading: Reading) -> Delay {
     Bypassing::new(DelayRule::new(reading))
 }
+
+/// `delay`: the time reading.
+pub(super) const TIME: Form<()> =
+    Form::bare(|_| Box::new(delay(Reading::Time))).title(|_| "Delay".into());
+
+/// `delay:count`: the count reading.
+pub(super) const COUNT: Form<()> = Form::new(
+    |l| l.keyword("count"),
+    |_| vec!["count".into()],
+    |_| Box::new(delay(Reading::Count)),
+);

@@ -28,7 +28,8 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
-use super::backfill::DeferredPass;
+use super::backfill::{BACKFILL_COST, DeferredPass};
+use super::label::Form;
 use super::plan;
 use super::semantics::ArrivalPass;
 use super::{Scheduler, System};
@@ -283,3 +284,15 @@ impl Scheduler for Easy {
         self.queue.len()
     }
 }
+
+/// `easy`.
+pub(super) const EASY: Form<()> =
+    Form::bare(|_| Box::new(Easy::new(Order::Arrival))).cost(BACKFILL_COST);
+
+/// `easy:sjbf`.
+pub(super) const SJBF: Form<()> = Form::new(
+    |l| l.keyword("sjbf"),
+    |_| vec!["sjbf".into()],
+    |_| Box::new(Easy::new(Order::ShortestFirst)),
+)
+.cost(BACKFILL_COST);

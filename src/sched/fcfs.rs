@@ -5,6 +5,7 @@
 //! ones, even those that would fit (the "blockade" the other policies relax).
 
 use super::System;
+use super::label::Form;
 use super::queue::{BypassRule, Bypassing};
 use crate::workload::JobId;
 
@@ -21,3 +22,7 @@ impl BypassRule for FcfsRule {
 
 /// First-come-first-served.
 pub(crate) type Fcfs = Bypassing<FcfsRule>;
+
+/// `fcfs`.
+pub(super) const FCFS: Form<()> =
+    Form::bare(|_| Box::new(Fcfs::new(FcfsRule))).title(|_| "FCFS".into());

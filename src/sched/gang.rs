@@ -43,6 +43,7 @@ use std::fmt;
 use std::ops::Index;
 use std::sync::{Arc, Mutex};
 
+use super::label::{self, Form};
 use super::largest_first::NmpList;
 use super::{Scheduler, System};
 use crate::SimTime;
@@ -88,42 +89,21 @@ impl Default for GangParams {
 }
 
 impl fmt::Display for GangParams {
-    /// `gang` plus every non-default parameter, in the order slice, nmax, retry, switch.
+    /// The label: `gang` plus every non-default parameter.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = GangParams::default();
-        let mut parts = Vec::new();
-        if let Some(s) = self.slice {
-            parts.push(format!("slice={s}"));
-        } else if self.median_slice {
-            parts.push("slice=median".into());
-        }
-        if self.n_max != d.n_max {
-            parts.push(format!("nmax={}", self.n_max));
-        }
-        if self.retry != d.retry {
-            parts.push(format!("retry={}", self.retry));
-        }
-        if self.switch != d.switch {
-            parts.push(format!("switch={}", self.switch));
-        }
-        if parts.is_empty() {
-            f.write_str("gang")
-        } else {
-            write!(f, "gang:{}", parts.join(","))
-        }
+        label::write(f, "gang", &self.args())
     }
 }
 
 impl GangParams {
-    /// Reads the arguments after `gang:` (`key=value` pairs separated by `,` or `;` — the latter
-    /// for lists that are themselves comma-separated, as `sweep --sched`); `None` when malformed.
-    pub fn parse_args(args: &str) -> Option<GangParams> {
+    /// Reads the `key=value` arguments after `gang:`; `None` when a key is unknown or a value out
+    /// of range (a key given twice: the last value).
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Option<GangParams> {
         let mut p = GangParams::default();
-        for part in args.split([',', ';']).map(str::trim) {
-            let (k, v) = part.split_once('=')?;
+        for &(k, v) in pairs {
             let time = || v.parse::<SimTime>().ok().filter(|t| t.is_finite());
-            match k.trim() {
-                "slice" if v.trim() == "median" => p.median_slice = true,
+            match k {
+                "slice" if v == "median" => p.median_slice = true,
                 "slice" => p.slice = Some(time().filter(|t| *t > 0.0)?),
                 "nmax" => p.n_max = v.parse().ok().filter(|&n| n >= 1)?,
                 "retry" => p.retry = v.parse().ok()?,
@@ -132,6 +112,27 @@ impl GangParams {
             }
         }
         Some(p)
+    }
+
+    /// Every non-default parameter as `key=value`, in the order slice, nmax, retry, switch.
+    pub fn args(&self) -> Vec<String> {
+        let d = GangParams::default();
+        let mut args = Vec::new();
+        if let Some(s) = self.slice {
+            args.push(format!("slice={s}"));
+        } else if self.median_slice {
+            args.push("slice=median".into());
+        }
+        if self.n_max != d.n_max {
+            args.push(format!("nmax={}", self.n_max));
+        }
+        if self.retry != d.retry {
+            args.push(format!("retry={}", self.retry));
+        }
+        if self.switch != d.switch {
+            args.push(format!("switch={}", self.switch));
+        }
+        args
     }
 
     /// The parameters for a run of `w`: `slice=median` becomes the median run time of its jobs
@@ -700,3 +701,13 @@ impl Scheduler for Gang {
         self.nmp.len() + self.jobs.unstarted
     }
 }
+
+/// `gang[:slice=S,nmax=N,retry=R,switch=C]`.
+pub(super) const GANG: Form<GangParams> = Form::new(
+    |l| match l.bare() {
+        Some(()) => Some(GangParams::default()),
+        None => GangParams::from_pairs(&l.pairs()?),
+    },
+    GangParams::args,
+    |&p| Box::new(Gang::new(p)),
+);

@@ -14,6 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
+use super::label::Form;
 use super::{Scheduler, System};
 use crate::workload::{JobId, Request};
 
@@ -248,6 +249,16 @@ impl Scheduler for LargestFirst {
         self.list.len()
     }
 }
+
+/// `largest-first[:R]` (`RetryLim` R, default 16; always written with R).
+pub(super) const LARGEST_FIRST: Form<u32> = Form::new(
+    |l| match l.bare() {
+        Some(()) => Some(super::GangParams::RETRY),
+        None => l.count(0),
+    },
+    |r| vec![r.to_string()],
+    |&r| Box::new(LargestFirst::new(r)),
+);
 
 #[cfg(test)]
 mod tests {

@@ -36,6 +36,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+use super::label::Form;
 use super::{Scheduler, System};
 use crate::SimTime;
 use crate::resource::{Placement, Request};
@@ -304,3 +305,20 @@ impl Scheduler for Lazy {
         self.waiting
     }
 }
+
+/// `lazy`: the threshold `d_t²·λ`.
+pub(super) const DYNAMIC: Form<()> = Form::bare(|_| Box::new(Lazy::new(Threshold::Dynamic)));
+
+/// `lazy:SECONDS`: a fixed threshold.
+pub(super) const FIXED: Form<SimTime> = Form::new(
+    |l| l.seconds(),
+    |t| vec![t.to_string()],
+    |&t| Box::new(Lazy::new(Threshold::Fixed(t))),
+);
+
+/// `lazy:deadline`: `d_t²·λ`, also enforced when the oldest wait reaches it.
+pub(super) const DEADLINE: Form<()> = Form::new(
+    |l| l.keyword("deadline"),
+    |_| vec!["deadline".into()],
+    |_| Box::new(Lazy::with_deadline(Threshold::Dynamic)),
+);

@@ -8,8 +8,31 @@
 //!
 //! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`,
 //! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down:join`, `static`,
-//! `largest-first:16`, `gang:slice=600`, `easy`, `easy:sjbf`, `conservative`) are parsed by
+//! `largest-first:16`, `gang:slice=600`, `easy`, `easy:sjbf`, `conservative`) follow one grammar,
+//! `NAME[:ARG[,ARG…]]` with words and `key=value` pairs ([`label`]); they are parsed into a
 //! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
+//!
+//! # The registry, and adding a scheduler
+//!
+//! Every scheduler is one line of the `schedulers!` registry below (in the source): its
+//! [`SchedKind`] variant (with its parameters' type), the [`Form`](label::Form) that its file
+//! defines, and its label syntax, an example and its meaning ([`SCHEDULERS`]). Parsing, printing,
+//! [`SchedKind::info`], [`SchedKind::build`], the shard cost ([`SchedKind::cost`]) and the papers'
+//! name ([`SchedKind::title`]) are generated from the lines; help texts, parse errors and the
+//! Python `labels()` from [`SCHEDULERS`]. Adding one takes:
+//!
+//! 1. **A file** `src/sched/<paper_name>.rs` with the policy (a [`Scheduler`]) and a `Form` for
+//!    each of its labels, `pub(super) const NAME: Form<P> = Form::new(read, args, build)`: `read`
+//!    takes the label's arguments with [`Label`]'s helpers (`bare`, `word`, `count`, `seconds`,
+//!    `keyword`, `words`, `pairs`) into `P` (`()` without parameters: `Form::bare(build)`),
+//!    `args` writes them back, `build` makes the policy; `.cost(…)` for one much slower than FCFS,
+//!    `.title(…)` for the name its paper gives it.
+//! 2. **A line** in the registry, in a group named after the file: `/// doc` then `Variant(P) =
+//!    NAME, "syntax", "example", "meaning";`.
+//!
+//! Tests check that every line's example parses back to its own kind and prints as it parses, and
+//! that the README's table of policies names every scheduler (its row, with the paper section, is
+//! the third thing to write).
 //!
 //! One file per policy, named as in its paper: `fcfs`, `out_of_order` (OO), `oocb` (OOCB-k),
 //! `window_k` (Window-K), `delay` (Delay) and `bypass_queue` (BQ). All but Window-K are a FIFO queue
@@ -29,22 +52,10 @@ use std::fmt;
 use std::str::FromStr;
 
 mod backfill;
-mod bypass_queue;
-mod conservative;
-mod delay;
-mod easy;
-mod fcfs;
-pub mod gang;
-mod largest_first;
-mod lazy;
-mod oocb;
-mod out_of_order;
+pub mod label;
 pub mod plan;
 mod queue;
-mod scan;
 pub mod semantics;
-mod static_partition;
-mod window_k;
 
 use crate::SimTime;
 use crate::machine::Allocator;
@@ -53,6 +64,7 @@ use crate::workload::{Job, JobId};
 
 pub use backfill::DeferredPass;
 pub use gang::{GangLog, GangParams, gang_with_log};
+use label::Label;
 pub use plan::{Reservation, RunningJob};
 pub use scan::{Advance, Arrivals, Blocked, ScanReading};
 pub use semantics::Semantics;
@@ -156,62 +168,6 @@ pub trait Scheduler: Send {
     fn waiting(&self) -> usize;
 }
 
-/// A scheduler label.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SchedKind {
-    /// `fcfs`: strict arrival order.
-    Fcfs,
-    /// `oo`: aggressive out-of-order; any waiting job that fits starts, in arrival order.
-    OutOfOrder,
-    /// `oocb:k`: out-of-order with constant bound (window-k-mesh.md §2.2, §5): every waiting job
-    /// counts the later jobs that overtook it since its arrival, and the head blocks every later job
-    /// once it has been overtaken `k` times (`oocb:0` is FCFS).
-    Oocb(u32),
-    /// `oocb-incl:k`: per-job counters as `oocb`, but Max-Bound `k` counts the head's own
-    /// allocation: `k − 1` overtakes (`oocb-incl:1` is FCFS, as §5's aside has it).
-    OocbIncl(u32),
-    /// `oocb-head:k`: one counter owned by the head and reset for each new head; `k` overtakes
-    /// (`oocb-head:0` is FCFS).
-    OocbHead(u32),
-    /// `window:K`: Window-K (window-k-mesh.md §4).
-    Window(u32),
-    /// `delay`: the head may be bypassed while its own wait is below λ·W (window-k-mesh.md §2.3, the
-    /// literal time reading).
-    Delay,
-    /// `delay:count`: the head may be overtaken at most ⌈λ·W⌉ times (λ·W as a job count, Little's law).
-    DelayCount,
-    /// `bq:T`: bypass queue with threshold time `T` (bypass-queue paper, Fig. 2); `bq:inf` never blocks.
-    BypassQueue(SimTime),
-    /// `lazy`: lazy scheduling (lazy-scheduling-hypercube.md §3.2), waiting threshold d_t²·λ.
-    Lazy,
-    /// `lazy:T`: lazy scheduling with a fixed waiting threshold of `T` seconds.
-    LazyFixed(SimTime),
-    /// `lazy:deadline`: lazy scheduling, threshold d_t²·λ checked also when the oldest wait reaches
-    /// it (not only at releases).
-    LazyDeadline,
-    /// `scan-up[:READING]`: scan (Krueger et al., lazy-scheduling-hypercube.md §2.3), towards larger
-    /// cubes, under a reading of §2.3 (`join`, `step`, `skip`; [`ScanReading`]).
-    ScanUp(ScanReading),
-    /// `scan-down[:READING]`: scan towards smaller cubes.
-    ScanDown(ScanReading),
-    /// `static`: static partitioning (lazy-scheduling-hypercube.md §3.1).
-    Static,
-    /// `gang[:slice=S,nmax=N,retry=R,switch=C]`: MPJ-CoSched&TS, gang scheduling by time-slice
-    /// classes (coscheduling-time-sharing.md §4.2–4.3); `slice=median`: the workload's median run
-    /// time ([`GangParams::for_workload`]).
-    Gang(GangParams),
-    /// `largest-first[:R]`: space sharing in descending size with `RetryLim` R (default 16; the
-    /// coscheduling report's baseline, §4.4).
-    LargestFirst(u32),
-    /// `easy`: EASY backfilling, a reservation for the queue head only (Mu'alem & Feitelson 2001).
-    Easy,
-    /// `easy:sjbf`: EASY with the shortest (estimated) jobs backfilled first (Tsafrir, Etsion &
-    /// Feitelson 2007; with `--estimate predict`, their EASY++).
-    EasySjbf,
-    /// `conservative`: conservative backfilling, a reservation for every waiting job.
-    Conservative,
-}
-
 /// One scheduler of the registry: how its label is written, an example, what it does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SchedInfo {
@@ -223,32 +179,215 @@ pub struct SchedInfo {
     pub meaning: &'static str,
 }
 
-/// Every scheduler, one line each, in the order of help texts and error messages. Help texts,
-/// parse errors and docs are generated from it; a test checks that every [`SchedKind`] variant has
-/// exactly one line whose example parses back to it.
-#[rustfmt::skip]
-pub const SCHEDULERS: &[SchedInfo] = &[
-    SchedInfo { syntax: "fcfs", example: "fcfs", meaning: "first come, first served" },
-    SchedInfo { syntax: "oo", example: "oo", meaning: "out of order: any waiting job that fits starts" },
-    SchedInfo { syntax: "oocb:K", example: "oocb:8", meaning: "out of order, the head overtaken at most K times (K ≥ 0)" },
-    SchedInfo { syntax: "oocb-incl:K", example: "oocb-incl:8", meaning: "as oocb, K counting the head's own start (K ≥ 1)" },
-    SchedInfo { syntax: "oocb-head:K", example: "oocb-head:8", meaning: "as oocb, one counter owned by the head (K ≥ 0)" },
-    SchedInfo { syntax: "window:K", example: "window:240", meaning: "Window-K: the first K waiting jobs, in any order (K ≥ 1)" },
-    SchedInfo { syntax: "delay", example: "delay", meaning: "the head bypassed while its wait is below λ·W" },
-    SchedInfo { syntax: "delay:count", example: "delay:count", meaning: "the head overtaken at most ⌈λ·W⌉ times" },
-    SchedInfo { syntax: "bq:SECONDS|bq:inf", example: "bq:100", meaning: "bypass queue with a threshold time" },
-    SchedInfo { syntax: "lazy", example: "lazy", meaning: "lazy scheduling, threshold d_t²·λ" },
-    SchedInfo { syntax: "lazy:SECONDS", example: "lazy:30", meaning: "lazy scheduling, a fixed threshold" },
-    SchedInfo { syntax: "lazy:deadline", example: "lazy:deadline", meaning: "lazy scheduling, d_t²·λ also enforced when a wait reaches it" },
-    SchedInfo { syntax: "scan-up[:join,step,skip]", example: "scan-up", meaning: "scan towards larger subcubes (a reading of §2.3)" },
-    SchedInfo { syntax: "scan-down[:join,step,skip]", example: "scan-down:join", meaning: "scan towards smaller subcubes" },
-    SchedInfo { syntax: "static", example: "static", meaning: "static partitioning" },
-    SchedInfo { syntax: "gang[:slice=S,nmax=N,retry=R,switch=C]", example: "gang:slice=600", meaning: "gang scheduling by time-slice classes" },
-    SchedInfo { syntax: "largest-first[:R]", example: "largest-first:16", meaning: "space sharing, largest first, R retries" },
-    SchedInfo { syntax: "easy", example: "easy", meaning: "EASY backfilling: a reservation for the head" },
-    SchedInfo { syntax: "easy:sjbf", example: "easy:sjbf", meaning: "EASY, the shortest estimated jobs backfilled first" },
-    SchedInfo { syntax: "conservative", example: "conservative", meaning: "conservative backfilling: a reservation for every job" },
-];
+impl SchedInfo {
+    /// The name of the labels of this line (`window`): the syntax up to its arguments.
+    pub fn name(&self) -> &'static str {
+        let end = self.syntax.find([':', '[']).unwrap_or(self.syntax.len());
+        &self.syntax[..end]
+    }
+}
+
+/// The scheduler registry: the policies' files, each with its lines — `Variant[(Params)] = FORM,
+/// "syntax", "example", "meaning"` — where `FORM` is the file's [`Form`] of the line (how the
+/// label's arguments read into `Params` and back, and how the policy is built). It declares the
+/// modules, the [`SchedKind`] variants and [`SCHEDULERS`], and generates parsing, printing,
+/// [`SchedKind::info`], [`SchedKind::build`] and the rest from the forms.
+macro_rules! schedulers {
+    ($($module:ident {
+        $($(#[$doc:meta])* $variant:ident $(($param:ty))? = $form:ident,
+            $syntax:literal, $example:literal, $meaning:literal;)+
+    })+) => {
+        $(mod $module;)+
+
+        /// A scheduler label: one variant per line of the registry (see the module source), its
+        /// field the line's parameters.
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub enum SchedKind {
+            $($($(#[$doc])* $variant $(($param))?,)+)+
+        }
+
+        /// Every scheduler, one line each, in the order of help texts and error messages. Help
+        /// texts, parse errors and docs are generated from it; a test checks that every line's
+        /// example parses back to its own kind.
+        pub const SCHEDULERS: &[SchedInfo] = &[
+            $($(SchedInfo { syntax: $syntax, example: $example, meaning: $meaning },)+)+
+        ];
+
+        /// The lines of the registry, numbered in order (indices into [`SCHEDULERS`]).
+        enum Line {
+            $($($variant,)+)+
+        }
+
+        impl SchedKind {
+            /// The line of [`SCHEDULERS`] that describes this kind.
+            pub fn info(&self) -> &'static SchedInfo {
+                let line = match self {
+                    $($(SchedKind::$variant { .. } => Line::$variant,)+)+
+                };
+                &SCHEDULERS[line as usize]
+            }
+
+            /// The kind `label` reads as: the first line of its name whose form takes its
+            /// arguments.
+            fn read(label: &Label<'_>) -> Option<SchedKind> {
+                $($(
+                    if SCHEDULERS[Line::$variant as usize].name() == label.name
+                        && let Some(_p) = ($module::$form.read)(label)
+                    {
+                        return Some(SchedKind::$variant $((field!(_p, $param)))?);
+                    }
+                )+)+
+                None
+            }
+
+            /// The arguments of this kind's label.
+            fn args(&self) -> Vec<String> {
+                match self {
+                    $($(SchedKind::$variant $((field!(p, $param)))? =>
+                        ($module::$form.args)(params!($(p, $param)?)),)+)+
+                }
+            }
+
+            /// Builds the policy, with an empty queue.
+            pub fn build(&self) -> Box<dyn Scheduler> {
+                match self {
+                    $($(SchedKind::$variant $((field!(p, $param)))? =>
+                        ($module::$form.build)(params!($(p, $param)?)),)+)+
+                }
+            }
+
+            /// The expected cost of a replay relative to FCFS at the same load: 10 for the
+            /// backfilling policies (every event re-plans the queue), else 1
+            /// ([`crate::sweep::cell_cost`]).
+            pub fn cost(&self) -> f64 {
+                match self {
+                    $($(SchedKind::$variant { .. } => $module::$form.cost,)+)+
+                }
+            }
+
+            /// The name the papers give the policy (`FCFS`, `OO`, `OOCB-8`, `Window-240`,
+            /// `Delay`), where it has one.
+            pub fn title(&self) -> Option<String> {
+                match self {
+                    $($(SchedKind::$variant $((field!(p, $param)))? =>
+                        $module::$form.title.map(|t| t(params!($(p, $param)?))),)+)+
+                }
+            }
+        }
+    };
+}
+
+/// The field of a variant bound to `$p` in a pattern (`$t`, its type, only selects this rule).
+macro_rules! field {
+    ($p:ident, $t:ty) => {
+        $p
+    };
+}
+
+/// The parameters a form is given: the variant's field, or `()` for a variant without one.
+macro_rules! params {
+    () => {
+        &()
+    };
+    ($p:ident, $t:ty) => {
+        $p
+    };
+}
+
+schedulers! {
+    fcfs {
+        /// `fcfs`: strict arrival order.
+        Fcfs = FCFS, "fcfs", "fcfs", "first come, first served";
+    }
+    out_of_order {
+        /// `oo`: aggressive out-of-order; any waiting job that fits starts, in arrival order.
+        OutOfOrder = OO, "oo", "oo", "out of order: any waiting job that fits starts";
+    }
+    oocb {
+        /// `oocb:k`: out-of-order with constant bound (window-k-mesh.md §2.2, §5): every waiting
+        /// job counts the later jobs that overtook it since its arrival, and the head blocks every
+        /// later job once it has been overtaken `k` times (`oocb:0` is FCFS).
+        Oocb(u32) = OOCB, "oocb:K", "oocb:8",
+            "out of order, the head overtaken at most K times (K ≥ 0)";
+        /// `oocb-incl:k`: per-job counters as `oocb`, but Max-Bound `k` counts the head's own
+        /// allocation: `k − 1` overtakes (`oocb-incl:1` is FCFS, as §5's aside has it).
+        OocbIncl(u32) = OOCB_INCL, "oocb-incl:K", "oocb-incl:8",
+            "as oocb, K counting the head's own start (K ≥ 1)";
+        /// `oocb-head:k`: one counter owned by the head and reset for each new head; `k` overtakes
+        /// (`oocb-head:0` is FCFS).
+        OocbHead(u32) = OOCB_HEAD, "oocb-head:K", "oocb-head:8",
+            "as oocb, one counter owned by the head (K ≥ 0)";
+    }
+    window_k {
+        /// `window:K`: Window-K (window-k-mesh.md §4).
+        Window(u32) = WINDOW, "window:K", "window:240",
+            "Window-K: the first K waiting jobs, in any order (K ≥ 1)";
+    }
+    delay {
+        /// `delay`: the head may be bypassed while its own wait is below λ·W (window-k-mesh.md
+        /// §2.3, the literal time reading).
+        Delay = TIME, "delay", "delay", "the head bypassed while its wait is below λ·W";
+        /// `delay:count`: the head may be overtaken at most ⌈λ·W⌉ times (λ·W as a job count,
+        /// Little's law).
+        DelayCount = COUNT, "delay:count", "delay:count", "the head overtaken at most ⌈λ·W⌉ times";
+    }
+    bypass_queue {
+        /// `bq:T`: bypass queue with threshold time `T` (bypass-queue paper, Fig. 2); `bq:inf`
+        /// never blocks.
+        BypassQueue(SimTime) = BQ, "bq:SECONDS|bq:inf", "bq:100",
+            "bypass queue with a threshold time";
+    }
+    lazy {
+        /// `lazy`: lazy scheduling (lazy-scheduling-hypercube.md §3.2), waiting threshold d_t²·λ.
+        Lazy = DYNAMIC, "lazy", "lazy", "lazy scheduling, threshold d_t²·λ";
+        /// `lazy:T`: lazy scheduling with a fixed waiting threshold of `T` seconds.
+        LazyFixed(SimTime) = FIXED, "lazy:SECONDS", "lazy:30", "lazy scheduling, a fixed threshold";
+        /// `lazy:deadline`: lazy scheduling, threshold d_t²·λ checked also when the oldest wait
+        /// reaches it (not only at releases).
+        LazyDeadline = DEADLINE, "lazy:deadline", "lazy:deadline",
+            "lazy scheduling, d_t²·λ also enforced when a wait reaches it";
+    }
+    scan {
+        /// `scan-up[:READING]`: scan (Krueger et al., lazy-scheduling-hypercube.md §2.3), towards
+        /// larger cubes, under a reading of §2.3 (`join`, `step`, `skip`; [`ScanReading`]).
+        ScanUp(ScanReading) = UP, "scan-up[:join,step,skip]", "scan-up",
+            "scan towards larger subcubes (a reading of §2.3)";
+        /// `scan-down[:READING]`: scan towards smaller cubes.
+        ScanDown(ScanReading) = DOWN, "scan-down[:join,step,skip]", "scan-down:join",
+            "scan towards smaller subcubes";
+    }
+    static_partition {
+        /// `static`: static partitioning (lazy-scheduling-hypercube.md §3.1).
+        Static = STATIC, "static", "static", "static partitioning";
+    }
+    gang {
+        /// `gang[:slice=S,nmax=N,retry=R,switch=C]`: MPJ-CoSched&TS, gang scheduling by time-slice
+        /// classes (coscheduling-time-sharing.md §4.2–4.3); `slice=median`: the workload's median
+        /// run time ([`GangParams::for_workload`]).
+        Gang(GangParams) = GANG, "gang[:slice=S,nmax=N,retry=R,switch=C]", "gang:slice=600",
+            "gang scheduling by time-slice classes";
+    }
+    largest_first {
+        /// `largest-first[:R]`: space sharing in descending size with `RetryLim` R (default 16;
+        /// the coscheduling report's baseline, §4.4).
+        LargestFirst(u32) = LARGEST_FIRST, "largest-first[:R]", "largest-first:16",
+            "space sharing, largest first, R retries";
+    }
+    easy {
+        /// `easy`: EASY backfilling, a reservation for the queue head only (Mu'alem & Feitelson
+        /// 2001).
+        Easy = EASY, "easy", "easy", "EASY backfilling: a reservation for the head";
+        /// `easy:sjbf`: EASY with the shortest (estimated) jobs backfilled first (Tsafrir, Etsion
+        /// & Feitelson 2007; with `--estimate predict`, their EASY++).
+        EasySjbf = SJBF, "easy:sjbf", "easy:sjbf",
+            "EASY, the shortest estimated jobs backfilled first";
+    }
+    conservative {
+        /// `conservative`: conservative backfilling, a reservation for every waiting job.
+        Conservative = CONSERVATIVE, "conservative", "conservative",
+            "conservative backfilling: a reservation for every job";
+    }
+}
 
 /// The label syntaxes of [`SCHEDULERS`], comma-separated (for help texts and errors).
 pub fn scheduler_labels() -> String {
@@ -265,165 +404,29 @@ pub fn scheduler_labels() -> String {
 pub struct SchedParseError(pub String);
 
 impl fmt::Display for SchedKind {
+    /// The label: the name, then the arguments the line's form writes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SchedKind::Fcfs => f.write_str("fcfs"),
-            SchedKind::OutOfOrder => f.write_str("oo"),
-            SchedKind::Oocb(k) => write!(f, "oocb:{k}"),
-            SchedKind::OocbIncl(k) => write!(f, "oocb-incl:{k}"),
-            SchedKind::OocbHead(k) => write!(f, "oocb-head:{k}"),
-            SchedKind::Window(k) => write!(f, "window:{k}"),
-            SchedKind::Delay => f.write_str("delay"),
-            SchedKind::DelayCount => f.write_str("delay:count"),
-            SchedKind::BypassQueue(t) if t.is_infinite() => f.write_str("bq:inf"),
-            SchedKind::BypassQueue(t) => write!(f, "bq:{t}"),
-            SchedKind::Lazy => f.write_str("lazy"),
-            SchedKind::LazyFixed(t) => write!(f, "lazy:{t}"),
-            SchedKind::LazyDeadline => f.write_str("lazy:deadline"),
-            SchedKind::ScanUp(r) => scan_label(f, "scan-up", r),
-            SchedKind::ScanDown(r) => scan_label(f, "scan-down", r),
-            SchedKind::Static => f.write_str("static"),
-            SchedKind::Gang(p) => write!(f, "{p}"),
-            SchedKind::LargestFirst(r) => write!(f, "largest-first:{r}"),
-            SchedKind::Easy => f.write_str("easy"),
-            SchedKind::EasySjbf => f.write_str("easy:sjbf"),
-            SchedKind::Conservative => f.write_str("conservative"),
-        }
-    }
-}
-
-/// `scan-up` / `scan-down`, then `:` and the reading's non-default options, if any.
-fn scan_label(f: &mut fmt::Formatter<'_>, name: &str, r: &ScanReading) -> fmt::Result {
-    let options = r.to_string();
-    if options.is_empty() {
-        f.write_str(name)
-    } else {
-        write!(f, "{name}:{options}")
+        label::write(f, self.info().name(), &self.args())
     }
 }
 
 impl FromStr for SchedKind {
     type Err = SchedParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || SchedParseError(s.to_string());
-        let count = |a: &str| a.parse::<u32>().ok().filter(|&k| k >= 1).ok_or_else(bad);
-        match s.trim().split_once(':') {
-            None => match s.trim() {
-                "fcfs" => Ok(SchedKind::Fcfs),
-                "oo" => Ok(SchedKind::OutOfOrder),
-                "delay" => Ok(SchedKind::Delay),
-                "lazy" => Ok(SchedKind::Lazy),
-                "scan-up" => Ok(SchedKind::ScanUp(ScanReading::default())),
-                "scan-down" => Ok(SchedKind::ScanDown(ScanReading::default())),
-                "static" => Ok(SchedKind::Static),
-                "gang" => Ok(SchedKind::Gang(GangParams::default())),
-                "largest-first" => Ok(SchedKind::LargestFirst(GangParams::RETRY)),
-                "easy" => Ok(SchedKind::Easy),
-                "conservative" => Ok(SchedKind::Conservative),
-                _ => Err(bad()),
-            },
-            Some(("oocb", k)) => k.parse::<u32>().map(SchedKind::Oocb).map_err(|_| bad()),
-            Some(("oocb-incl", k)) => Ok(SchedKind::OocbIncl(count(k)?)),
-            Some(("oocb-head", k)) => k.parse::<u32>().map(SchedKind::OocbHead).map_err(|_| bad()),
-            Some(("delay", "count")) => Ok(SchedKind::DelayCount),
-            Some(("easy", "sjbf")) => Ok(SchedKind::EasySjbf),
-            Some(("window", k)) => Ok(SchedKind::Window(count(k)?)),
-            Some(("bq", "inf")) => Ok(SchedKind::BypassQueue(SimTime::INFINITY)),
-            Some(("bq", t)) => t
-                .parse::<SimTime>()
-                .ok()
-                .filter(|t| *t >= 0.0 && t.is_finite())
-                .map(SchedKind::BypassQueue)
-                .ok_or_else(bad),
-            Some(("lazy", "deadline")) => Ok(SchedKind::LazyDeadline),
-            Some(("lazy", t)) => t
-                .parse::<SimTime>()
-                .ok()
-                .filter(|t| *t >= 0.0 && t.is_finite())
-                .map(SchedKind::LazyFixed)
-                .ok_or_else(bad),
-            Some(("scan-up", args)) => ScanReading::parse_args(args)
-                .map(SchedKind::ScanUp)
-                .ok_or_else(bad),
-            Some(("scan-down", args)) => ScanReading::parse_args(args)
-                .map(SchedKind::ScanDown)
-                .ok_or_else(bad),
-            Some(("gang", args)) => GangParams::parse_args(args)
-                .map(SchedKind::Gang)
-                .ok_or_else(bad),
-            Some(("largest-first", r)) => r
-                .parse::<u32>()
-                .map(SchedKind::LargestFirst)
-                .map_err(|_| bad()),
-            Some(_) => Err(bad()),
-        }
+        Label::read(s)
+            .as_ref()
+            .and_then(SchedKind::read)
+            .ok_or_else(|| SchedParseError(s.to_string()))
     }
 }
 
 impl SchedKind {
-    /// The line of [`SCHEDULERS`] that describes this kind.
-    pub fn info(self) -> &'static SchedInfo {
-        let i = match self {
-            SchedKind::Fcfs => 0,
-            SchedKind::OutOfOrder => 1,
-            SchedKind::Oocb(_) => 2,
-            SchedKind::OocbIncl(_) => 3,
-            SchedKind::OocbHead(_) => 4,
-            SchedKind::Window(_) => 5,
-            SchedKind::Delay => 6,
-            SchedKind::DelayCount => 7,
-            SchedKind::BypassQueue(_) => 8,
-            SchedKind::Lazy => 9,
-            SchedKind::LazyFixed(_) => 10,
-            SchedKind::LazyDeadline => 11,
-            SchedKind::ScanUp(_) => 12,
-            SchedKind::ScanDown(_) => 13,
-            SchedKind::Static => 14,
-            SchedKind::Gang(_) => 15,
-            SchedKind::LargestFirst(_) => 16,
-            SchedKind::Easy => 17,
-            SchedKind::EasySjbf => 18,
-            SchedKind::Conservative => 19,
-        };
-        &SCHEDULERS[i]
-    }
-
     /// The scheduler for a run of `w`: parameters that depend on the workload resolved
     /// (`gang:slice=median`, [`GangParams::for_workload`]); every other kind as it is.
     pub fn for_workload(self, w: &crate::workload::Workload) -> SchedKind {
         match self {
             SchedKind::Gang(p) => SchedKind::Gang(p.for_workload(w)),
             other => other,
-        }
-    }
-
-    /// Builds the policy, with an empty queue.
-    pub fn build(self) -> Box<dyn Scheduler> {
-        match self {
-            SchedKind::Fcfs => Box::new(fcfs::Fcfs::new(fcfs::FcfsRule)),
-            SchedKind::OutOfOrder => {
-                Box::new(out_of_order::OutOfOrder::new(out_of_order::OutOfOrderRule))
-            }
-            SchedKind::Oocb(k) => Box::new(oocb::oocb(oocb::Counter::Job, k)),
-            SchedKind::OocbIncl(k) => Box::new(oocb::oocb(oocb::Counter::Job, k.saturating_sub(1))),
-            SchedKind::OocbHead(k) => Box::new(oocb::oocb(oocb::Counter::Head, k)),
-            SchedKind::Window(k) => Box::new(window_k::WindowK::new(k)),
-            SchedKind::Delay => Box::new(delay::delay(delay::Reading::Time)),
-            SchedKind::DelayCount => Box::new(delay::delay(delay::Reading::Count)),
-            SchedKind::BypassQueue(t) => Box::new(bypass_queue::bypass_queue(t)),
-            SchedKind::Lazy => Box::new(lazy::Lazy::new(lazy::Threshold::Dynamic)),
-            SchedKind::LazyFixed(t) => Box::new(lazy::Lazy::new(lazy::Threshold::Fixed(t))),
-            SchedKind::LazyDeadline => {
-                Box::new(lazy::Lazy::with_deadline(lazy::Threshold::Dynamic))
-            }
-            SchedKind::ScanUp(r) => Box::new(scan::Scan::new(scan::Direction::Up, r)),
-            SchedKind::ScanDown(r) => Box::new(scan::Scan::new(scan::Direction::Down, r)),
-            SchedKind::Static => Box::new(static_partition::StaticPartition::default()),
-            SchedKind::Gang(p) => Box::new(gang::Gang::new(p)),
-            SchedKind::LargestFirst(r) => Box::new(largest_first::LargestFirst::new(r)),
-            SchedKind::Easy => Box::new(easy::Easy::new(easy::Order::Arrival)),
-            SchedKind::EasySjbf => Box::new(easy::Easy::new(easy::Order::ShortestFirst)),
-            SchedKind::Conservative => Box::<conservative::Conservative>::default(),
         }
     }
 }
@@ -443,6 +446,30 @@ mod registry_tests {
                 kind.to_string().parse::<SchedKind>(),
                 Ok(kind),
                 "{kind} round trip"
+            );
+        }
+    }
+
+    /// The README's table of policies has a row for every name of the registry.
+    #[test]
+    fn the_readme_names_every_scheduler() {
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+        let table = readme
+            .split("## Policies and their papers")
+            .nth(1)
+            .expect("the README's table of policies");
+        // The names in the rows' first cells: `oocb:k`, `oocb-incl:k` → oocb, oocb-incl.
+        let named: Vec<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix('|')?.split('|').next())
+            .flat_map(|cell| cell.split('`').skip(1).step_by(2))
+            .map(|label| label.split([':', '[']).next().unwrap_or(label))
+            .collect();
+        for info in SCHEDULERS {
+            assert!(
+                named.contains(&info.name()),
+                "README's policies lack {}",
+                info.name()
             );
         }
     }

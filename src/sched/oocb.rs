@@ -28,6 +28,7 @@
 use std::collections::BTreeSet;
 
 use super::System;
+use super::label::Form;
 use super::queue::{BypassRule, Bypassing};
 use crate::workload::JobId;
 
@@ -102,4 +103,34 @@ pub(crate) type Oocb = Bypassing<OocbRule>;
 /// Builds OOCB whose head may be overtaken `allowed` times, counted by `counter`.
 pub(crate) fn oocb(counter: Counter, allowed: u32) -> Oocb {
     Bypassing::new(OocbRule::new(counter, allowed))
+}
+
+/// `oocb:K`: per-job counters, the head overtaken at most `K` times (K ≥ 0).
+pub(super) const OOCB: Form<u32> = Form::new(
+    |l| l.count(0),
+    |k| vec![k.to_string()],
+    |&k| Box::new(oocb(Counter::Job, k)),
+)
+.title(title);
+
+/// `oocb-incl:K`: per-job counters, Max-Bound `K` counting the head's own start: `K − 1` overtakes
+/// (K ≥ 1).
+pub(super) const OOCB_INCL: Form<u32> = Form::new(
+    |l| l.count(1),
+    |k| vec![k.to_string()],
+    |&k| Box::new(oocb(Counter::Job, k.saturating_sub(1))),
+)
+.title(title);
+
+/// `oocb-head:K`: one counter owned by the head, `K` overtakes (K ≥ 0).
+pub(super) const OOCB_HEAD: Form<u32> = Form::new(
+    |l| l.count(0),
+    |k| vec![k.to_string()],
+    |&k| Box::new(oocb(Counter::Head, k)),
+)
+.title(title);
+
+/// The papers' name of every reading: OOCB-k.
+fn title(k: &u32) -> String {
+    format!("OOCB-{k}")
 }

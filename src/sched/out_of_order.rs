@@ -6,6 +6,7 @@
 //! job may be overtaken indefinitely.
 
 use super::System;
+use super::label::Form;
 use super::queue::{BypassRule, Bypassing};
 use crate::workload::JobId;
 
@@ -22,3 +23,7 @@ impl BypassRule for OutOfOrderRule {
 
 /// Aggressive out-of-order scheduling.
 pub(crate) type OutOfOrder = Bypassing<OutOfOrderRule>;
+
+/// `oo`.
+pub(super) const OO: Form<()> =
+    Form::bare(|_| Box::new(OutOfOrder::new(OutOfOrderRule))).title(|_| "OO".into());

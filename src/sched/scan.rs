@@ -27,6 +27,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use super::label::{Form, Label};
 use super::lazy::cube_dim;
 use super::{Scheduler, System};
 use crate::resource::MachineSpec;
@@ -84,11 +85,12 @@ pub struct ScanReading {
 }
 
 impl ScanReading {
-    /// Reads the options after `scan-up:`; `None` when a word is unknown or a point is given twice.
-    pub fn parse_args(args: &str) -> Option<ScanReading> {
+    /// Reads the options after `scan-up:` (the label's words); `None` when a word is unknown or a
+    /// point is given twice.
+    pub fn from_words(words: &[&str]) -> Option<ScanReading> {
         let mut r = ScanReading::default();
         let mut seen = [false; 3];
-        for word in args.split([',', ';']).map(str::trim) {
+        for &word in words {
             let point = match word {
                 "hold" | "join" => {
                     r.arrivals = if word == "join" {
@@ -122,21 +124,48 @@ impl ScanReading {
         }
         Some(r)
     }
-}
 
-impl fmt::Display for ScanReading {
-    /// The non-default options, comma-separated, in the order arrivals, advance, blocked (empty for
-    /// the default reading).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The non-default options, in the order arrivals, advance, blocked (none for the default
+    /// reading).
+    pub fn words(&self) -> Vec<&'static str> {
         let words = [
             (self.arrivals == Arrivals::Join).then_some("join"),
             (self.advance == Advance::Step).then_some("step"),
             (self.blocked == Blocked::Skip).then_some("skip"),
         ];
-        let words: Vec<&str> = words.into_iter().flatten().collect();
-        f.write_str(&words.join(","))
+        words.into_iter().flatten().collect()
+    }
+
+    /// The reading of a `scan-up` / `scan-down` label: the default for the bare name, else its
+    /// words.
+    fn of(label: &Label<'_>) -> Option<ScanReading> {
+        match label.bare() {
+            Some(()) => Some(ScanReading::default()),
+            None => ScanReading::from_words(&label.words()?),
+        }
     }
 }
+
+impl fmt::Display for ScanReading {
+    /// The non-default options, comma-separated (empty for the default reading).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words().join(","))
+    }
+}
+
+/// `scan-up[:join,step,skip]`.
+pub(super) const UP: Form<ScanReading> = Form::new(
+    ScanReading::of,
+    |r| r.words().into_iter().map(String::from).collect(),
+    |&r| Box::new(Scan::new(Direction::Up, r)),
+);
+
+/// `scan-down[:join,step,skip]`.
+pub(super) const DOWN: Form<ScanReading> = Form::new(
+    ScanReading::of,
+    |r| r.words().into_iter().map(String::from).collect(),
+    |&r| Box::new(Scan::new(Direction::Down, r)),
+);
 
 /// Scan scheduling.
 #[derive(Debug)]
@@ -279,7 +308,8 @@ mod tests {
 
     #[test]
     fn readings_parse_and_print_their_non_default_options_in_order() {
-        let r = ScanReading::parse_args("skip;join").expect("two options");
+        let of = |label: &str| ScanReading::of(&Label::read(label).expect(label));
+        let r = of("scan-up:skip;join").expect("two options");
         assert_eq!(
             r,
             ScanReading {
@@ -290,15 +320,12 @@ mod tests {
         );
         assert_eq!(r.to_string(), "join,skip");
         assert_eq!(
-            ScanReading::parse_args("hold,jump,wait").map(|r| r.to_string()),
+            of("scan-up:hold,jump,wait").map(|r| r.to_string()),
             Some(String::new())
         );
-        assert_eq!(
-            ScanReading::parse_args("join,hold"),
-            None,
-            "a point given twice"
-        );
-        assert_eq!(ScanReading::parse_args("fast"), None);
-        assert_eq!(ScanReading::parse_args(""), None);
+        assert_eq!(of("scan-up"), Some(ScanReading::default()));
+        assert_eq!(of("scan-up:join,hold"), None, "a point given twice");
+        assert_eq!(of("scan-up:fast"), None);
+        assert_eq!(of("scan-up:step=1"), None, "a pair");
     }
 }

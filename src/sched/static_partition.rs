@@ -14,6 +14,7 @@
 use std::collections::VecDeque;
 
 use super::lazy::cube_dim;
+use super::label::Form;
 use super::{Scheduler, System};
 use crate::resource::{MachineSpec, Placement, Request, Subcube};
 use crate::workload::JobId;
@@ -141,6 +142,9 @@ impl Scheduler for StaticPartition {
         self.waiting
     }
 }
+
+/// `static`.
+pub(super) const STATIC: Form<()> = Form::bare(|_| Box::<StaticPartition>::default());
 
 #[cfg(test)]
 mod tests {

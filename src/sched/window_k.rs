@@ -23,6 +23,7 @@
 
 use std::collections::VecDeque;
 
+use super::label::Form;
 use super::queue::WaitQueue;
 use super::{Scheduler, System};
 use crate::workload::JobId;
@@ -135,3 +136,11 @@ impl Scheduler for WindowK {
         self.pending
     }
 }
+
+/// `window:K` (K ≥ 1).
+pub(super) const WINDOW: Form<u32> = Form::new(
+    |l| l.count(1),
+    |k| vec![k.to_string()],
+    |&k| Box::new(WindowK::new(k)),
+)
+.title(|k| format!("Window-{k}"));

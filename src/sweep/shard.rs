@@ -30,11 +30,6 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::Cell;
-use crate::sched::SchedKind;
-
-/// How much heavier a backfilling scheduler's replay is than a queue-order one's (see
-/// [`cell_cost`]).
-const BACKFILL_WEIGHT: f64 = 10.0;
 
 /// The `index`-th of `count` parts of a grid (`index` from 0, as Slurm's array task ids).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,22 +88,19 @@ impl FromStr for Shard {
     }
 }
 
-/// The expected relative cost of replaying `cell`: `w × (1 + load_factor²)`, `w` = 10 for the
-/// backfilling schedulers (`easy`, `conservative`: every event re-plans the queue), else 1. All
-/// cells of a sweep replay the same jobs, so load and scheduler are what separate them: queues, and
-/// with them the work per event, grow with the load. Measured on sdsc-96 (docs/OUTPUTS.md,
-/// "Shards"): `easy` cells took 1…90 s against 0.1…0.9 s for `fcfs`, `oo` and `window:240`.
+/// The expected relative cost of replaying `cell`: `w × (1 + load_factor²)`, `w` the scheduler's
+/// cost ([`crate::sched::SchedKind::cost`]: 10 for the backfilling schedulers, `easy` and `conservative`, whose
+/// every event re-plans the queue; else 1). All cells of a sweep replay the same jobs, so load and
+/// scheduler are what separate them: queues, and with them the work per event, grow with the load.
+/// Measured on sdsc-96 (docs/OUTPUTS.md, "Shards"): `easy` cells took 1…90 s against 0.1…0.9 s
+/// for `fcfs`, `oo` and `window:240`.
 pub fn cell_cost(cell: &Cell) -> f64 {
     let lf = if cell.load_factor.is_finite() {
         cell.load_factor.max(0.0)
     } else {
         0.0
     };
-    let weight = match cell.scheduler {
-        SchedKind::Easy | SchedKind::EasySjbf | SchedKind::Conservative => BACKFILL_WEIGHT,
-        _ => 1.0,
-    };
-    weight * (1.0 + lf * lf)
+    cell.scheduler.cost() * (1.0 + lf * lf)
 }
 
 /// Cuts `cells` into `parts` parts (0 is taken as 1) of similar total [`cell_cost`]: the indices
@@ -142,6 +134,7 @@ pub fn partition(cells: &[Cell], parts: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sched::SchedKind;
     use crate::sweep::Grid;
 
     fn grid(loads: usize) -> Vec<Cell> {

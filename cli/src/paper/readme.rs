@@ -153,16 +153,11 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
 /// The paper's name of a series' scheduler (`oocb:8+mpl` and `oocb-head:8+mpl-fixed` → `OOCB-8`).
 fn policy_name(series: &str) -> String {
     let sched = series.split('+').next().unwrap_or(series);
-    match sched.parse::<SchedKind>() {
-        Ok(SchedKind::Fcfs) => "FCFS".into(),
-        Ok(SchedKind::OutOfOrder) => "OO".into(),
-        Ok(SchedKind::Oocb(k) | SchedKind::OocbIncl(k) | SchedKind::OocbHead(k)) => {
-            format!("OOCB-{k}")
-        }
-        Ok(SchedKind::Window(k)) => format!("Window-{k}"),
-        Ok(SchedKind::Delay) => "Delay".into(),
-        _ => sched.to_string(),
-    }
+    sched
+        .parse::<SchedKind>()
+        .ok()
+        .and_then(|k| k.title())
+        .unwrap_or_else(|| sched.to_string())
 }
 
 /// The highest mean of each series, keyed by the paper's policy name, in legend order.

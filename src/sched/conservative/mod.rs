@@ -29,7 +29,8 @@ use std::cmp::Ordering;
 
 use rustc_hash::FxHashMap;
 
-use super::backfill::DeferredPass;
+use super::backfill::{BACKFILL_COST, DeferredPass};
+use super::label::Form;
 use super::{Scheduler, System};
 use crate::SimTime;
 use crate::resource::{Placement, Request};
@@ -311,3 +312,7 @@ impl Scheduler for Conservative {
         self.waiting.len()
     }
 }
+
+/// `conservative`.
+pub(in crate::sched) const CONSERVATIVE: Form<()> =
+    Form::bare(|_| Box::<Conservative>::default()).cost(BACKFILL_COST);
