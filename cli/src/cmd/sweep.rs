@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
-use pwa_replay::engine::RunMetrics;
+use pwa_replay::engine::{ReplayOptions, RunMetrics};
 use pwa_replay::experiment::run::{self, Replica};
 use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{self, Results};
@@ -167,14 +167,63 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     // A missing plot font is an error before any simulation, not after it.
     report::plots::register_font()?;
+    let mut loaded = load(&mut args)?;
+    let spec = sweep_spec(&args, &loaded)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("out").join(&loaded.name));
+    if let Some(tasks) = args.batch.slurm {
+        return slurm_scripts(&args, &loaded, &out, tasks as usize);
+    }
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let lock = OutLock::acquire(&out)?;
+    let stale = remove_stale_temporaries(&out)?;
+    if stale > 0 && !args.quiet {
+        eprintln!("removed {stale} temporary files left by an interrupted run");
+    }
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let manifest = Manifest::begin(threads);
+    // The jobs move to the executor; the sweep keeps their count.
+    let jobs = loaded.workload.jobs.len();
+    let (results, counts) = execute(&args, &mut loaded, &spec, (&out, &lock), threads)?;
+    let (rows, done) = rows(&loaded, &spec, &results)?;
+    let mut grid_cells = spec.cells();
+    if grid_cells.is_empty() {
+        // `auto`: the cells it climbed to.
+        grid_cells = done.iter().map(|r| r.cell).collect();
+    }
+    let config = config(&args, &loaded, jobs, threads, counts, t0);
+    let manifest = provenance(manifest, &args, &spec, (&loaded, jobs), &grid_cells, &done);
+    lock.check()?;
+    report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
+    if !args.quiet {
+        eprintln!(
+            "{} cells ({} simulated, {} reused) in {:.1} s → {}; open {} in a browser",
+            rows.len(),
+            config.simulated,
+            config.reused,
+            config.wall_s,
+            out.display(),
+            out.join(report::html::INDEX).display()
+        );
+    }
+    Ok(())
+}
+
+/// The trace the flags name, with the default grid filled in where they name none, the jobs that
+/// never fit dropped under `--lenient`, and every allocator checked on its machine.
+fn load(args: &mut Args) -> anyhow::Result<LoadedTrace> {
     let no_machine = if args.alloc.iter().all(|&a| a == AllocKind::Flat) {
         NoMachine::FlatFromHeader
     } else {
         NoMachine::Refuse
     };
     let mut loaded = args.input.load(no_machine)?;
-    fill_in_default_grid(&mut args, &loaded.grid, &loaded.grid_source);
-    check_parts(&args)?;
+    fill_in_default_grid(args, &loaded.grid, &loaded.grid_source);
+    check_parts(args)?;
     if args.input.lenient {
         crate::trace::drop_never_fitting(&mut loaded, &args.alloc)?;
     }
@@ -190,8 +239,13 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             )
         })?;
     }
+    Ok(loaded)
+}
+
+/// The one-panel experiment the flags describe.
+fn sweep_spec(args: &Args, loaded: &LoadedTrace) -> anyhow::Result<SweepSpec> {
     let shaking = args.shaking()?;
-    let spec = SweepSpec {
+    Ok(SweepSpec {
         workload: loaded.name.clone(),
         machine: loaded.machine,
         series: Grid {
@@ -205,51 +259,37 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         replicas: shaking.map_or(1, |(n, _)| n as usize),
         shake: shaking.map(|(_, model)| model),
         options: args.options.options()?,
-    };
+    })
+}
+
+/// Runs the sweep's units (its part of them under `--shard`) on `threads` workers through the
+/// replica cache under `out` (which `lock` holds), behind the progress bar; the workload moves to
+/// the executor. The results, and the replicas simulated and reused.
+fn execute(
+    args: &Args,
+    loaded: &mut LoadedTrace,
+    spec: &SweepSpec,
+    (out, lock): (&Path, &OutLock),
+    threads: usize,
+) -> anyhow::Result<(Results, (usize, usize))> {
     let plan = spec.plan().map_err(anyhow::Error::msg)?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("out").join(&loaded.name));
-    if let Some(tasks) = args.batch.slurm {
-        return slurm_scripts(&args, &loaded, &out, tasks as usize);
-    }
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let lock = OutLock::acquire(&out)?;
-    let stale = remove_stale_temporaries(&out)?;
-    if stale > 0 && !args.quiet {
-        eprintln!("removed {stale} temporary files left by an interrupted run");
-    }
     let stop = progress::stop_on_ctrl_c()?;
-    let threads = args.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    let manifest = Manifest::begin(threads);
-    let grid_cells = spec.cells();
-    // The jobs move to the executor; the sweep keeps their count.
-    let jobs = loaded.workload.jobs.len();
     let units = spec.units(args.shard);
     let loader = crate::trace::loader();
-    let replicas = Replicas::with_context(
-        &out,
-        args.resume,
-        &lock,
-        &stop,
-        &loader,
-        cell_context(&loaded, jobs),
-    );
-    let open_ended = grid_cells.is_empty();
+    let context = cell_context(loaded, loaded.workload.jobs.len());
+    let replicas = Replicas::with_context(out, args.resume, lock, &stop, &loader, context);
+    let open_ended = matches!(spec.loads, LoadSpec::Auto(_));
     let progress = Progress::new(args.quiet, open_ended);
     let source = Given {
         workload: Arc::new(std::mem::take(&mut loaded.workload)),
         machine: loaded.machine,
     };
     let planned = (!open_ended).then_some(units.len());
-    let cells = CellRun::new(&args, &loaded, &out, &replicas, &progress, &stop, planned);
+    let cells = CellRun::new(args, loaded, out, &replicas, &progress, &stop, planned);
     let hook = |r: &Replica<'_>, _: &dyn Fn() -> Result<RunMetrics, CellError>| cells.replica(r);
     let results = run::run(&plan, &units, &source, &hook, &|_| {}, threads);
     progress.finish();
-    let results = cells.finish(results, &lock)?;
+    let results = cells.finish(results, lock)?;
     let (simulated, reused, damaged) = replicas.tally();
     if damaged > 0 {
         eprintln!(
@@ -257,28 +297,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             out.join("cells").display()
         );
     }
-    let (rows, done) = rows(&loaded, &spec, &results)?;
-    let grid_cells = if open_ended {
-        done.iter().map(|r| r.cell).collect()
-    } else {
-        grid_cells
-    };
-    let config = config(&args, &loaded, jobs, threads, (simulated, reused), t0);
-    let manifest = provenance(manifest, &args, (&loaded, jobs), &grid_cells, &done);
-    lock.check()?;
-    report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
-    if !args.quiet {
-        eprintln!(
-            "{} cells ({} simulated, {} reused) in {:.1} s → {}; open {} in a browser",
-            rows.len(),
-            config.simulated,
-            config.reused,
-            config.wall_s,
-            out.display(),
-            out.join(report::html::INDEX).display()
-        );
-    }
-    Ok(())
+    Ok((results, (simulated, reused)))
 }
 
 /// Refuses more shards (or Slurm tasks) than the grid has cells: an empty part would fail.
@@ -603,11 +622,15 @@ fn config(
 /// SHA-256 of everything that defines the sweep's grid and results — trace sha256, machine,
 /// conversion, jobs, filters, engine options, the resolved grid, tool version and commit — but not
 /// the shard, threads or output directory: shards of one sweep share it.
-fn config_hash(args: &Args, loaded: &LoadedTrace, jobs: usize, cells: &[Cell]) -> String {
+fn config_hash(
+    args: &Args,
+    options: &ReplayOptions,
+    (loaded, jobs): (&LoadedTrace, usize),
+    cells: &[Cell],
+) -> String {
     let mut key = cell_context(loaded, jobs);
-    let options = args.options.options().map(|o| o.key()).unwrap_or_default();
-    if !options.is_empty() {
-        key.insert("options".into(), options);
+    if options != &ReplayOptions::default() {
+        key.insert("options".into(), options.key());
     }
     key.insert("lenient".into(), args.input.lenient.to_string());
     key.insert("git_commit".into(), env!("PWA_REPLAY_GIT_COMMIT").into());
@@ -620,6 +643,7 @@ fn config_hash(args: &Args, loaded: &LoadedTrace, jobs: usize, cells: &[Cell]) -
 fn provenance(
     mut m: Manifest,
     args: &Args,
+    spec: &SweepSpec,
     (loaded, jobs): (&LoadedTrace, usize),
     grid: &[Cell],
     results: &[CellResult],
@@ -640,7 +664,7 @@ fn provenance(
         args.estimate.iter().map(ToString::to_string).collect()
     };
     m.sweep = Some(SweepInfo {
-        config_hash: config_hash(args, loaded, jobs, grid),
+        config_hash: config_hash(args, &spec.options, (loaded, jobs), grid),
         cells: grid.iter().map(Cell::key).collect(),
         shard: args.shard.map(|s| s.to_string()),
         seeds: results
