@@ -134,16 +134,30 @@ fn field_names<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
 mod tests {
     use super::*;
 
-    fn dilated() -> ReplayOptions {
+    fn kill() -> ReplayOptions {
         ReplayOptions {
             kill_at_estimate: true,
+            ..ReplayOptions::default()
+        }
+    }
+
+    fn dilated() -> ReplayOptions {
+        ReplayOptions {
             dilation: Some(Dilation::Linear { alpha: 0.5 }),
+            ..kill()
         }
     }
 
     #[test]
     fn the_keys_are_the_field_names() {
-        assert_eq!(ReplayOptions::keys(), ["kill_at_estimate", "dilation"]);
+        let keys = ReplayOptions::keys();
+        assert_eq!(keys[..2], ["kill_at_estimate", "dilation"]);
+        for k in keys {
+            let t = toml::Table::from_iter([((*k).to_string(), toml::Value::from("x"))]);
+            if let Err(e) = ReplayOptions::from_entries(t) {
+                assert!(!e.to_string().contains("unknown field"), "{k}: {e}");
+            }
+        }
     }
 
     #[test]
@@ -156,11 +170,7 @@ mod tests {
     #[test]
     fn the_key_names_every_option_set_in_name_order() {
         assert_eq!(dilated().key(), "dilation=linear:0.5|kill_at_estimate=true");
-        let kill = ReplayOptions {
-            kill_at_estimate: true,
-            ..ReplayOptions::default()
-        };
-        assert_eq!(kill.key(), "kill_at_estimate=true");
+        assert_eq!(kill().key(), "kill_at_estimate=true");
     }
 
     #[test]
