@@ -4,7 +4,7 @@
 //! serde ([`ReplayArgs::options`]): a new option is one field here (with its help), no conversion
 //! code (the recipe is in [`pwa_replay::engine::options`]).
 
-use pwa_replay::engine::{Dilation, ReplayOptions};
+use pwa_replay::engine::{Dilation, Profile, ReplayOptions};
 use serde::{Deserialize, Serialize};
 
 /// How every replay runs: the flags of [`ReplayOptions`]. Each is a `bool` or an `Option`, so that
@@ -20,12 +20,22 @@ pub struct ReplayArgs {
     /// measurement (docs/ALGORITHMS.md, "Dilation"). Off by default.
     #[arg(long, value_name = "linear:α")]
     pub dilation: Option<Dilation>,
+    /// Scheduling semantics: when the scheduler runs and what it is told, as another simulator
+    /// does (docs/ALGORITHMS.md, "Scheduling semantics"); textbook (the default), pyss-sc15, pyss
+    /// or cqsim. Single choices over a profile are keys of an experiment file or of Python's
+    /// `semantics={...}`.
+    #[arg(long, value_name = "PROFILE")]
+    pub semantics: Option<Profile>,
 }
 
 impl ReplayArgs {
     /// The options the flags set, the others at their defaults.
     pub fn options(&self) -> anyhow::Result<ReplayOptions> {
-        let flags = serde_json::to_value(self)?;
+        let mut flags = serde_json::to_value(self)?;
+        if let Some(given) = flags.as_object_mut() {
+            // A flag not given leaves its option at the default.
+            given.retain(|_, v| !v.is_null());
+        }
         Ok(ReplayOptions::deserialize(flags)?)
     }
 
@@ -60,13 +70,21 @@ mod tests {
         let mut keys: Vec<&str> = ReplayOptions::keys().to_vec();
         keys.sort_unstable();
         assert_eq!(flags, keys);
-        let given = Flags::try_parse_from(["x", "--kill-at-estimate", "--dilation", "linear:1"])
-            .unwrap()
-            .replay
-            .options()
-            .unwrap();
+        let given = Flags::try_parse_from([
+            "x",
+            "--kill-at-estimate",
+            "--dilation",
+            "linear:1",
+            "--semantics",
+            "pyss",
+        ])
+        .unwrap()
+        .replay
+        .options()
+        .unwrap();
         assert!(given.kill_at_estimate);
         assert_eq!(given.dilation, Some(Dilation::Linear { alpha: 1.0 }));
+        assert_eq!(given.semantics, Profile::Pyss.semantics());
         let none = Flags::try_parse_from(["x"])
             .unwrap()
             .replay
