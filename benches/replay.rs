@@ -367,7 +367,7 @@ fn semantics(c: &mut Criterion) {
                     m,
                     SchedKind::Easy,
                     AllocKind::Flat,
-                    opts,
+                    opts.clone(),
                     &mut NoObserver,
                 )
                 .expect("replay")

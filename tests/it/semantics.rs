@@ -243,9 +243,9 @@ proptest! {
                 }
                 for s in [SchedKind::Easy, SchedKind::EasySjbf, SchedKind::Conservative,
                           SchedKind::Fcfs, SchedKind::OutOfOrder] {
-                    let x = replay_with(&w, m, s, a, opts, &mut NoObserver).unwrap();
+                    let x = replay_with(&w, m, s, a, opts.clone(), &mut NoObserver).unwrap();
                     prop_assert_eq!(validate(&w, m, &x), Ok(()), "{} {} {} {}", profile, s, a, m);
-                    let y = replay_with(&w, m, s, a, opts, &mut NoObserver).unwrap();
+                    let y = replay_with(&w, m, s, a, opts.clone(), &mut NoObserver).unwrap();
                     prop_assert_eq!(&x.records, &y.records);
                 }
             }
