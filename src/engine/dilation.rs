@@ -79,13 +79,14 @@ impl FromStr for Dilation {
 
 impl serde::Serialize for Dilation {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        super::options::serialize_label(self, s)
+        s.collect_str(self)
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Dilation {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::options::deserialize_label(d)
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

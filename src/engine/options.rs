@@ -14,8 +14,8 @@
 //!
 //! 1. **The field**, here, with its `///` doc: a type with serde whose default (`Default`) is
 //!    "off", so that replays that do not mention it are unchanged. A label type (a `Display` and a
-//!    `FromStr`, such as [`Dilation`]) reads and writes as its label with [`serialize_label`] and
-//!    [`deserialize_label`]. Its effect goes in the engine (`engine/sim.rs`), or in whatever reads
+//!    `FromStr`, such as [`Dilation`]) reads and writes as its label: its `Serialize` is
+//!    `collect_str`, its `Deserialize` parses a string. Its effect goes in the engine (`engine/sim.rs`), or in whatever reads
 //!    the options there.
 //! 2. **The flag**: one field of the same name in the binary's `ReplayArgs`
 //!    (`cli/src/options.rs`), a `bool` or an `Option<T>` (unset: the default), with its `--help`
@@ -27,11 +27,8 @@
 //! keyword argument, cell ids and cache keys include it when it is set. Tests check that every field
 //! has its flag and round-trips through the keys.
 
-use std::fmt::Display;
-use std::str::FromStr;
-
 use serde::de::{self, Deserializer, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use super::{Dilation, Semantics};
 
@@ -82,23 +79,6 @@ impl ReplayOptions {
             .collect::<Vec<_>>()
             .join("|")
     }
-}
-
-/// Writes a label type (one with `Display`) as its label: the `Serialize` of an option's type.
-pub fn serialize_label<T: Display, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(value)
-}
-
-/// Reads a label type by its `FromStr`, the parse error as the message: the `Deserialize` of an
-/// option's type.
-pub fn deserialize_label<'de, T, D>(d: D) -> Result<T, D::Error>
-where
-    T: FromStr,
-    T::Err: Display,
-    D: Deserializer<'de>,
-{
-    let text = String::deserialize(d)?;
-    text.parse().map_err(de::Error::custom)
 }
 
 /// The field names of a struct as its derived `Deserialize` asks for them: the deserializer below
