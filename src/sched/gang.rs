@@ -72,8 +72,8 @@ pub struct GangParams {
 impl GangParams {
     /// Default `n_max` (the report gives no value; eight rows of Ousterhout's matrix).
     pub const N_MAX: u32 = 8;
-    /// Default `RetryLim` (the report's space-sharing value).
-    pub const RETRY: u32 = 16;
+    /// Default `RetryLim` (the report's space-sharing value, as for largest-first).
+    pub const RETRY: u32 = super::largest_first::RETRY;
 }
 
 impl Default for GangParams {

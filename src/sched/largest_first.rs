@@ -250,10 +250,13 @@ impl Scheduler for LargestFirst {
     }
 }
 
+/// Default `RetryLim` (the report's space-sharing value).
+pub const RETRY: u32 = 16;
+
 /// `largest-first[:R]` (`RetryLim` R, default 16; always written with R).
 pub(super) const LARGEST_FIRST: Form<u32> = Form::new(
     |l| match l.bare() {
-        Some(()) => Some(super::GangParams::RETRY),
+        Some(()) => Some(RETRY),
         None => l.count(0),
     },
     |r| vec![r.to_string()],
