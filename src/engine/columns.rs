@@ -369,6 +369,9 @@ mod tests {
             request: Request::Submesh(Shape::new(w, h)),
             asked_procs: w * h,
             user: None,
+            group: None,
+            queue: None,
+            partition: None,
         };
         let jobs = vec![
             job(0, 2, 2),

@@ -35,6 +35,7 @@ use crate::workload::{Job, JobId, Workload};
 /// let job = |i: u32, submit: f64, n: u32| Job {
 ///     id: JobId(i), source_id: u64::from(i) + 1, submit, runtime: 10.0, estimate: 10.0,
 ///     requested: None, request: Request::Nodes(n), asked_procs: n, user: None,
+///     group: None, queue: None, partition: None,
 /// };
 /// let w = Workload::from_jobs(vec![job(0, 0.0, 3), job(1, 1.0, 2)], 1);
 /// let (machine, alloc) = ("flat:4".parse().unwrap(), "flat".parse().unwrap());

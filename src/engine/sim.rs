@@ -181,6 +181,7 @@ impl Counters {
 /// let job = |i: u32, submit: f64, runtime: f64, n: u32| Job {
 ///     id: JobId(i), source_id: i as u64 + 1, submit, runtime, estimate: runtime, requested: None,
 ///     request: Request::Nodes(n), asked_procs: n, user: None,
+///     group: None, queue: None, partition: None,
 /// };
 /// let w = Workload { jobs: vec![job(0, 0.0, 10.0, 3), job(1, 1.0, 5.0, 2)], procs_per_node: 1, predictor: None };
 /// let engine = Engine::new(&w, SchedKind::Fcfs.build(), Box::new(Flat { n: 4, free: 4 }));
@@ -1004,8 +1005,9 @@ mod tests {
     fn per_job_state_stays_within_the_memory_budget() {
         let per_job = size_of::<Status>() + size_of::<JobRecord>();
         assert!(per_job <= 64, "{per_job} bytes per job");
-        // The job list itself: 72 bytes a job (its optional time and user packed, crate::packed).
-        assert!(size_of::<Job>() <= 72, "{} bytes per job", size_of::<Job>());
+        // The job list itself: 80 bytes a job (its optional time, user, group, queue and partition
+        // packed, crate::packed).
+        assert!(size_of::<Job>() <= 80, "{} bytes per job", size_of::<Job>());
     }
 
     /// The allocator's wall time is timed on one call in 16 (the first included) and scaled.

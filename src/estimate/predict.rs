@@ -128,6 +128,9 @@ mod tests {
             request: Request::Nodes(1),
             asked_procs: 1,
             user: user.and_then(UserId::new),
+            group: None,
+            queue: None,
+            partition: None,
         }
     }
 

@@ -3,7 +3,7 @@
 //! [`crate::estimate`] carries out.
 
 use crate::SimTime;
-use crate::packed::{PackedTime, UserId};
+use crate::packed::{GroupId, PackedTime, PartitionId, QueueId, UserId};
 pub use crate::resource::Request;
 
 /// Dense index of a job in its [`Workload`] (0-based, in arrival order).
@@ -42,12 +42,18 @@ pub struct Job {
     /// The submitting user (SWF field 12), when the source names one: what per-user run-time
     /// predictors ([`crate::estimate`]) key their history by.
     pub user: Option<UserId>,
+    /// The submitting user's group (SWF field 13): fair-share by group ([`crate::sched::order`]).
+    pub group: Option<GroupId>,
+    /// The queue the job was submitted to (SWF field 15): the multifactor queue factor.
+    pub queue: Option<QueueId>,
+    /// The partition the job ran in (SWF field 16): the multifactor partition factor.
+    pub partition: Option<PartitionId>,
 }
 
 #[cfg(test)]
 impl Job {
     /// A job for the library's unit tests: job number `i + 1`, told its own run time, asking for
-    /// `request`'s nodes, with no requested time and no user.
+    /// `request`'s nodes, with no requested time and no user, group, queue or partition.
     pub(crate) fn sample(i: u32, submit: SimTime, runtime: SimTime, request: Request) -> Job {
         Job {
             id: JobId(i),
@@ -59,6 +65,9 @@ impl Job {
             request,
             asked_procs: request.nodes(),
             user: None,
+            group: None,
+            queue: None,
+            partition: None,
         }
     }
 }

@@ -381,6 +381,9 @@ impl LublinSpec {
                 request: Request::Nodes(nodes),
                 asked_procs: nodes,
                 user: None,
+                group: None,
+                queue: None,
+                partition: None,
             });
         }
         Ok((

@@ -23,6 +23,7 @@
 //! let job = |i: u32, submit: f64| Job {
 //!     id: JobId(i), source_id: u64::from(i), submit, runtime: 100.0, estimate: 100.0,
 //!     requested: None, request: Request::Nodes(1), asked_procs: 1, user: None,
+//!     group: None, queue: None, partition: None,
 //! };
 //! let w = Workload::from_jobs((0..50).map(|i| job(i, 100.0 * f64::from(i))).collect(), 1);
 //! let model = ShakeModel::default();

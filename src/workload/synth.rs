@@ -444,6 +444,9 @@ impl SynthSpec {
                     request: Request::Submesh(Shape::new(w, h)),
                     asked_procs: w * h,
                     user: None,
+                    group: None,
+                    queue: None,
+                    partition: None,
                 }
             })
             .collect();

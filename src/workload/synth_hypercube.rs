@@ -277,6 +277,9 @@ impl HypercubeSpec {
                 request: Request::Subcube(k),
                 asked_procs: nodes,
                 user: None,
+                group: None,
+                queue: None,
+                partition: None,
             });
         }
         Ok(Workload {

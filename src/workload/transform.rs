@@ -21,7 +21,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::SimTime;
-use crate::packed::{PackedTime, UserId};
+use crate::packed::{GroupId, PackedTime, PartitionId, QueueId, UserId};
 use crate::resource::{Dims, MachineSpec, Shape};
 use crate::swf::Record;
 use crate::workload::{Job, JobId, Request, Workload};
@@ -599,10 +599,10 @@ impl Converter {
                 .and_then(|t| PackedTime::new(t as SimTime)),
             request,
             asked_procs: u32::try_from(v.procs).unwrap_or(u32::MAX),
-            user: rec
-                .user
-                .and_then(|u| u32::try_from(u).ok())
-                .and_then(UserId::new),
+            user: UserId::from_swf(rec.user),
+            group: GroupId::from_swf(rec.group),
+            queue: QueueId::from_swf(rec.queue),
+            partition: PartitionId::from_swf(rec.partition),
         })
     }
 
@@ -941,6 +941,33 @@ mod tests {
         let conv = Conversion::for_machine(MachineSpec::Flat { nodes: 4 });
         let err = conv.apply(&[rec(77, 0, 1, 5)]).expect_err("too large");
         assert!(err.to_string().contains("job 77"), "{err}");
+    }
+
+    #[test]
+    fn jobs_keep_user_group_queue_and_partition() {
+        let conv = Conversion::for_machine(MachineSpec::Flat { nodes: 4 });
+        let full = Record {
+            user: Some(12),
+            group: Some(3),
+            queue: Some(0),
+            partition: Some(2),
+            ..rec(1, 0, 1, 1)
+        };
+        let missing = Record {
+            user: Some(-1),
+            ..rec(2, 1, 1, 1)
+        };
+        let w = conv.apply(&[full, missing]).expect("fits").workload;
+        let j = &w.jobs[0];
+        assert_eq!(j.user.map(UserId::get), Some(12));
+        assert_eq!(j.group.map(GroupId::get), Some(3));
+        assert_eq!(j.queue.map(QueueId::get), Some(0));
+        assert_eq!(j.partition.map(PartitionId::get), Some(2));
+        let j = &w.jobs[1];
+        assert_eq!(
+            (j.user, j.group, j.queue, j.partition),
+            (None, None, None, None)
+        );
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub(crate) fn job(i: usize, submit: f64, runtime: f64, request: Request) -> Job 
         request,
         asked_procs: request.nodes(),
         user: None,
+        group: None,
+        queue: None,
+        partition: None,
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use pwa_replay::engine::{EngineError, NoObserver, Outcome, replay, validate};
 use pwa_replay::machine::{AllocKind, Dims, MachineSpec, Shape};
-use pwa_replay::packed::{PackedTime, UserId};
+use pwa_replay::packed::{GroupId, PackedTime, QueueId, UserId};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::workload::{Correction, PredictorKind};
 use pwa_replay::workload::{Job, JobId, Request, Workload};
@@ -137,6 +137,9 @@ fn workload(rng: &mut ChaCha8Rng, m: MachineSpec) -> Workload {
             request,
             asked_procs: request.nodes(),
             user: UserId::new(i as u32 % 3),
+            group: GroupId::new(i as u32 % 2),
+            queue: QueueId::new(i as u32 % 2),
+            partition: None,
         });
     }
     // One workload in four plans with predictions (three users), extended step by step or to the

@@ -192,6 +192,9 @@ mod tests {
             request: Request::Submesh(shape),
             asked_procs,
             user: None,
+            group: None,
+            queue: None,
+            partition: None,
         };
         let w = Workload {
             jobs: vec![

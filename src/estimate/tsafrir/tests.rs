@@ -119,6 +119,9 @@ fn modeled_estimates_cover_every_run_and_keep_the_modes() {
                 request: crate::workload::Request::Nodes(1),
                 asked_procs: 1,
                 user: None,
+                group: None,
+                queue: None,
+                partition: None,
             }
         })
         .collect();
@@ -145,6 +148,9 @@ fn the_maximum_is_the_largest_popular_requested_time() {
         request: crate::workload::Request::Nodes(1),
         asked_procs: 1,
         user: None,
+        group: None,
+        queue: None,
+        partition: None,
     };
     // 2,000 jobs ask for 18 h, one for 23 years (a typo): the limit is 18 h (two in a thousand
     // needed). A 20 h job gets 18 h and overruns it.

@@ -225,6 +225,9 @@ mod tests {
                 request: Request::Submesh(Shape { w, h }),
                 asked_procs: w * h,
                 user: None,
+                group: None,
+                queue: None,
+                partition: None,
             };
             let wl = Workload::from_jobs(vec![job(0), job(1)], 1);
             let machine: MachineSpec = "mesh:4x2".parse().unwrap();
