@@ -255,7 +255,7 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
             size_field: e.size_field,
             partitions: e.partitions,
             queues: e.queues,
-            lenient: false,
+            ..Conversion::for_machine(machine)
         },
         grid: DefaultGrid {
             schedulers,

@@ -30,6 +30,7 @@ use crate::machine::{AllocKind, MachineSpec};
 use crate::sweep::CellError;
 use crate::swf::{Header, ReadOptions, SkipReport, SwfReader};
 use crate::workload::lublin::LublinSpec;
+use crate::workload::rewrite::InputRewrite;
 use crate::workload::synth::{ServiceModel, SynthSpec};
 use crate::workload::synth_hypercube::HypercubeSpec;
 use crate::workload::tracepath::{self, SearchPath};
@@ -189,6 +190,9 @@ pub type Each<'a> = Option<&'a mut dyn FnMut(&Conversion, &Job)>;
 /// `machine` overrides the catalog's machine (the shape rule becomes the machine's natural one when
 /// the catalog's does not suit it); a raw path without it is refused or read on a flat machine
 /// sized from its header, as `no_machine` says. `lenient` skips malformed lines instead of failing.
+/// `input` reads a log's records as another simulator does (the replay's
+/// [`Semantics::input`](crate::sched::semantics::Semantics::input); synthetic workloads have no
+/// records and ignore it).
 /// A catalogued log not on the search path goes to `fetch`. With `each`, the jobs are handed over
 /// one by one (in submit order, with the conversion that made them) instead of kept, so memory does
 /// not grow with the log.
@@ -196,6 +200,7 @@ pub fn load(
     trace: &str,
     machine: Option<MachineSpec>,
     lenient: bool,
+    input: InputRewrite,
     no_machine: NoMachine,
     fetch: Fetch<'_>,
     each: Each<'_>,
@@ -210,7 +215,7 @@ pub fn load(
     }
     let cat = catalog()?;
     if let Some(entry) = cat.get(trace) {
-        return load_entry(entry, machine, lenient, fetch, each);
+        return load_entry(entry, machine, (lenient, input), fetch, each);
     }
     let path = PathBuf::from(trace);
     if !path.is_file() {
@@ -241,6 +246,7 @@ pub fn load(
         tracepath::sha256_uncompressed(&path).map_err(|e| LoadError::with(path.display(), &e))?;
     let conversion = Conversion {
         lenient,
+        input,
         ..Conversion::for_machine(machine)
     };
     let mut t = convert(
@@ -384,7 +390,7 @@ fn describe(header: &mut Header, lines: Vec<String>, seed: Option<u64>) {
 fn load_entry(
     entry: &TraceEntry,
     machine: Option<MachineSpec>,
-    lenient: bool,
+    (lenient, input): (bool, InputRewrite),
     fetch: Fetch<'_>,
     each: Each<'_>,
 ) -> Result<LoadedTrace, LoadError> {
@@ -406,6 +412,7 @@ fn load_entry(
     })?;
     let conversion = Conversion {
         lenient,
+        input,
         ..entry.conversion_for(machine)
     };
     let grid = if conversion.machine == entry.conversion.machine {
@@ -517,6 +524,7 @@ impl Source for Loader<'_> {
         label: &str,
         machine: Option<MachineSpec>,
         jobs: Option<usize>,
+        input: InputRewrite,
     ) -> Result<Prepared, CellError> {
         if label.trim_start().starts_with("synth:") {
             return Prepared::synthetic(label, machine);
@@ -525,6 +533,7 @@ impl Source for Loader<'_> {
             label,
             machine,
             false,
+            input,
             NoMachine::FlatFromHeader,
             self.fetch,
             None,
@@ -550,7 +559,15 @@ mod tests {
     use super::*;
 
     fn load_label(label: &str, machine: Option<MachineSpec>) -> Result<LoadedTrace, LoadError> {
-        load(label, machine, false, NoMachine::Refuse, &no_fetch, None)
+        load(
+            label,
+            machine,
+            false,
+            InputRewrite::AsLogged,
+            NoMachine::Refuse,
+            &no_fetch,
+            None,
+        )
     }
 
     #[test]
@@ -605,6 +622,7 @@ mod tests {
             path,
             None,
             false,
+            InputRewrite::AsLogged,
             NoMachine::FlatFromHeader,
             &no_fetch,
             None,
@@ -617,6 +635,7 @@ mod tests {
             path,
             Some(MachineSpec::Flat { nodes: 8 }),
             false,
+            InputRewrite::AsLogged,
             NoMachine::Refuse,
             &no_fetch,
             Some(&mut |_, _| seen += 1),
@@ -629,7 +648,14 @@ mod tests {
         let refused = |e: &TraceEntry, _: &SearchPath| {
             Err(LoadError::Message(format!("{} not here", e.file)))
         };
-        let e = load_entry(&entry, None, false, &refused, None).unwrap_err();
+        let e = load_entry(
+            &entry,
+            None,
+            (false, InputRewrite::AsLogged),
+            &refused,
+            None,
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "no-such-log.swf.gz not here");
         let e = no_fetch(&entry, &search_path()).unwrap_err();
         assert!(e.to_string().contains("pwa-replay fetch sdsc-96"), "{e}");

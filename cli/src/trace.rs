@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use pwa_replay::catalog::TraceEntry;
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::trace::{self as lib, LoadError};
+use pwa_replay::workload::rewrite::InputRewrite;
 use pwa_replay::workload::tracepath::SearchPath;
 use pwa_replay::workload::{Conversion, Job};
 
@@ -35,9 +36,16 @@ pub struct TraceArgs {
 }
 
 impl TraceArgs {
-    /// Loads the workload these options name (see [`load`]).
-    pub fn load(&self, no_machine: NoMachine) -> anyhow::Result<LoadedTrace> {
-        load(&self.trace, self.machine, self.lenient, no_machine)
+    /// Loads the workload these options name, its records read as `input` says (the replay's
+    /// semantics; see [`lib::load`]).
+    pub fn load(&self, no_machine: NoMachine, input: InputRewrite) -> anyhow::Result<LoadedTrace> {
+        load_into(
+            &self.trace,
+            self.machine,
+            (self.lenient, input),
+            no_machine,
+            None,
+        )
     }
 
     /// Streams the workload: each job goes to `each` in submit order (with the conversion that
@@ -51,7 +59,7 @@ impl TraceArgs {
         load_into(
             &self.trace,
             self.machine,
-            self.lenient,
+            (self.lenient, InputRewrite::AsLogged),
             no_machine,
             Some(each),
         )
@@ -60,24 +68,15 @@ impl TraceArgs {
 
 /// Loads a catalogued trace by name (downloading it when missing and online), a raw SWF file by
 /// path, or generates a `synth:` workload ([`pwa_replay::trace::load`]); notes go to stderr.
-pub fn load(
-    trace: &str,
-    machine: Option<MachineSpec>,
-    lenient: bool,
-    no_machine: NoMachine,
-) -> anyhow::Result<LoadedTrace> {
-    load_into(trace, machine, lenient, no_machine, None)
-}
-
 fn load_into(
     trace: &str,
     machine: Option<MachineSpec>,
-    lenient: bool,
+    (lenient, input): (bool, InputRewrite),
     no_machine: NoMachine,
     each: lib::Each<'_>,
 ) -> anyhow::Result<LoadedTrace> {
-    let t =
-        lib::load(trace, machine, lenient, no_machine, &download, each).map_err(|e| match e {
+    let t = lib::load(trace, machine, lenient, input, no_machine, &download, each).map_err(
+        |e| match e {
             LoadError::NeedsMachine { what } => anyhow::anyhow!(
                 "{what}: say which machine with --machine (e.g. {}){}",
                 lib::MACHINE_EXAMPLES,
@@ -88,7 +87,8 @@ fn load_into(
                 }
             ),
             e => e.into(),
-        })?;
+        },
+    )?;
     for note in &t.notes {
         eprintln!("{note}");
     }

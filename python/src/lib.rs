@@ -31,6 +31,7 @@ use pwa_replay::machine::{AllocKind, Allocator, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{Cell, CellError, Grid, LoadSpec, Series};
 use pwa_replay::trace::Loader;
+use pwa_replay::workload::rewrite::InputRewrite;
 use pwa_replay::workload::stats::WorkloadStats;
 use pwa_replay::workload::{EstimateModel, Workload};
 use pyo3::create_exception;
@@ -212,6 +213,8 @@ struct RunInput<'a> {
     machine: Option<MachineSpec>,
     alloc: Option<AllocKind>,
     lenient: bool,
+    /// How the log's records are read (the replay's semantics).
+    input: InputRewrite,
     first_job: usize,
     max_jobs: Option<usize>,
     load_factor: f64,
@@ -224,7 +227,14 @@ impl RunInput<'_> {
     fn load(&self, py: Python<'_>) -> PyResult<(Loaded, Workload, AllocKind)> {
         let flat_ok = self.alloc.is_none_or(|a| a == AllocKind::Flat);
         let mut loaded = py
-            .detach(|| trace::load(self.trace, self.machine, self.lenient, flat_ok))
+            .detach(|| {
+                trace::load(
+                    self.trace,
+                    self.machine,
+                    (self.lenient, self.input),
+                    flat_ok,
+                )
+            })
             .map_err(err)?;
         let alloc = match self.alloc {
             Some(a) => a,
@@ -279,6 +289,7 @@ fn run<'py>(
         machine: machine.map(|m| parse("machine", m)).transpose()?,
         alloc: alloc.map(|a| parse("alloc", a)).transpose()?,
         lenient,
+        input: options.semantics.input,
         first_job,
         max_jobs,
         load_factor,
@@ -481,7 +492,7 @@ fn sweep<'py>(
         .as_ref()
         .is_none_or(|v| v.iter().all(|&a| a == AllocKind::Flat));
     let mut loaded = py
-        .detach(|| trace::load(trace, machine, lenient, flat_ok))
+        .detach(|| trace::load(trace, machine, (lenient, options.semantics.input), flat_ok))
         .map_err(err)?;
     let series = sweep_series(&mut loaded, sched, alloc, estimate, lenient)?;
     let spec = SweepSpec {
@@ -535,7 +546,7 @@ fn catalog<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 fn stats(py: Python<'_>, trace: &str, machine: Option<&str>, lenient: bool) -> PyResult<String> {
     let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
     let loaded = py
-        .detach(|| trace::load(trace, machine, lenient, true))
+        .detach(|| trace::load(trace, machine, (lenient, InputRewrite::AsLogged), true))
         .map_err(err)?;
     let s = WorkloadStats::of(&loaded.workload, loaded.machine, &loaded.dropped);
     let mut v = serde_json::to_value(&s).map_err(|e| err(e.to_string()))?;

@@ -5,6 +5,7 @@
 use pwa_replay::catalog::Catalog;
 use pwa_replay::machine::MachineSpec;
 use pwa_replay::trace::{self as lib, LoadError, NoMachine};
+use pwa_replay::workload::rewrite::InputRewrite;
 
 pub use pwa_replay::trace::{LoadedTrace as Loaded, chain};
 
@@ -17,11 +18,12 @@ pub fn catalog() -> Result<Catalog, Message> {
 }
 
 /// Loads `trace` (catalog name, SWF path or `synth:` label) for `machine` (its own when `None`;
-/// a file without one is read on a flat machine sized from its header when `flat_ok`).
+/// a file without one is read on a flat machine sized from its header when `flat_ok`), its records
+/// read as `input` says (the replay's semantics).
 pub fn load(
     trace: &str,
     machine: Option<MachineSpec>,
-    lenient: bool,
+    (lenient, input): (bool, InputRewrite),
     flat_ok: bool,
 ) -> Result<Loaded, Message> {
     let no_machine = if flat_ok {
@@ -29,7 +31,16 @@ pub fn load(
     } else {
         NoMachine::Refuse
     };
-    lib::load(trace, machine, lenient, no_machine, &lib::no_fetch, None).map_err(|e| match e {
+    lib::load(
+        trace,
+        machine,
+        lenient,
+        input,
+        no_machine,
+        &lib::no_fetch,
+        None,
+    )
+    .map_err(|e| match e {
         LoadError::NeedsMachine { what } => format!(
             "{what}: say which machine (machine=\"mesh:22x16\", \"flat:128\", \"hypercube:7\"){}",
             if flat_ok {

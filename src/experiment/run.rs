@@ -27,6 +27,7 @@ use crate::resource::MachineSpec;
 use crate::sched::SchedKind;
 use crate::sweep::{self, CellError};
 use crate::workload::lublin::LublinSpec;
+use crate::workload::rewrite::InputRewrite;
 use crate::workload::shake;
 use crate::workload::synth::SynthSpec;
 use crate::workload::synth_hypercube::{Horizon, HypercubeSpec};
@@ -272,12 +273,14 @@ impl Prepared {
 /// Where workloads come from: the caller loads logs (catalog names, SWF paths); `synth:` labels
 /// can go to [`Prepared::synthetic`].
 pub trait Source: Sync {
-    /// The workload named `label` on `machine` (its own when `None`), logs truncated to `jobs`.
+    /// The workload named `label` on `machine` (its own when `None`), logs truncated to `jobs`,
+    /// their records read as `input` says (the panel's semantics).
     fn prepare(
         &self,
         label: &str,
         machine: Option<MachineSpec>,
         jobs: Option<usize>,
+        input: InputRewrite,
     ) -> Result<Prepared, CellError>;
 }
 
@@ -436,25 +439,29 @@ fn prepare(
         .par_iter()
         .map(|(k, panel)| {
             let p = &plan.panels[*panel];
-            let prepared =
-                source
-                    .prepare(&k.0, p.machine, p.jobs)
-                    .map_err(|source| RunError::Workload {
-                        panel: p.name.clone(),
-                        line: p.line,
-                        workload: k.0.clone(),
-                        source,
-                    })?;
+            let prepared = source
+                .prepare(&k.0, p.machine, p.jobs, k.3)
+                .map_err(|source| RunError::Workload {
+                    panel: p.name.clone(),
+                    line: p.line,
+                    workload: k.0.clone(),
+                    source,
+                })?;
             Ok((k.clone(), Arc::new(prepared)))
         })
         .collect()
 }
 
-/// Workload label, machine label, jobs.
-type WorkloadKey = (String, Option<String>, Option<usize>);
+/// Workload label, machine label, jobs, reading of the records.
+type WorkloadKey = (String, Option<String>, Option<usize>, InputRewrite);
 
 fn key(c: &Cell) -> WorkloadKey {
-    (c.workload.clone(), c.machine.map(|m| m.to_string()), c.jobs)
+    (
+        c.workload.clone(),
+        c.machine.map(|m| m.to_string()),
+        c.jobs,
+        c.options.semantics.input,
+    )
 }
 
 struct Executor<'a> {

@@ -19,6 +19,7 @@ use crate::resource::MachineSpec;
 use crate::sweep::CellError;
 use crate::sweep::{self, LoadSpec, Shard};
 use crate::workload::Workload;
+use crate::workload::rewrite::InputRewrite;
 use crate::workload::shake::ShakeModel;
 
 /// What a sweep runs.
@@ -191,6 +192,7 @@ impl Source for Given {
         _: &str,
         _: Option<MachineSpec>,
         _: Option<usize>,
+        _: InputRewrite,
     ) -> Result<Prepared, CellError> {
         Ok(Prepared::Log {
             workload: Arc::clone(&self.workload),

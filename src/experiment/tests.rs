@@ -6,6 +6,7 @@ use super::run::{self, Prepared, Source, Unit};
 use super::{Plan, figures, verdicts};
 use crate::resource::MachineSpec;
 use crate::sweep::CellError;
+use crate::workload::rewrite::InputRewrite;
 
 /// `synth:` labels as models; `log:LABEL` as the model's one stream, as a log would be.
 struct Models;
@@ -16,6 +17,7 @@ impl Source for Models {
         label: &str,
         machine: Option<MachineSpec>,
         jobs: Option<usize>,
+        _: InputRewrite,
     ) -> Result<Prepared, CellError> {
         match label.strip_prefix("log:") {
             Some(model) => {

@@ -19,7 +19,8 @@
 //! arrival pass through [`System::semantics`](crate::sched::System::semantics) and the backfill
 //! length through [`System::backfill_length`](crate::sched::System::backfill_length). The input
 //! rewriting is the workload layer's [`rewrite`](crate::workload::rewrite::rewrite), applied to
-//! the records by whoever loads the log ([`crate::trace::load`] does not read this field).
+//! each record as the log is converted ([`crate::trace::load`]'s `input`, which every front end
+//! takes from the replay's semantics; an experiment prepares a log once per reading).
 //!
 //! The choices sit with the scheduler's view of the engine ([`System`](super::System)), which
 //! hands them to the policies; the engine, above, carries them out.

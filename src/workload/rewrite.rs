@@ -16,7 +16,18 @@
 use crate::swf::Record;
 
 /// How the log's records are rewritten before they become jobs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum InputRewrite {
     /// As the trace's conversion reads them (the catalog's filters and size field).

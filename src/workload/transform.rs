@@ -2,6 +2,9 @@
 //!
 //! Each step is a small function with its own tests; [`Converter`] chains them for one trace:
 //!
+//! 0. [`rewrite`] — only when the replay's semantics read the log as another simulator does
+//!    ([`InputRewrite`]): that simulator's filter and size field, its drops counted as
+//!    `input_rewrite`;
 //! 1. [`select`] — partition and queue filters (SWF fields 16 and 15);
 //! 2. [`validate`] — drop records the papers drop (window-k-mesh.md §5.4): missing submit time,
 //!    negative or missing run time, missing or non-positive processor count;
@@ -24,6 +27,7 @@ use crate::SimTime;
 use crate::packed::{GroupId, PackedTime, PartitionId, QueueId, UserId};
 use crate::resource::{Dims, MachineSpec, Shape};
 use crate::swf::Record;
+use crate::workload::rewrite::{InputRewrite, rewrite};
 use crate::workload::{Job, JobId, Request, Workload};
 
 /// Why a record did not become a job.
@@ -47,11 +51,13 @@ pub enum DropReason {
     NonPositiveProcs,
     /// The request can never fit the machine (lenient mode only; strict mode fails).
     TooLarge,
+    /// Dropped by another simulator's reading of the log ([`InputRewrite`], a semantics choice).
+    Rewrite,
 }
 
 impl DropReason {
     /// Every reason, in table order.
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::Partition,
         DropReason::Queue,
         DropReason::MissingSubmit,
@@ -60,6 +66,7 @@ impl DropReason {
         DropReason::MissingProcs,
         DropReason::NonPositiveProcs,
         DropReason::TooLarge,
+        DropReason::Rewrite,
     ];
 
     /// The label used in tables and JSON (`negative_runtime`, …).
@@ -73,6 +80,7 @@ impl DropReason {
             DropReason::MissingProcs => "missing_procs",
             DropReason::NonPositiveProcs => "non_positive_procs",
             DropReason::TooLarge => "too_large",
+            DropReason::Rewrite => "input_rewrite",
         }
     }
 }
@@ -491,6 +499,9 @@ pub struct Conversion {
     pub queues: Option<Vec<i64>>,
     /// Drop (and count as `too_large`) jobs that can never fit instead of failing.
     pub lenient: bool,
+    /// How another simulator rewrites each record before this conversion reads it (the replay's
+    /// semantics, [`crate::sched::semantics`]); records it drops count as `input_rewrite`.
+    pub input: InputRewrite,
 }
 
 impl Conversion {
@@ -504,6 +515,7 @@ impl Conversion {
             partitions: None,
             queues: None,
             lenient: false,
+            input: InputRewrite::AsLogged,
         }
     }
 
@@ -571,6 +583,14 @@ impl Converter {
 
     fn job_of(&mut self, rec: &Record) -> Result<Job, Dropped> {
         let c = &self.conv;
+        let rewritten;
+        let rec = if c.input == InputRewrite::AsLogged {
+            rec
+        } else {
+            let procs = u64::from(c.machine.nodes()) * u64::from(c.procs_per_node);
+            rewritten = rewrite(rec, c.input, procs).map_err(|_| DropReason::Rewrite)?;
+            &rewritten
+        };
         select(rec, c.partitions.as_deref(), c.queues.as_deref())?;
         let v = validate(rec, c.size_field)?;
         let nodes = procs_to_nodes(v.procs, c.procs_per_node);
@@ -1003,5 +1023,40 @@ mod tests {
             assert_eq!(r.label().parse::<ShapeRule>(), Ok(r));
         }
         assert!("triangle".parse::<ShapeRule>().is_err());
+    }
+
+    #[test]
+    fn an_input_rewrite_reads_records_first_and_counts_its_drops() {
+        let flat = MachineSpec::Flat { nodes: 8 };
+        let with = |run, procs, req_procs, req_time| Record {
+            requested_procs: Some(req_procs),
+            requested_time: Some(req_time),
+            ..rec(1, 0, run, procs)
+        };
+        let records = [
+            with(100, 4, 2, 60),
+            with(100, 4, 2, -1),
+            with(100, 9, 2, 60),
+        ];
+        let read = |input| {
+            let c = Conversion {
+                input,
+                lenient: true,
+                ..Conversion::for_machine(flat)
+            };
+            c.apply(&records).unwrap()
+        };
+        let logged = read(InputRewrite::AsLogged);
+        assert_eq!(logged.workload.jobs.len(), 2); // field 5 = 9 is too large for 8 nodes
+        assert_eq!(logged.dropped[&DropReason::TooLarge], 1);
+        let sc15 = read(InputRewrite::Sc15);
+        let j = &sc15.workload.jobs[0];
+        assert_eq!((sc15.workload.jobs.len(), j.runtime), (1, 60.0));
+        assert_eq!(j.request, Request::Nodes(2), "sized by field 8");
+        assert_eq!(
+            sc15.dropped[&DropReason::Rewrite],
+            2,
+            "no request, field 5 too large"
+        );
     }
 }

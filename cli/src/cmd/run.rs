@@ -85,7 +85,8 @@ impl Replay {
         } else {
             NoMachine::Refuse
         };
-        let mut trace = self.input.load(no_machine)?;
+        let options = self.options.options()?;
+        let mut trace = self.input.load(no_machine, options.semantics.input)?;
         if self.input.lenient {
             crate::trace::drop_never_fitting(&mut trace, &[self.alloc])?;
         }
@@ -99,7 +100,6 @@ impl Replay {
             "replaying {} on {} with {} / {} at load factor {} ({} estimates)",
             trace.name, trace.machine, self.sched, self.alloc, self.load_factor, self.estimate
         );
-        let options = self.options.options()?;
         let mut meter = FragMeter::new(&workload, trace.machine, self.alloc);
         let outcome = replay_with(
             &workload,

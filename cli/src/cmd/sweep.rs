@@ -221,7 +221,8 @@ fn load(args: &mut Args) -> anyhow::Result<LoadedTrace> {
     } else {
         NoMachine::Refuse
     };
-    let mut loaded = args.input.load(no_machine)?;
+    let input = args.options.options()?.semantics.input;
+    let mut loaded = args.input.load(no_machine, input)?;
     fill_in_default_grid(args, &loaded.grid, &loaded.grid_source);
     check_parts(args)?;
     if args.input.lenient {

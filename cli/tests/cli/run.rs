@@ -307,3 +307,29 @@ fn every_field_run_prints_is_documented() {
         );
     }
 }
+
+/// `--semantics cqsim` reads the log as CQSim does: the run time cut at the requested time, the
+/// size from field 8, a job without a requested time dropped; the textbook reads it as logged.
+#[test]
+fn a_profiles_input_rewrite_is_applied_when_the_log_is_loaded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "; Version: 2.2\n\
+        1 0 0 10 4 -1 -1 2 5 -1 1 1 1 -1 1 -1 -1 -1\n\
+        2 1 0 10 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let swf = write(dir.path(), "cqsim.swf", text);
+    let s = swf.to_str().unwrap();
+    let json = |extra: &[&str]| {
+        let args = [&["--validate", "--format", "json"], extra].concat();
+        json_ok(&mut run(s, "flat:4", "easy", "flat", &args))
+    };
+    let textbook = json(&[]);
+    assert_eq!(textbook["jobs"], 2);
+    assert_eq!(textbook["makespan_s"], 20.0); // job 2 waits for job 1's 4 nodes
+    let cqsim = json(&["--semantics", "cqsim"]);
+    assert_eq!(cqsim["jobs"], 1, "job 2 has no requested time: {cqsim}");
+    assert_eq!(
+        cqsim["makespan_s"], 5.0,
+        "cut at the requested 5 s: {cqsim}"
+    );
+    assert_eq!(cqsim["semantics"], "cqsim");
+}
