@@ -38,8 +38,8 @@
 //! let plan = Plan::new("demo.toml", text, false).unwrap();
 //! struct Models;
 //! impl run::Source for Models {
-//!     fn prepare(&self, label: &str, machine: Option<pwa_replay::resource::MachineSpec>, _: Option<usize>)
-//!         -> Result<run::Prepared, pwa_replay::sweep::CellError> {
+//!     fn prepare(&self, label: &str, machine: Option<pwa_replay::resource::MachineSpec>, _: Option<usize>,
+//!         _: pwa_replay::workload::rewrite::InputRewrite) -> Result<run::Prepared, pwa_replay::sweep::CellError> {
 //!         run::Prepared::synthetic(label, machine)
 //!     }
 //! }
