@@ -347,6 +347,50 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         "figures of {} experiment files, {threads} threads",
         EXPERIMENTS.len()
     ));
+    let (runs, t_synth) = run_all(opts, threads, &say, t0)?;
+    let outputs = collect(&runs, opts)?;
+    let t_all = t0.elapsed().as_secs_f64();
+    for d in &outputs.data {
+        let dir = opts.out.join(&d.group);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        data::write_csv(d, &dir)?;
+        plot::draw(&dir, d)?;
+    }
+    let run = run_info(&runs, outputs.skipped, opts, threads, (t_synth, t_all))?;
+    let (data, verdicts) = (&outputs.data, &outputs.verdicts);
+    readme::write(&opts.out, data, verdicts, &run)?;
+    if let Some(run) = runs
+        .iter()
+        .find(|r| r.plan.file == EXPERIMENTS[LAZY].path && !r.figures.is_empty())
+    {
+        lazy::append_readme(&opts.out, &run.plan, run.seconds)?;
+    }
+    write_index(&opts.out, data, verdicts, &run)?;
+    say(&format!(
+        "wrote {} figures and README.md under {}",
+        data.len(),
+        opts.out.display()
+    ));
+    for v in verdicts.iter().filter(|v| v.holds.is_some()) {
+        let verdict = if v.holds == Some(true) {
+            "holds "
+        } else {
+            "DIFFERS"
+        };
+        say(&format!("{verdict} {}: {}", v.figure, v.statement));
+    }
+    Ok(())
+}
+
+/// Runs every experiment file at once under one lock, replica cache and Ctrl-C handler: each
+/// file's slowest series overlaps the others' cells, so no core idles while one long line
+/// finishes. Returns the runs and the wall seconds they took.
+fn run_all(
+    opts: &Options,
+    threads: usize,
+    say: &dyn Fn(&str),
+    t0: Instant,
+) -> anyhow::Result<(Vec<PaperRun>, f64)> {
     std::fs::create_dir_all(&opts.out)
         .with_context(|| format!("creating {}", opts.out.display()))?;
     let lock = OutLock::acquire(&opts.out)?;
@@ -354,8 +398,6 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let stop = stop_on_ctrl_c()?;
     let source = crate::trace::loader();
     let replicas = Replicas::new(&opts.out, opts.resume, &lock, &stop, &source);
-    // Every file at once: each one's slowest series overlaps the others' cells, so no core idles
-    // while one long line finishes.
     let (runs, t_synth) = std::thread::scope(|s| {
         let replicas = &replicas;
         let files: Vec<_> = EXPERIMENTS
@@ -370,14 +412,25 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         .into_iter()
         .collect::<anyhow::Result<Vec<PaperRun>>>()?;
     say(&format!("experiment files: {}", replicas.counts()));
-    let mut data: Vec<FigureData> = Vec::new();
-    let mut verdicts: Vec<Verdict> = Vec::new();
-    let mut synth_budget = None;
-    let mut skipped = Vec::new();
-    for run in &runs {
-        if run.plan.file == EXPERIMENTS[0].path {
-            synth_budget = Some(budget(&run.plan));
-        }
+    Ok((runs, t_synth))
+}
+
+/// The figures, verdicts and skipped panels of every run.
+struct Collected {
+    data: Vec<FigureData>,
+    verdicts: Vec<Verdict>,
+    skipped: Vec<String>,
+}
+
+/// Gathers the runs' figures and verdicts, writing the files' own outputs on the way (the
+/// semitorus table, the lazy paper's Table I).
+fn collect(runs: &[PaperRun], opts: &Options) -> anyhow::Result<Collected> {
+    let mut c = Collected {
+        data: Vec::new(),
+        verdicts: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for run in runs {
         if run.plan.file == EXPERIMENTS[3].path {
             write_semitorus(run, opts)?;
         }
@@ -385,68 +438,49 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
             // Table I is a table, not figures: lazy/table1.csv, its claims under `lazy/table1`.
             let (tables, figures) = lazy::split_tables(&run.figures);
             lazy::write_table(&opts.out.join(EXPERIMENTS[LAZY].group), &tables)?;
-            data.extend(figures);
-            verdicts.extend(run.verdicts.iter().cloned().map(lazy::table_verdict));
+            c.data.extend(figures);
+            c.verdicts
+                .extend(run.verdicts.iter().cloned().map(lazy::table_verdict));
         } else {
-            data.extend(run.figures.iter().cloned());
-            verdicts.extend(run.verdicts.iter().cloned());
+            c.data.extend(run.figures.iter().cloned());
+            c.verdicts.extend(run.verdicts.iter().cloned());
         }
-        skipped.extend(run.skipped.iter().cloned());
+        c.skipped.extend(run.skipped.iter().cloned());
     }
-    let t_all = t0.elapsed().as_secs_f64();
-    for d in &data {
-        let dir = opts.out.join(&d.group);
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        data::write_csv(d, &dir)?;
-        plot::draw(&dir, d)?;
-    }
-    let run = readme::RunInfo {
+    Ok(c)
+}
+
+/// What the README says of the run: its mode, threads, wall times `(synthetic, all)`, the
+/// synthetic budget and the trace panels' size.
+fn run_info(
+    runs: &[PaperRun],
+    skipped: Vec<String>,
+    opts: &Options,
+    threads: usize,
+    (synth_s, total_s): (f64, f64),
+) -> anyhow::Result<readme::RunInfo> {
+    let budget = runs
+        .iter()
+        .find(|r| r.plan.file == EXPERIMENTS[0].path)
+        .map(|r| budget(&r.plan))
+        .context("the window-k experiment file")?;
+    let trace_panel = runs
+        .iter()
+        .find(|r| r.plan.file == EXPERIMENTS[1].path)
+        .and_then(|r| r.plan.panels.first());
+    Ok(readme::RunInfo {
         quick: opts.quick,
         threads,
-        synth_s: t_synth,
-        total_s: t_all,
-        budget: synth_budget.context("the window-k experiment file")?,
-        trace_jobs: runs
-            .iter()
-            .find(|r| r.plan.file == EXPERIMENTS[1].path)
-            .and_then(|r| r.plan.panels.first())
-            .and_then(|p| p.jobs),
-        trace_margin: runs
-            .iter()
-            .find(|r| r.plan.file == EXPERIMENTS[1].path)
-            .and_then(|r| r.plan.panels.first())
-            .and_then(|p| match p.x.values {
-                pwa_replay::experiment::plan::Xs::Auto(a) => Some(a.margin),
-                _ => None,
-            }),
+        synth_s,
+        total_s,
+        budget,
+        trace_jobs: trace_panel.and_then(|p| p.jobs),
+        trace_margin: trace_panel.and_then(|p| match p.x.values {
+            pwa_replay::experiment::plan::Xs::Auto(a) => Some(a.margin),
+            _ => None,
+        }),
         skipped,
-    };
-    readme::write(&opts.out, &data, &verdicts, &run)?;
-    if let Some(run) = runs
-        .iter()
-        .find(|r| r.plan.file == EXPERIMENTS[LAZY].path && !r.figures.is_empty())
-    {
-        lazy::append_readme(&opts.out, &run.plan, run.seconds)?;
-    }
-    write_index(&opts.out, &data, &verdicts, &run)?;
-    say(&format!(
-        "wrote {} figures and README.md under {}",
-        data.len(),
-        opts.out.display()
-    ));
-    for v in verdicts.iter().filter(|v| v.holds.is_some()) {
-        say(&format!(
-            "{} {}: {}",
-            if v.holds == Some(true) {
-                "holds "
-            } else {
-                "DIFFERS"
-            },
-            v.figure,
-            v.statement
-        ));
-    }
-    Ok(())
+    })
 }
 
 #[cfg(test)]
