@@ -53,6 +53,7 @@ use std::str::FromStr;
 
 mod backfill;
 pub mod label;
+pub mod order;
 pub mod plan;
 mod queue;
 pub mod semantics;

@@ -1,0 +1,578 @@
+//! Queue orders: which waiting job a scheduler serves first.
+//!
+//! An order gives each waiting job a value at each scheduling pass, larger first; ties go by
+//! arrival (submit time, then job id — the workload's order). Orders are
+//!
+//! * **named** ([`named`]): `fcfs`, `sjf`/`ljf`, `saf`/`laf`, `sqf`/`lqf`, `xf`, `wfp3`, `unicep`,
+//!   `f1`–`f4`, `fairshare` and `multifactor`;
+//! * **defined** as a [priority expression](expr) under a name of the [`PriorityConfig`]
+//!   (`--order-def NAME=EXPR`, an experiment's `[orders]`), compiled once.
+//!
+//! [`fairshare`] tracks the users' and groups' decayed usage as Slurm's classic fair-share does,
+//! [`multifactor`] weighs Slurm's factors; their settings are the rest of the [`PriorityConfig`],
+//! the shares in a [`Shares`] file.
+//!
+//! A scheduler that serves waiting jobs in an order keeps a `Ranking`: it copies what the order
+//! reads of a job when the job arrives (`Facts`), recomputes every value at each pass (waits grow,
+//! usage moves), and turns a value and the job's queue position into one integer, its *rank*,
+//! smaller first, whose comparisons are the order and its tie rule at once.
+
+pub mod expr;
+pub mod fairshare;
+pub mod multifactor;
+pub mod named;
+pub mod shares;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::SimTime;
+use crate::sched::System;
+use crate::workload::{Job, JobId, Workload};
+use expr::Env;
+pub use expr::{Expr, ExprError, FUNCTIONS, VARIABLES, Var};
+use fairshare::{Accounts, FairShare};
+pub use multifactor::{Weights, WeightsError};
+pub use named::{NAMED_ORDERS, Named, NamedInfo, named_order_names};
+pub use shares::{Entity, Shares, SharesError};
+
+/// Slurm's default `PriorityDecayHalfLife`: 7 days.
+pub const DEFAULT_HALF_LIFE: SimTime = 7.0 * 86_400.0;
+
+/// What the queue orders of a replay may read beyond the jobs: orders defined by name, and the
+/// fair-share and multifactor settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PriorityConfig {
+    /// Orders defined by name: name → priority expression.
+    pub orders: BTreeMap<String, String>,
+    /// Usage half-life in seconds (`PriorityDecayHalfLife`; infinite: no decay).
+    pub half_life: SimTime,
+    /// User and group shares, queue and partition priorities (none: equal shares, priority 1).
+    pub shares: Option<Shares>,
+    /// Multifactor weights and age cap.
+    pub weights: Weights,
+}
+
+impl Default for PriorityConfig {
+    fn default() -> Self {
+        PriorityConfig {
+            orders: BTreeMap::new(),
+            half_life: DEFAULT_HALF_LIFE,
+            shares: None,
+            weights: Weights::default(),
+        }
+    }
+}
+
+/// A queue order or its settings that could not be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OrderError {
+    /// A name that is neither a named order nor defined.
+    #[error("order `{name}` is not one of {names}{defined}", names = named_order_names())]
+    Unknown {
+        /// The name.
+        name: String,
+        /// The defined names, `, ` first (empty when none).
+        defined: String,
+    },
+    /// A definition that is not `NAME=EXPR`, or whose name cannot be used.
+    #[error("order definition `{text}`: {problem}")]
+    Definition {
+        /// The definition as written.
+        text: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A definition whose expression does not parse.
+    #[error("order `{name}` = `{expression}`: {error}")]
+    Expression {
+        /// The defined name.
+        name: String,
+        /// The expression as written.
+        expression: String,
+        /// Where and why.
+        error: ExprError,
+    },
+    /// A half-life that is not a positive duration.
+    #[error(
+        "half-life `{0}` is not a positive duration (seconds, or with a unit s, m, h, d; inf: no decay)"
+    )]
+    HalfLife(String),
+    /// Bad multifactor weights.
+    #[error(transparent)]
+    Weights(#[from] WeightsError),
+    /// A bad shares file, or one naming a user or group the workload lacks.
+    #[error("shares file, {0}")]
+    Shares(#[from] SharesError),
+}
+
+/// Reads a duration: seconds, or a number with a unit `s`, `m`, `h`, `d` (`7d`, `12h`); `inf`.
+pub fn parse_duration(s: &str) -> Option<SimTime> {
+    let t = s.trim();
+    if t == "inf" {
+        return Some(SimTime::INFINITY);
+    }
+    let (number, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c),
+        _ => (t, 's'),
+    };
+    let scale = match unit {
+        's' => 1.0,
+        'm' => 60.0,
+        'h' => 3600.0,
+        'd' => 86_400.0,
+        _ => return None,
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|x| x * scale)
+        .filter(|x| x.is_finite() && *x > 0.0)
+}
+
+impl PriorityConfig {
+    /// Adds a definition written `NAME=EXPR` (the expression is checked now).
+    pub fn define(&mut self, text: &str) -> Result<(), OrderError> {
+        let problem = |p: &str| OrderError::Definition {
+            text: text.to_string(),
+            problem: p.to_string(),
+        };
+        let Some((name, expression)) = text.split_once('=') else {
+            return Err(problem("expected NAME=EXPR"));
+        };
+        let (name, expression) = (name.trim(), expression.trim());
+        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err(problem(
+                "the name must start with a letter and hold only letters, digits, `_` and `-`",
+            ));
+        }
+        if name.parse::<Named>().is_ok() {
+            return Err(problem(&format!("`{name}` is a named order already")));
+        }
+        if self.orders.contains_key(name) {
+            return Err(problem(&format!("`{name}` is defined twice")));
+        }
+        compile(name, expression)?;
+        self.orders.insert(name.to_string(), expression.to_string());
+        Ok(())
+    }
+
+    /// Sets the half-life from a duration (`7d`, `3600`, `inf`).
+    pub fn set_half_life(&mut self, text: &str) -> Result<(), OrderError> {
+        self.half_life = parse_duration(text).ok_or_else(|| OrderError::HalfLife(text.into()))?;
+        Ok(())
+    }
+
+    /// Checks what could be set by hand (deserialized): every definition compiles, the
+    /// half-life is positive, the weights are valid.
+    pub fn check(&self) -> Result<(), OrderError> {
+        for (name, expression) in &self.orders {
+            compile(name, expression)?;
+        }
+        if self.half_life.is_nan() || self.half_life <= 0.0 {
+            return Err(OrderError::HalfLife(self.half_life.to_string()));
+        }
+        self.weights.check().map_err(|problem| WeightsError {
+            text: self.weights.to_string(),
+            problem,
+        })?;
+        Ok(())
+    }
+
+    /// The order called `name`: a named order, or a definition.
+    pub fn resolve(&self, name: &str) -> Result<Key, OrderError> {
+        if let Ok(n) = name.parse::<Named>() {
+            return Ok(Key::Named(n));
+        }
+        match self.orders.get(name.trim()) {
+            Some(expression) => Ok(Key::Expr(compile(name.trim(), expression)?)),
+            None => Err(OrderError::Unknown {
+                name: name.to_string(),
+                defined: self.orders.keys().map(|k| format!(", {k}")).collect(),
+            }),
+        }
+    }
+}
+
+/// Compiles the expression of definition `name`.
+fn compile(name: &str, expression: &str) -> Result<Expr, OrderError> {
+    let expression = expression.trim();
+    expression
+        .parse::<Expr>()
+        .map_err(|error| OrderError::Expression {
+            name: name.to_string(),
+            expression: expression.to_string(),
+            error,
+        })
+}
+
+/// A resolved order: what gives each waiting job its value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Key {
+    /// A named order.
+    Named(Named),
+    /// A compiled priority expression.
+    Expr(Expr),
+}
+
+impl Key {
+    /// Whether the order reads the users' or groups' usage.
+    fn reads_usage(&self) -> bool {
+        match self {
+            Key::Named(n) => n.reads_usage(),
+            Key::Expr(e) => [
+                Var::Usage,
+                Var::GroupUsage,
+                Var::Fairshare,
+                Var::GroupFairshare,
+                Var::Multifactor,
+            ]
+            .into_iter()
+            .any(|v| e.reads(v)),
+        }
+    }
+
+    /// The value of the job `env` describes, larger first.
+    fn value(&self, env: &mut impl Env) -> f64 {
+        match self {
+            Key::Named(n) => n.key(env),
+            Key::Expr(e) => e.eval(env),
+        }
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Key::Named(n) => n.fmt(f),
+            Key::Expr(e) => e.fmt(f),
+        }
+    }
+}
+
+/// What an order reads of a waiting job, copied when it arrives.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Facts {
+    pub(crate) id: JobId,
+    pub(crate) nodes: u32,
+    user: u32,
+    group: u32,
+    submit: SimTime,
+    pub(crate) estimate: SimTime,
+    queue: f64,
+    partition: f64,
+}
+
+/// A job's place in the order: smaller first. The value's bits (descending, NaN last) above the
+/// job's queue position (ascending: arrival order, as the queues hold jobs by arrival).
+pub(crate) type Rank = u128;
+
+/// The rank of value `v` for the job at queue position `pos`.
+pub(crate) fn rank(v: f64, pos: usize) -> Rank {
+    // NaN goes last; −0 and +0 are one value.
+    let v = if v.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        v + 0.0
+    };
+    let bits = v.to_bits();
+    // The order of f64::total_cmp as an unsigned integer, then reversed (larger first).
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    };
+    (u128::from(!ascending) << 32) | pos as u128
+}
+
+/// The queue position a rank was made for.
+pub(crate) fn position(r: Rank) -> usize {
+    (r & u128::from(u32::MAX)) as usize
+}
+
+/// Priorities of a queue-ordered scheduler's waiting jobs (see the module doc).
+#[derive(Debug, Clone)]
+pub(crate) struct Ranking {
+    key: Key,
+    weights: Weights,
+    accounts: Accounts,
+    /// Usage, when the order reads it.
+    fair: Option<FairShare>,
+    /// Factor of each queue (partition) listed in the shares file; `rest` for the others.
+    queues: Factors,
+    partitions: Factors,
+    /// The machine's nodes (the size factor's denominator), read at the first arrival.
+    machine_nodes: f64,
+    now: SimTime,
+}
+
+/// Priorities normalized by the highest one; every number not listed has priority 1.
+#[derive(Debug, Clone, Default)]
+struct Factors {
+    listed: FxHashMap<u32, f64>,
+    rest: f64,
+}
+
+impl Factors {
+    fn new(shares: Option<&Shares>, what: Entity) -> Factors {
+        let listed: Vec<(u32, f64)> = shares
+            .map(|s| s.of(what).map(|(n, v, _)| (n, v)).collect())
+            .unwrap_or_default();
+        let max = listed.iter().map(|&(_, v)| v).fold(1.0, f64::max);
+        Factors {
+            listed: listed.into_iter().map(|(n, v)| (n, v / max)).collect(),
+            rest: 1.0 / max,
+        }
+    }
+
+    fn of(&self, n: Option<u32>) -> f64 {
+        n.and_then(|n| self.listed.get(&n).copied())
+            .unwrap_or(self.rest)
+    }
+}
+
+impl Ranking {
+    /// The ranking of `key` over workload `w` under `config`: the shares file's users and groups
+    /// must submit in `w`.
+    pub(crate) fn new(
+        key: Key,
+        config: &PriorityConfig,
+        w: &Workload,
+    ) -> Result<Ranking, OrderError> {
+        let accounts = Accounts::of(w);
+        let shares = config.shares.as_ref();
+        let fair = if key.reads_usage() {
+            Some(fair_share(config, &accounts)?)
+        } else {
+            if let Some(s) = shares {
+                check_accounts(s, &accounts)?;
+            }
+            None
+        };
+        Ok(Ranking {
+            key,
+            weights: config.weights,
+            accounts,
+            fair,
+            queues: Factors::new(shares, Entity::Queue),
+            partitions: Factors::new(shares, Entity::Partition),
+            machine_nodes: 0.0,
+            now: 0.0,
+        })
+    }
+
+    /// What the order reads of `job`, arriving now.
+    pub(crate) fn facts(&mut self, job: &Job, sys: &dyn System) -> Facts {
+        if self.machine_nodes == 0.0 {
+            self.machine_nodes = f64::from(sys.snapshot().machine().nodes().max(1));
+        }
+        let (user, group) = self.accounts.of_job(job);
+        Facts {
+            id: job.id,
+            nodes: job.request.nodes(),
+            user,
+            group,
+            submit: job.submit,
+            estimate: job.estimate,
+            queue: self.queues.of(job.queue.map(|q| q.get())),
+            partition: self.partitions.of(job.partition.map(|p| p.get())),
+        }
+    }
+
+    /// Starts a pass at `now`: values are computed for this moment.
+    pub(crate) fn begin(&mut self, now: SimTime) {
+        self.now = now;
+        if let Some(f) = &mut self.fair {
+            f.begin(now);
+        }
+    }
+
+    /// The value of the job `f` at the pass's moment, larger first.
+    pub(crate) fn value(&mut self, f: &Facts) -> f64 {
+        let mut env = JobEnv {
+            f,
+            now: self.now,
+            weights: &self.weights,
+            machine_nodes: self.machine_nodes,
+            fair: self.fair.as_mut(),
+        };
+        self.key.value(&mut env)
+    }
+
+    /// The rank of the job `f` at queue position `pos`.
+    pub(crate) fn rank(&mut self, f: &Facts, pos: usize) -> Rank {
+        rank(self.value(f), pos)
+    }
+
+    /// The job `f` started now (its usage accrues from now on).
+    pub(crate) fn started(&mut self, f: &Facts, now: SimTime) {
+        if let Some(fair) = &mut self.fair {
+            fair.started(f.id, f.user, f.group, f.nodes, now);
+        }
+    }
+
+    /// The jobs of [`System::departed`] ended now.
+    pub(crate) fn departed(&mut self, sys: &dyn System) {
+        if let Some(fair) = &mut self.fair {
+            for &id in sys.departed() {
+                fair.ended(id, sys.now());
+            }
+        }
+    }
+}
+
+/// The fair-share tracker of `config` over `accounts`: a user or group not in the shares file
+/// holds 1 share.
+fn fair_share(config: &PriorityConfig, accounts: &Accounts) -> Result<FairShare, OrderError> {
+    let mut users = vec![1.0; accounts.users()];
+    let mut groups = vec![1.0; accounts.groups()];
+    if let Some(s) = &config.shares {
+        check_accounts(s, accounts)?;
+        for (u, v, _) in s.of(Entity::User) {
+            if let Some(i) = accounts.user(crate::packed::UserId::new(u)) {
+                users[i as usize] = v;
+            }
+        }
+        for (g, v, _) in s.of(Entity::Group) {
+            if let Some(i) = accounts.group(crate::packed::GroupId::new(g)) {
+                groups[i as usize] = v;
+            }
+        }
+    }
+    Ok(FairShare::new(config.half_life, users, groups))
+}
+
+/// Every user and group of the shares file submits in the workload.
+fn check_accounts(s: &Shares, accounts: &Accounts) -> Result<(), OrderError> {
+    s.check_known(Entity::User, |u| {
+        accounts.user(crate::packed::UserId::new(u)).is_some()
+    })?;
+    s.check_known(Entity::Group, |g| {
+        accounts.group(crate::packed::GroupId::new(g)).is_some()
+    })?;
+    Ok(())
+}
+
+/// One waiting job at one moment, as an order reads it.
+struct JobEnv<'a> {
+    f: &'a Facts,
+    now: SimTime,
+    weights: &'a Weights,
+    machine_nodes: f64,
+    fair: Option<&'a mut FairShare>,
+}
+
+impl JobEnv<'_> {
+    fn size(&self) -> f64 {
+        f64::from(self.f.nodes) / self.machine_nodes
+    }
+}
+
+impl Env for JobEnv<'_> {
+    fn get(&mut self, v: Var) -> f64 {
+        let f = self.f;
+        match v {
+            Var::Wait => self.now - f.submit,
+            Var::Estimate => f.estimate,
+            Var::Nodes => f64::from(f.nodes),
+            Var::Submit => f.submit,
+            Var::Now => self.now,
+            Var::Usage => self.fair.as_ref().map_or(0.0, |s| s.user_usage(f.user)),
+            Var::GroupUsage => self.fair.as_ref().map_or(0.0, |s| s.group_usage(f.group)),
+            Var::Fairshare => self.fair.as_mut().map_or(1.0, |s| s.user_factor(f.user)),
+            Var::GroupFairshare => self.fair.as_mut().map_or(1.0, |s| s.group_factor(f.group)),
+            Var::Age => self.weights.age_factor(self.now - f.submit),
+            Var::Size => self.size(),
+            Var::QueueFactor => f.queue,
+            Var::PartitionFactor => f.partition,
+            Var::Multifactor => {
+                let w = *self.weights;
+                let fairshare = self.get(Var::Fairshare);
+                w.age * w.age_factor(self.now - f.submit)
+                    + w.fairshare * fairshare
+                    + w.size * self.size()
+                    + w.queue * f.queue
+                    + w.partition * f.partition
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_order_values_descending_then_positions() {
+        let values = [
+            f64::INFINITY,
+            1e300,
+            2.5,
+            1.0,
+            0.0,
+            -0.0,
+            -1.0,
+            -1e300,
+            f64::NEG_INFINITY,
+        ];
+        for (i, a) in values.iter().enumerate() {
+            for (j, b) in values.iter().enumerate() {
+                let want = b.partial_cmp(a).expect("not NaN").then(i.cmp(&j));
+                assert_eq!(rank(*a, i).cmp(&rank(*b, j)), want, "{a} vs {b}");
+            }
+        }
+        assert_eq!(rank(f64::NAN, 5), rank(f64::NEG_INFINITY, 5), "NaN last");
+        assert_eq!(position(rank(3.0, 77)), 77);
+    }
+
+    #[test]
+    fn definitions_compile_and_resolve_by_name() {
+        let mut c = PriorityConfig::default();
+        c.define("wfp = (wait / estimate)^3 * nodes")
+            .expect("valid");
+        assert_eq!(c.orders["wfp"], "(wait / estimate)^3 * nodes");
+        assert!(matches!(c.resolve("wfp"), Ok(Key::Expr(_))));
+        assert_eq!(c.resolve("sjf"), Ok(Key::Named(Named::Sjf)));
+        let e = c.resolve("nope").expect_err("unknown").to_string();
+        assert!(
+            e.starts_with("order `nope` is not one of fcfs, sjf") && e.ends_with(", wfp"),
+            "{e}"
+        );
+        for (text, needle) in [
+            ("wfp = wait", "defined twice"),
+            ("sjf = wait", "a named order already"),
+            ("no equals", "expected NAME=EXPR"),
+            ("2x = wait", "must start with a letter"),
+            ("bad = wait +", "order `bad` = `wait +`: at column 7"),
+        ] {
+            let e = c.define(text).expect_err(text).to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+        assert!(c.check().is_ok());
+    }
+
+    #[test]
+    fn durations_read_units() {
+        assert_eq!(parse_duration("7d"), Some(DEFAULT_HALF_LIFE));
+        assert_eq!(parse_duration("90"), Some(90.0));
+        assert_eq!(parse_duration("1.5h"), Some(5400.0));
+        assert_eq!(parse_duration("inf"), Some(f64::INFINITY));
+        for bad in ["0", "-1d", "7w", "d", "", "nan"] {
+            assert_eq!(parse_duration(bad), None, "{bad}");
+        }
+        let mut c = PriorityConfig::default();
+        assert!(c.set_half_life("2d").is_ok());
+        assert_eq!(c.half_life, 172_800.0);
+        assert!(c.set_half_life("soon").is_err());
+    }
+}
