@@ -38,6 +38,12 @@
 //!   during the run (what `sweep` does): their difference is the meter's cost, to set against
 //!   `summarize`'s.
 //!
+//! * `orders/ctc-sp2/flat338/<sched>/<estimate>/lf1.2` — queue orders on CTC-SP2 at load factor
+//!   1.2 (user estimates keep a queue of hundreds of jobs): EASY under WFP3, whose values all change
+//!   at every pass (goal ≤ 2 × `easy`), and under WFP3 written as an expression (goal ≤ 1.3 × the
+//!   named order); `easy:sjbf` and `easy` with predicted estimates (goal: `easy:sjbf` ≤ 2 ×
+//!   `easy`); strict priority under SJF and fair-share.
+//!
 //! Logs are found on the trace search path (`$PWA_TRACES`, `traces/`, `../shared/traces`); a missing
 //! log skips its group with a note. Run: `cargo bench --bench replay` (add a filter such as
 //! `-- nasa` to run one group).
@@ -49,10 +55,13 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use pwa_replay::catalog::Catalog;
 use pwa_replay::engine::{
-    FragMeter, NoObserver, Profile, ReplayOptions, Semantics, replay, replay_with, summarize,
+    Engine, FragMeter, NoObserver, Profile, ReplayOptions, Semantics, replay, replay_with,
+    summarize,
 };
+use pwa_replay::estimate::Correction;
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
+use pwa_replay::sched::order::{Key, PriorityConfig};
 use pwa_replay::sched::semantics::Passes;
 use pwa_replay::swf::{ReadOptions, SwfReader};
 use pwa_replay::workload::tracepath::SearchPath;
@@ -288,6 +297,52 @@ fn with_user_estimates(trace: &str, lf: f64) -> Option<(Workload, MachineSpec)> 
     Some((w, m))
 }
 
+/// Queue orders on CTC-SP2 at load factor 1.2 (see the module doc).
+fn orders(c: &mut Criterion) {
+    let mut g = c.benchmark_group("orders");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(3));
+    let Some((w, m)) = load("ctc-sp2", None) else {
+        return;
+    };
+    let mut user = scaled(&w, 1.2);
+    user.set_estimates(EstimateModel::User);
+    let mut predict = scaled(&w, 1.2);
+    predict.set_estimates(EstimateModel::Predict(Correction::Steps));
+    let wfp3 = "(wait / max(estimate, 1))^3 * nodes";
+    let cases = [
+        ("easy/user", &user, SchedKind::Easy, "fcfs"),
+        ("easy:order=wfp3/user", &user, SchedKind::Easy, "wfp3"),
+        ("easy:order=wfp3-expr/user", &user, SchedKind::Easy, wfp3),
+        ("fcfs:order=sjf/user", &user, SchedKind::Fcfs, "sjf"),
+        ("easy:order=fairshare/user", &user, SchedKind::Easy, "fairshare"),
+        ("easy/predict", &predict, SchedKind::Easy, "fcfs"),
+        ("easy:sjbf/predict", &predict, SchedKind::EasySjbf, "fcfs"),
+    ];
+    let config = PriorityConfig::default();
+    for (name, w, s, order) in cases {
+        let key = config
+            .resolve(order)
+            .or_else(|_| order.parse().map(Key::Expr))
+            .expect("an order");
+        g.bench_function(format!("ctc-sp2/flat338/{name}/lf1.2"), |b| {
+            b.iter(|| {
+                let sched = if s.takes_order() {
+                    s.build_ordered(key.clone(), &config, w).expect("an order")
+                } else {
+                    s.build()
+                };
+                let alloc = AllocKind::Flat.build(m).expect("flat");
+                Engine::new(black_box(w), sched, alloc)
+                    .run(&mut NoObserver)
+                    .expect("replay")
+            })
+        });
+    }
+    g.finish();
+}
+
 fn backfill(c: &mut Criterion) {
     let mut g = c.benchmark_group("backfill");
     g.sample_size(10)
@@ -378,6 +433,6 @@ fn semantics(c: &mut Criterion) {
 }
 
 criterion_group!(
-    benches, nasa, nasa_lazy, sdsc, mesh_grid, summary, ctc_torus, backfill, semantics
+    benches, nasa, nasa_lazy, sdsc, mesh_grid, summary, ctc_torus, backfill, semantics, orders
 );
 criterion_main!(benches);

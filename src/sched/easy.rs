@@ -17,6 +17,17 @@
 //! EASY++) visits the jobs behind the head in order of increasing estimate instead (ties in arrival
 //! order); everything else is the same.
 //!
+//! `easy:order=O` serves the queue in a [queue order](super::order) instead of arrival order, its
+//! values recomputed at each pass: step 1 starts the highest-ranked jobs while they fit, the first
+//! that does not is the head of step 2, and step 3 visits the others in the same order.
+//!
+//! A pass visits in order only the candidates that could start: a job needing more nodes than are
+//! free when step 3 begins never fits during it, nor one that would outlast the shadow time on
+//! more nodes than the shadow state leaves beside the head (both counts only shrink during the
+//! pass). The candidates are ranked in a binary heap and taken from it one at a time, so a pass
+//! that stops early (no free node left) has not sorted the rest; step 1 finds the top by one scan
+//! of the values, and ranks the others in a heap only when the top starts.
+//!
 //! On a flat machine the second rule is exactly the textbook "extra nodes" rule: the head finds a
 //! place in the shadow state with the candidate's nodes taken iff the candidate needs no more than
 //! `free at shadow − head's size` nodes, and each such job uses up that many extra nodes. On a
@@ -30,6 +41,7 @@ use rustc_hash::FxHashSet;
 
 use super::backfill::{BACKFILL_COST, DeferredPass};
 use super::label::Form;
+use super::order::{Facts, Ranking, Ranks, except};
 use super::plan;
 use super::semantics::ArrivalPass;
 use super::{Scheduler, System};
@@ -46,18 +58,25 @@ pub(crate) struct Easy {
     pass: DeferredPass,
     /// The order in which the jobs behind the head are tried.
     order: Order,
+    /// Under a queue order, what it reads of each waiting job (`facts[i]` for `queue[i]`).
+    facts: Vec<Facts>,
+    /// The ranks of a pass, kept for their allocations.
+    ranks: Ranks,
     /// The engine's [`System::estimates_epoch`] when the waiting jobs' estimates were read.
     epoch: u64,
 }
 
-/// The order of the backfilling candidates.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// The order of the queue and of the backfilling candidates.
+#[derive(Debug, Default)]
 pub(crate) enum Order {
     /// Arrival order (`easy`).
     #[default]
     Arrival,
-    /// Shortest estimate first, ties in arrival order (`easy:sjbf`).
+    /// Arrival order for the head, shortest estimate first for the candidates, ties in arrival
+    /// order (`easy:sjbf`).
     ShortestFirst,
+    /// A queue order for both (`easy:order=O`).
+    Ranked(Box<Ranking>),
 }
 
 /// A waiting job with what the backfill pass reads of it, copied at arrival (a pass visits
@@ -97,6 +116,8 @@ struct Shadow {
     free: u32,
     /// The head's request.
     head: Request,
+    /// Its nodes.
+    head_nodes: u32,
 }
 
 impl Shadow {
@@ -104,7 +125,14 @@ impl Shadow {
     /// time at all: one that outlasts the shadow time must leave the head enough free nodes there.
     /// A cheap necessary condition, checked before the allocator is asked for a placement.
     fn may_admit(&self, nodes: u32, end: SimTime) -> bool {
-        end <= self.time || self.free.saturating_sub(nodes) >= self.head.nodes()
+        end <= self.time || self.free.saturating_sub(nodes) >= self.head_nodes
+    }
+
+    /// Whether a job of `nodes` nodes could start now with `free` nodes free at all in this pass: the tests of step 3
+    /// that need no placement, on counts that only shrink during the pass (a job that fails them
+    /// now fails them at its turn).
+    fn may_start(&self, nodes: u32, length: SimTime, now: SimTime, free: u32) -> bool {
+        free > 0 && nodes <= free && self.may_admit(nodes, now + length)
     }
 
     /// Whether a job on `p` ending (by estimate) at `end` leaves the head its start time.
@@ -128,25 +156,11 @@ impl Shadow {
 }
 
 impl Easy {
-    /// EASY with backfilling candidates tried in `order`.
+    /// EASY with the queue and the backfilling candidates in `order`.
     pub(crate) fn new(order: Order) -> Self {
         Easy {
             order,
             ..Easy::default()
-        }
-    }
-
-    /// The queue positions behind the head, in the order they are tried (arrival order without
-    /// building a list: a pass often stops after a few candidates).
-    fn candidates(&self) -> Box<dyn Iterator<Item = usize>> {
-        let n = self.queue.len();
-        match self.order {
-            Order::Arrival => Box::new(1..n),
-            Order::ShortestFirst => {
-                let mut order: Vec<usize> = (1..n).collect();
-                order.sort_by(|&a, &b| self.queue[a].estimate.total_cmp(&self.queue[b].estimate));
-                Box::new(order.into_iter())
-            }
         }
     }
 
@@ -163,35 +177,122 @@ impl Easy {
 
     /// The pass of one instant.
     fn run(&mut self, sys: &mut dyn System) {
-        let epoch = sys.estimates_epoch();
-        if epoch != self.epoch {
-            self.epoch = epoch;
-            for w in &mut self.queue {
-                *w = Waiting::read(w.id, sys);
-            }
+        self.reread(sys);
+        if let Order::Ranked(_) = self.order {
+            return self.run_ranked(sys);
         }
         let Some(req) = self.start_head(sys) else {
             return;
         };
-        let now = sys.now();
-        let mut state = sys.snapshot();
-        let Some(res) = plan::earliest_start(now, &req, state.as_mut(), &sys.running_jobs()) else {
+        let Some(mut shadow) = self.reserve(0, req, sys) else {
             return;
         };
-        sys.promise(self.queue[0].id, res.start);
-        let mut shadow = Shadow {
+        let started = match self.order {
+            Order::ShortestFirst => {
+                // Candidates by increasing estimate, ties in arrival order.
+                let (now, free) = (sys.now(), sys.free_nodes());
+                let mut ranks = std::mem::take(&mut self.ranks);
+                ranks.heap(
+                    (self.queue.iter().enumerate().skip(1))
+                        .filter(|(_, w)| shadow.may_start(w.nodes, w.length, now, free))
+                        .map(|(i, w)| (i, -w.estimate)),
+                );
+                let started = self.backfill(std::iter::from_fn(|| ranks.pop()), &mut shadow, sys);
+                self.ranks = ranks;
+                started
+            }
+            _ => self.backfill(1..self.queue.len(), &mut shadow, sys),
+        };
+        for &i in started.iter().rev() {
+            self.queue.remove(i);
+        }
+    }
+
+    /// The pass of one instant under a queue order: the top of the ranking while it starts, a
+    /// reservation for the first that does not, the others backfilled in rank order.
+    fn run_ranked(&mut self, sys: &mut dyn System) {
+        let Order::Ranked(ranking) = &mut self.order else {
+            return;
+        };
+        let now = sys.now();
+        ranking.begin(now);
+        let mut ranks = std::mem::take(&mut self.ranks);
+        ranks.rank(ranking, self.facts.iter());
+        let mut started = Vec::new();
+        let head = loop {
+            let Some(i) = ranks.pop() else {
+                break None;
+            };
+            if !sys.try_start(self.queue[i].id) {
+                break Some(i);
+            }
+            started.push(i);
+        };
+        if let Some(h) = head
+            && let Some(mut shadow) = self.reserve(h, self.queue[h].req, sys)
+            && sys.free_nodes() > 0
+        {
+            let free = sys.free_nodes();
+            let queue = &self.queue;
+            ranks.retain(|i| shadow.may_start(queue[i].nodes, queue[i].length, now, free));
+            started.extend(self.backfill(std::iter::from_fn(|| ranks.pop()), &mut shadow, sys));
+        }
+        self.ranks = ranks;
+        if started.is_empty() {
+            return;
+        }
+        started.sort_unstable();
+        if let Order::Ranked(ranking) = &mut self.order {
+            for &i in &started {
+                ranking.started(&self.facts[i], now);
+            }
+        }
+        self.facts.retain(except(&started));
+        self.queue.retain(except(&started));
+    }
+
+    /// Reads the waiting jobs again when the engine's estimates changed since they were read.
+    fn reread(&mut self, sys: &dyn System) {
+        let epoch = sys.estimates_epoch();
+        if epoch == self.epoch {
+            return;
+        }
+        self.epoch = epoch;
+        for w in &mut self.queue {
+            *w = Waiting::read(w.id, sys);
+        }
+        if let Order::Ranked(ranking) = &mut self.order {
+            for f in &mut self.facts {
+                *f = ranking.facts(sys.job(f.id), sys);
+            }
+        }
+    }
+
+    /// Step 2: the reservation of the head at position `h` (`req`), promised to it; `None` when it
+    /// never fits.
+    fn reserve(&mut self, h: usize, req: Request, sys: &mut dyn System) -> Option<Shadow> {
+        let now = sys.now();
+        let mut state = sys.snapshot();
+        let res = plan::earliest_start(now, &req, state.as_mut(), &sys.running_jobs())?;
+        sys.promise(self.queue[h].id, res.start);
+        Some(Shadow {
             time: res.start,
             free: state.free_nodes(),
             state,
             head: req,
-        };
-        self.backfill(&mut shadow, sys);
+            head_nodes: req.nodes(),
+        })
     }
 
-    /// Step 3: the jobs behind the head, in the policy's order. The machine now is mirrored in a
-    /// snapshot (kept up to date), taken only once a candidate gets past the node counts. Started
-    /// jobs leave the queue at the end of the pass.
-    fn backfill(&mut self, shadow: &mut Shadow, sys: &mut dyn System) {
+    /// Step 3: the candidates at the positions `order` gives, in that order. The machine now is
+    /// mirrored in a snapshot (kept up to date), taken only once a candidate gets past the node
+    /// counts. Returns the positions started, ascending (they leave the queue after the pass).
+    fn backfill(
+        &self,
+        order: impl Iterator<Item = usize>,
+        shadow: &mut Shadow,
+        sys: &mut dyn System,
+    ) -> Vec<usize> {
         // Requests that do not fit now: the free set only shrinks during the pass.
         let mut no_fit = FxHashSet::default();
         // Requests that fit now but, outlasting the shadow time, would take the head's room: the
@@ -201,7 +302,7 @@ impl Easy {
         let mut now_state: Option<Box<dyn Allocator>> = None;
         let mut free = sys.free_nodes();
         let mut started_at = Vec::new();
-        for i in self.candidates() {
+        for i in order {
             if free == 0 {
                 break;
             }
@@ -238,9 +339,7 @@ impl Easy {
             }
         }
         started_at.sort_unstable();
-        for &i in started_at.iter().rev() {
-            self.queue.remove(i);
-        }
+        started_at
     }
 }
 
@@ -255,16 +354,23 @@ fn start_on(j: JobId, p: &Placement, now_state: &mut dyn Allocator, sys: &mut dy
 
 impl Scheduler for Easy {
     fn on_arrival(&mut self, id: JobId, sys: &mut dyn System) {
+        if let Order::Ranked(ranking) = &mut self.order {
+            let facts = ranking.facts(sys.job(id), &*sys);
+            self.facts.push(facts);
+        }
         let w = Waiting::read(id, sys);
         self.queue.push_back(w);
-        let if_fits =
-            self.order == Order::Arrival && sys.semantics().arrival_pass == ArrivalPass::IfFits;
+        let if_fits = matches!(self.order, Order::Arrival)
+            && sys.semantics().arrival_pass == ArrivalPass::IfFits;
         if !if_fits || sys.free_nodes() >= w.nodes {
             self.pass.arm(sys);
         }
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
+        if let Order::Ranked(ranking) = &mut self.order {
+            ranking.departed(&*sys);
+        }
         self.pass.arm(sys);
     }
 

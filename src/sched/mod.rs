@@ -54,6 +54,7 @@ use std::str::FromStr;
 mod backfill;
 pub mod label;
 pub mod order;
+mod ordered;
 pub mod plan;
 mod queue;
 pub mod semantics;
@@ -429,6 +430,55 @@ impl SchedKind {
             SchedKind::Gang(p) => SchedKind::Gang(p.for_workload(w)),
             other => other,
         }
+    }
+}
+
+impl SchedKind {
+    /// Whether the policy serves its queue in a [queue order](order) (`SCHED:order=O`): FCFS
+    /// (strict priority), OO, the bypass queue, Window-K, EASY and conservative backfilling. The
+    /// others do not: OOCB-k and Delay bound the overtakes of the oldest job, lazy, scan and
+    /// static partitioning keep one queue per cube size, gang scheduling and largest-first order by
+    /// size by definition.
+    pub fn takes_order(self) -> bool {
+        matches!(
+            self,
+            SchedKind::Fcfs
+                | SchedKind::OutOfOrder
+                | SchedKind::BypassQueue(_)
+                | SchedKind::Window(_)
+                | SchedKind::Easy
+                | SchedKind::Conservative
+        )
+    }
+
+    /// Builds the policy with its queue in order `key`, for a replay of `w` (the fair-share
+    /// accounts are its users and groups); `fcfs` builds the arrival-order policy itself.
+    pub fn build_ordered(
+        self,
+        key: order::Key,
+        config: &order::PriorityConfig,
+        w: &crate::workload::Workload,
+    ) -> Result<Box<dyn Scheduler>, order::OrderError> {
+        if !self.takes_order() {
+            return Err(order::OrderError::NoOrder(self.to_string()));
+        }
+        if key == order::Key::Named(order::Named::Fcfs) {
+            return Ok(self.build());
+        }
+        let ranking = order::Ranking::new(key, config, w)?;
+        Ok(match self {
+            SchedKind::Fcfs => Box::new(ordered::Ordered::new(fcfs::FcfsRule, ranking)),
+            SchedKind::OutOfOrder => {
+                Box::new(ordered::Ordered::new(out_of_order::OutOfOrderRule, ranking))
+            }
+            SchedKind::BypassQueue(t) => Box::new(ordered::Ordered::new(
+                bypass_queue::BypassQueueRule::new(t),
+                ranking,
+            )),
+            SchedKind::Window(k) => Box::new(window_k::RankedWindowK::new(k, ranking)),
+            SchedKind::Easy => Box::new(easy::Easy::new(easy::Order::Ranked(Box::new(ranking)))),
+            _ => Box::new(conservative::Conservative::ranked(ranking)),
+        })
     }
 }
 

@@ -15,6 +15,12 @@
 //!
 //! `K = 1` is FCFS; `K` at least the number of jobs behaves like OO on departures.
 //!
+//! `window:K,order=O` ([`RankedWindowK`]) keeps the window — the jobs it holds are Window-K's, by
+//! arrival, so that the bound on overtaking stays the paper's — and tries the window's pending jobs
+//! in a [queue order](super::order) instead of arrival order, in one pass per instant (values
+//! recomputed at each); when the pass has started the window's first job, the window slides,
+//! admits, and the pass goes on with the pending jobs of the new window, in rank order.
+//!
 //! The window's pending jobs are also kept in a [`WaitQueue`] (grouped by request): once the head
 //! fails, the window is fixed for the rest of the pass, and as in the FIFO policies only class
 //! fronts are visited — a job whose request already failed in the pass would fail again (nothing
@@ -23,7 +29,9 @@
 
 use std::collections::VecDeque;
 
+use super::backfill::DeferredPass;
 use super::label::Form;
+use super::order::{Facts, Ranking, Ranks};
 use super::queue::WaitQueue;
 use super::{Scheduler, System};
 use crate::workload::JobId;
@@ -144,3 +152,86 @@ pub(super) const WINDOW: Form<u32> = Form::new(
     |&k| Box::new(WindowK::new(k)),
 )
 .title(|k| format!("Window-{k}"));
+
+/// Window-K with the window's jobs tried in a queue order (see the module doc).
+#[derive(Debug)]
+pub(crate) struct RankedWindowK {
+    k: usize,
+    /// Arrived jobs from the oldest pending one, in arrival order, with what the order reads of
+    /// them; the front is always pending.
+    slots: VecDeque<(Slot, Facts)>,
+    pending: usize,
+    ranking: Ranking,
+    pass: DeferredPass,
+    ranks: Ranks,
+}
+
+impl RankedWindowK {
+    /// A window of `k ≥ 1` jobs, tried in the order of `ranking`.
+    pub(crate) fn new(k: u32, ranking: Ranking) -> Self {
+        RankedWindowK {
+            k: (k as usize).max(1),
+            slots: VecDeque::new(),
+            pending: 0,
+            ranking,
+            pass: DeferredPass::default(),
+            ranks: Ranks::default(),
+        }
+    }
+
+    /// The pass of one instant: the window's pending jobs in rank order, again after each slide
+    /// that admits jobs.
+    fn run(&mut self, sys: &mut dyn System) {
+        let now = sys.now();
+        self.ranking.begin(now);
+        loop {
+            let reach = self.slots.len().min(self.k);
+            let mut ranks = std::mem::take(&mut self.ranks);
+            let window = self.slots.iter().take(reach).map(|(_, f)| f);
+            ranks.rank(&mut self.ranking, window);
+            ranks.retain(|i| !self.slots[i].0.done);
+            while let Some(i) = ranks.pop() {
+                let (slot, facts) = &mut self.slots[i];
+                if sys.try_start(slot.job) {
+                    slot.done = true;
+                    self.pending -= 1;
+                    self.ranking.started(facts, now);
+                }
+            }
+            self.ranks = ranks;
+            let mut slid = 0;
+            while self.slots.front().is_some_and(|(s, _)| s.done) {
+                self.slots.pop_front();
+                slid += 1;
+            }
+            // Slots admitted by the slide: those now within the window that were beyond it.
+            if slid == 0 || self.slots.len() + slid <= reach {
+                return;
+            }
+        }
+    }
+}
+
+impl Scheduler for RankedWindowK {
+    fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
+        let facts = self.ranking.facts(sys.job(job), &*sys);
+        self.slots.push_back((Slot { job, done: false }, facts));
+        self.pending += 1;
+        self.pass.arm(sys);
+    }
+
+    fn on_departure(&mut self, sys: &mut dyn System) {
+        self.ranking.departed(&*sys);
+        self.pass.arm(sys);
+    }
+
+    fn on_timer(&mut self, token: u64, sys: &mut dyn System) {
+        if self.pass.fire(token, sys) {
+            self.run(sys);
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.pending
+    }
+}

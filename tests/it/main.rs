@@ -9,6 +9,7 @@ mod lazy;
 mod machine;
 mod modules;
 mod noncontig;
+mod orders;
 mod predict;
 mod real_logs;
 mod sched;

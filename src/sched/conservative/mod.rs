@@ -16,6 +16,13 @@
 //! window) is taken. On a flat machine placements are node counts and this is the textbook free-node
 //! profile.
 //!
+//! Under a [queue order](super::order) (`conservative:order=O`) the passes visit the waiting jobs
+//! in rank order instead, values recomputed at each pass: reservations are made (for the jobs that
+//! arrived together) and re-made at compression in that order, each still at the earliest slot
+//! the others' reservations leave, so none ever moves later (docs/ALGORITHMS.md, "Queue orders").
+//! A pass that compresses ranks the whole queue; one that only plans newcomers ranks the jobs from
+//! the first without a reservation on (the others keep theirs whatever their rank).
+//!
 //! Two plans answer these questions: [`profile`] on any allocator, with allocator snapshots, and
 //! [`counts`] on an allocator of interchangeable nodes
 //! ([`Allocator::counts_nodes`](crate::machine::Allocator::counts_nodes)), with integer
@@ -31,6 +38,7 @@ use rustc_hash::FxHashMap;
 
 use super::backfill::{BACKFILL_COST, DeferredPass};
 use super::label::Form;
+use super::order::{Facts, Rank, Ranking, rank};
 use super::{Scheduler, System};
 use crate::SimTime;
 use crate::resource::{Placement, Request};
@@ -54,6 +62,8 @@ pub(crate) struct Conservative {
     quiet_until: SimTime,
     /// Which plan the allocator allows, found at the first pass.
     mode: Mode,
+    /// The queue order, when not arrival order.
+    ranking: Option<Box<Ranking>>,
 }
 
 /// The plan a run uses.
@@ -80,6 +90,8 @@ struct Waiting {
     promised: bool,
     /// What the count plan remembers of the reservation.
     memo: counts::Memo,
+    /// What the queue order reads of the job (under a queue order).
+    facts: Option<Facts>,
 }
 
 /// A point of the plan: a time and, within that instant, a *stage*. Stage 0 is the first pass of the
@@ -168,6 +180,32 @@ impl Plan {
 }
 
 impl Conservative {
+    /// Conservative backfilling with its queue in the order of `ranking`.
+    pub(crate) fn ranked(ranking: Ranking) -> Self {
+        Conservative {
+            ranking: Some(Box::new(ranking)),
+            ..Conservative::default()
+        }
+    }
+
+    /// Under a queue order, sorts the waiting jobs from position `from` on by rank (ties by job
+    /// id: the vector is not in arrival order once sorted).
+    fn rank(&mut self, from: usize, now: SimTime) {
+        let Some(ranking) = &mut self.ranking else {
+            return;
+        };
+        ranking.begin(now);
+        let mut values = Vec::new();
+        let facts = (self.waiting[from..].iter())
+            .map(|w| w.facts.as_ref().expect("a ranked job has its facts"));
+        ranking.values(facts, &mut values);
+        let mut ranked: Vec<(Rank, Waiting)> = (self.waiting.drain(from..).zip(values))
+            .map(|(w, v)| (rank(v, w.job.index()), w))
+            .collect();
+        ranked.sort_unstable_by_key(|(r, _)| *r);
+        self.waiting.extend(ranked.into_iter().map(|(_, w)| w));
+    }
+
     /// The pass of one instant. After a job ended off its estimate, every reservation is compressed
     /// in arrival order; otherwise the reservations stand (nothing they were planned on changed) and
     /// only newcomers are planned. Due jobs start.
@@ -180,6 +218,7 @@ impl Conservative {
         } else {
             self.quiet
         };
+        self.rank(skip, now);
         let mut plan = self.plan(sys);
         let mut started = Vec::new();
         // The earliest slot after now (none: infinite).
@@ -207,6 +246,9 @@ impl Conservative {
                 // A slot at a later stage of this instant waits for that stage's pass.
                 if at <= now && slot.when.stage == 0 {
                     if sys.try_start_on(w.job, slot.placement.clone()) {
+                        if let (Some(r), Some(f)) = (&mut self.ranking, &w.facts) {
+                            r.started(f, now);
+                        }
                         self.started.insert(w.job, now);
                         started.push((w.job, now + w.estimate));
                         continue;
@@ -276,6 +318,7 @@ impl Conservative {
 
 impl Scheduler for Conservative {
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
+        let facts = (self.ranking.as_mut()).map(|r| r.facts(sys.job(job), &*sys));
         let j = sys.job(job);
         self.waiting.push(Waiting {
             job,
@@ -284,11 +327,15 @@ impl Scheduler for Conservative {
             slot: None,
             promised: false,
             memo: counts::Memo::default(),
+            facts,
         });
         self.pass.arm(sys);
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
+        if let Some(r) = &mut self.ranking {
+            r.departed(&*sys);
+        }
         let now = sys.now();
         for id in sys.departed() {
             if let Some(start) = self.started.remove(id) {

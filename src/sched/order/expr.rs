@@ -8,9 +8,14 @@
 //! An expression is parsed once (nom) into a postfix program of [`Op`]s, constants folded and a
 //! power by a small integer constant (`x^2` … `x^8`) turned into products taken left to right, so
 //! that a named order written with the same operations ([`super::named`]) gives the same value to
-//! the last bit. Evaluation runs the program on a stack of at most [`MAX_STACK`] values held in a
-//! local array: no allocation per job. Only the variables the program reads are computed (the
-//! caller's [`Env`] is asked for each `Var` the program loads).
+//! the last bit.
+//!
+//! A pass evaluates the program for all its waiting jobs at once, one instruction at a time over
+//! a column of values (a job each), on a stack of at most [`MAX_STACK`] columns kept from pass to
+//! pass ([`Columns`]): no allocation per job or per pass once the columns have grown, and the
+//! instruction's dispatch paid once per pass rather than once per job, each instruction a tight
+//! loop over the column. Only the variables the program reads are loaded (the caller fills the
+//! column of each `Var` the program loads).
 //!
 //! Errors name the column of the first character that could not be read and what was expected
 //! there; an unknown name lists the known ones (closest first).
@@ -191,6 +196,83 @@ pub(crate) trait Env {
     fn get(&mut self, v: Var) -> f64;
 }
 
+/// The columns of a batch evaluation, kept for their allocations.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Columns(Vec<Vec<f64>>);
+
+/// An operand on the stack of a batch evaluation: a constant, or the column at that depth.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Const(f64),
+    Column,
+}
+
+/// `op` of two numbers.
+fn binary(op: Op, a: f64, b: f64) -> f64 {
+    match op {
+        Op::Add => a + b,
+        Op::Sub => a - b,
+        Op::Mul => a * b,
+        Op::Div => a / b,
+        Op::Pow => a.powf(b),
+        Op::Min => a.min(b),
+        _ => a.max(b),
+    }
+}
+
+/// `f` applied in place to every value of `col`.
+fn each(col: &mut [f64], f: impl Fn(f64) -> f64) {
+    for x in col {
+        *x = f(*x);
+    }
+}
+
+/// Column `col` ← `op col` (a loop per operation, so that each compiles to a tight loop).
+fn unary_column(op: Op, col: &mut [f64]) {
+    match op {
+        Op::Neg => each(col, |x| -x),
+        Op::PowInt(2) => each(col, |x| x * x),
+        Op::PowInt(3) => each(col, |x| x * x * x),
+        Op::PowInt(k) => each(col, |x| product_power(x, k)),
+        Op::Call(Func1::Log2) => each(col, f64::log2),
+        Op::Call(Func1::Log10) => each(col, f64::log10),
+        Op::Call(Func1::Sqrt) => each(col, f64::sqrt),
+        Op::Call(f) => each(col, |x| f.apply(x)),
+        _ => {}
+    }
+}
+
+/// Column `col` ← `col op y`.
+fn scalar_column(op: Op, col: &mut [f64], y: f64) {
+    match op {
+        Op::Add => each(col, |x| x + y),
+        Op::Sub => each(col, |x| x - y),
+        Op::Mul => each(col, |x| x * y),
+        Op::Div => each(col, |x| x / y),
+        Op::Max => each(col, |x| x.max(y)),
+        Op::Min => each(col, |x| x.min(y)),
+        _ => each(col, |x| binary(op, x, y)),
+    }
+}
+
+/// Column `a` ← `a op b`, element-wise.
+fn columns(op: Op, a: &mut [f64], b: &[f64]) {
+    macro_rules! zip {
+        ($f:expr) => {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x = $f(*x, *y);
+            }
+        };
+    }
+    match op {
+        Op::Add => zip!(|x, y| x + y),
+        Op::Sub => zip!(|x, y| x - y),
+        Op::Mul => zip!(|x, y| x * y),
+        Op::Div => zip!(|x, y| x / y),
+        _ => zip!(|x, y| binary(op, x, y)),
+    }
+}
+
 /// A compiled priority expression.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {
@@ -223,39 +305,71 @@ impl Expr {
         self.program.contains(&Op::Load(v))
     }
 
-    /// The value for the job `env` describes.
-    pub(crate) fn eval(&self, env: &mut impl Env) -> f64 {
-        let mut stack = [0.0f64; MAX_STACK];
+    /// The values of `n` jobs into `out`: `load(v, col)` fills `col` (empty) with variable `v` of
+    /// each job, in order.
+    pub(crate) fn eval_batch(
+        &self,
+        n: usize,
+        load: &mut impl FnMut(Var, &mut Vec<f64>),
+        cols: &mut Columns,
+        out: &mut Vec<f64>,
+    ) {
+        let mut stack: [Slot; MAX_STACK] = [Slot::Const(0.0); MAX_STACK];
         let mut top = 0usize;
-        for op in &self.program {
-            match *op {
+        for &op in &self.program {
+            if cols.0.len() <= top {
+                cols.0.push(Vec::new());
+            }
+            match op {
                 Op::Const(c) => {
-                    stack[top] = c;
+                    stack[top] = Slot::Const(c);
                     top += 1;
                 }
                 Op::Load(v) => {
-                    stack[top] = env.get(v);
+                    let col = &mut cols.0[top];
+                    col.clear();
+                    load(v, col);
+                    debug_assert_eq!(col.len(), n);
+                    stack[top] = Slot::Column;
                     top += 1;
                 }
-                Op::Neg => stack[top - 1] = -stack[top - 1],
-                Op::PowInt(n) => stack[top - 1] = product_power(stack[top - 1], n),
-                Op::Call(f) => stack[top - 1] = f.apply(stack[top - 1]),
-                binary => {
+                Op::Neg | Op::PowInt(_) | Op::Call(_) => match &mut stack[top - 1] {
+                    Slot::Const(c) => {
+                        let mut one = [*c];
+                        unary_column(op, &mut one);
+                        *c = one[0];
+                    }
+                    Slot::Column => unary_column(op, &mut cols.0[top - 1]),
+                },
+                _ => {
                     top -= 1;
-                    let (a, b) = (stack[top - 1], stack[top]);
-                    stack[top - 1] = match binary {
-                        Op::Add => a + b,
-                        Op::Sub => a - b,
-                        Op::Mul => a * b,
-                        Op::Div => a / b,
-                        Op::Pow => a.powf(b),
-                        Op::Min => a.min(b),
-                        _ => a.max(b),
+                    let (lower, upper) = cols.0.split_at_mut(top);
+                    let (a, b) = (&mut lower[top - 1], &upper[0]);
+                    stack[top - 1] = match (stack[top - 1], stack[top]) {
+                        (Slot::Const(x), Slot::Const(y)) => Slot::Const(binary(op, x, y)),
+                        (Slot::Column, Slot::Const(y)) => {
+                            scalar_column(op, a, y);
+                            Slot::Column
+                        }
+                        (Slot::Const(x), Slot::Column) => {
+                            a.clear();
+                            a.extend(b.iter().map(|&y| binary(op, x, y)));
+                            Slot::Column
+                        }
+                        (Slot::Column, Slot::Column) => {
+                            columns(op, a, b);
+                            Slot::Column
+                        }
                     };
                 }
             }
         }
-        stack[0]
+        out.clear();
+        match stack[0] {
+            Slot::Const(c) => out.resize(n, c),
+            // The result's column becomes `out`; `out`'s allocation becomes a column.
+            Slot::Column => std::mem::swap(out, &mut cols.0[0]),
+        }
     }
 }
 
@@ -616,21 +730,42 @@ fn name(i: &str) -> Res<'_, &str> {
 mod tests {
     use super::*;
 
-    /// Variables by name, for the tests: wait 100, estimate 10, nodes 4, anything else 1.
-    struct Fixed;
-    impl Env for Fixed {
-        fn get(&mut self, v: Var) -> f64 {
-            match v {
+    /// The value of `s` for a job of wait 100, estimate 10, nodes 4, anything else 1.
+    fn value(s: &str) -> f64 {
+        let e: Expr = s.parse().expect(s);
+        let mut load = |v, col: &mut Vec<f64>| {
+            col.push(match v {
                 Var::Wait => 100.0,
                 Var::Estimate => 10.0,
                 Var::Nodes => 4.0,
                 _ => 1.0,
-            }
-        }
+            })
+        };
+        let mut out = Vec::new();
+        e.eval_batch(1, &mut load, &mut Columns::default(), &mut out);
+        out[0]
     }
 
-    fn value(s: &str) -> f64 {
-        s.parse::<Expr>().expect(s).eval(&mut Fixed)
+    #[test]
+    fn a_batch_is_evaluated_job_by_job() {
+        let e: Expr = "max(wait, 2) / nodes - 1 + 3 * (estimate + 1)".parse().expect("parses");
+        let (waits, nodes, estimates) = ([0.0, 5.0, 9.0], [1.0, 2.0, 4.0], [3.0, 0.5, 10.0]);
+        let mut load = |v, col: &mut Vec<f64>| match v {
+            Var::Wait => col.extend(waits),
+            Var::Nodes => col.extend(nodes),
+            _ => col.extend(estimates),
+        };
+        let (mut cols, mut out) = (Columns::default(), Vec::new());
+        e.eval_batch(3, &mut load, &mut cols, &mut out);
+        let want: Vec<f64> = (0..3)
+            .map(|i| waits[i].max(2.0) / nodes[i] - 1.0 + 3.0 * (estimates[i] + 1.0))
+            .collect();
+        assert_eq!(out, want);
+        let c: Expr = "2 ^ 3".parse().expect("constant");
+        c.eval_batch(2, &mut load, &mut cols, &mut out);
+        assert_eq!(out, [8.0, 8.0]);
+        c.eval_batch(0, &mut load, &mut cols, &mut out);
+        assert!(out.is_empty());
     }
 
     fn error(s: &str) -> ExprError {

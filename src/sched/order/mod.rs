@@ -23,7 +23,8 @@ pub mod multifactor;
 pub mod named;
 pub mod shares;
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt;
 
 use rustc_hash::FxHashMap;
@@ -32,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::SimTime;
 use crate::sched::System;
 use crate::workload::{Job, JobId, Workload};
-use expr::Env;
+use expr::{Columns, Env};
 pub use expr::{Expr, ExprError, FUNCTIONS, VARIABLES, Var};
 use fairshare::{Accounts, FairShare};
 pub use multifactor::{Weights, WeightsError};
@@ -109,6 +110,11 @@ pub enum OrderError {
     /// A bad shares file, or one naming a user or group the workload lacks.
     #[error("shares file, {0}")]
     Shares(#[from] SharesError),
+    /// A scheduler that serves no queue in order.
+    #[error(
+        "scheduler `{0}` takes no queue order (fcfs, oo, bq, window, easy and conservative do)"
+    )]
+    NoOrder(String),
 }
 
 /// Reads a duration: seconds, or a number with a unit `s`, `m`, `h`, `d` (`7d`, `12h`); `inf`.
@@ -241,14 +247,6 @@ impl Key {
             .any(|v| e.reads(v)),
         }
     }
-
-    /// The value of the job `env` describes, larger first.
-    fn value(&self, env: &mut impl Env) -> f64 {
-        match self {
-            Key::Named(n) => n.key(env),
-            Key::Expr(e) => e.eval(env),
-        }
-    }
 }
 
 impl fmt::Display for Key {
@@ -296,8 +294,91 @@ pub(crate) fn rank(v: f64, pos: usize) -> Rank {
 }
 
 /// The queue position a rank was made for.
-pub(crate) fn position(r: Rank) -> usize {
+fn position(r: Rank) -> usize {
     (r & u128::from(u32::MAX)) as usize
+}
+
+/// The queue positions of a pass's candidates, taken best first. After [`Ranks::rank`] the first
+/// is found by one scan of the values (a pass often takes only the top: it does not fit); the
+/// others come from a binary heap of ranks built when a second is asked for, or when the
+/// candidates are narrowed ([`Ranks::retain`]), so that a pass ranks only the jobs that could
+/// still start.
+#[derive(Debug, Default)]
+pub(crate) struct Ranks {
+    /// The value of the job at each queue position (never NaN: [`Ranking::values`]).
+    values: Vec<f64>,
+    /// The position taken by the first scan, if any.
+    first: Option<usize>,
+    heap: BinaryHeap<Reverse<Rank>>,
+    heaped: bool,
+}
+
+impl Ranks {
+    /// Starts over with the jobs `facts` (their queue positions 0, 1, …), ranked by `ranking`.
+    pub(crate) fn rank<'a, I>(&mut self, ranking: &mut Ranking, facts: I)
+    where
+        I: Iterator<Item = &'a Facts> + Clone,
+    {
+        self.heap.clear();
+        (self.first, self.heaped) = (None, false);
+        ranking.values(facts, &mut self.values);
+    }
+
+    /// Starts over with the jobs `jobs` (queue position, value) in a heap.
+    pub(crate) fn heap(&mut self, jobs: impl Iterator<Item = (usize, f64)>) {
+        let mut all = std::mem::take(&mut self.heap).into_vec();
+        all.clear();
+        all.extend(jobs.map(|(i, v)| Reverse(rank(v, i))));
+        self.heap = BinaryHeap::from(all);
+        (self.first, self.heaped) = (None, true);
+    }
+
+    /// The best position left.
+    pub(crate) fn pop(&mut self) -> Option<usize> {
+        if !self.heaped && self.first.is_none() {
+            // Larger first; the earlier position among equals.
+            let (mut best, mut top) = (0, *self.values.first()?);
+            for (i, &v) in self.values.iter().enumerate().skip(1) {
+                if v > top {
+                    (best, top) = (i, v);
+                }
+            }
+            self.first = Some(best);
+            return Some(best);
+        }
+        if !self.heaped {
+            self.retain(|_| true);
+        }
+        self.heap.pop().map(|Reverse(r)| position(r))
+    }
+
+    /// Narrows the positions left to those for which `keep` holds.
+    pub(crate) fn retain(&mut self, keep: impl Fn(usize) -> bool) {
+        if self.heaped {
+            self.heap.retain(|Reverse(r)| keep(position(*r)));
+            return;
+        }
+        let first = self.first;
+        let jobs = (self.values.iter().enumerate())
+            .filter(|&(i, _)| Some(i) != first && keep(i))
+            .map(|(i, &v)| (i, v));
+        let mut all = std::mem::take(&mut self.heap).into_vec();
+        all.clear();
+        all.extend(jobs.map(|(i, v)| Reverse(rank(v, i))));
+        self.heap = BinaryHeap::from(all);
+        self.heaped = true;
+    }
+}
+
+/// A filter for `retain` that drops the elements at the ascending `positions`.
+pub(crate) fn except<T>(positions: &[usize]) -> impl FnMut(&T) -> bool + '_ {
+    let mut gone = positions.iter().peekable();
+    let mut i = 0;
+    move |_| {
+        let keep = gone.next_if_eq(&&i).is_none();
+        i += 1;
+        keep
+    }
 }
 
 /// Priorities of a queue-ordered scheduler's waiting jobs (see the module doc).
@@ -314,6 +395,8 @@ pub(crate) struct Ranking {
     /// The machine's nodes (the size factor's denominator), read at the first arrival.
     machine_nodes: f64,
     now: SimTime,
+    /// The columns of an expression's evaluation.
+    columns: Columns,
 }
 
 /// Priorities normalized by the highest one; every number not listed has priority 1.
@@ -368,6 +451,7 @@ impl Ranking {
             partitions: Factors::new(shares, Entity::Partition),
             machine_nodes: 0.0,
             now: 0.0,
+            columns: Columns::default(),
         })
     }
 
@@ -397,21 +481,39 @@ impl Ranking {
         }
     }
 
-    /// The value of the job `f` at the pass's moment, larger first.
-    pub(crate) fn value(&mut self, f: &Facts) -> f64 {
-        let mut env = JobEnv {
-            f,
+    /// The values of the jobs `facts` at the pass's moment, larger first, into `out` (in order). An
+    /// expression's NaN (`0/0`, `log2(-1)`) is made −∞, last; the named orders give none (their
+    /// inputs are finite and ≥ 0, their divisors ≥ 1).
+    pub(crate) fn values<'a, I>(&mut self, facts: I, out: &mut Vec<f64>)
+    where
+        I: Iterator<Item = &'a Facts> + Clone,
+    {
+        out.clear();
+        let mut ctx = Moment {
             now: self.now,
-            weights: &self.weights,
+            weights: self.weights,
             machine_nodes: self.machine_nodes,
             fair: self.fair.as_mut(),
         };
-        self.key.value(&mut env)
-    }
-
-    /// The rank of the job `f` at queue position `pos`.
-    pub(crate) fn rank(&mut self, f: &Facts, pos: usize) -> Rank {
-        rank(self.value(f), pos)
+        match &self.key {
+            Key::Named(n) => named_values(*n, facts, &mut ctx, out),
+            Key::Expr(e) => {
+                let n = facts.clone().count();
+                let now = ctx.now;
+                // The variables read straight from the facts get a loop of their own.
+                let mut load = |v, col: &mut Vec<f64>| match v {
+                    Var::Wait => col.extend(facts.clone().map(|f| now - f.submit)),
+                    Var::Estimate => col.extend(facts.clone().map(|f| f.estimate)),
+                    Var::Nodes => col.extend(facts.clone().map(|f| f64::from(f.nodes))),
+                    Var::Submit => col.extend(facts.clone().map(|f| f.submit)),
+                    _ => col.extend(facts.clone().map(|f| ctx.job(f).get(v))),
+                };
+                e.eval_batch(n, &mut load, &mut self.columns, out);
+                for v in out.iter_mut() {
+                    *v = if v.is_nan() { f64::NEG_INFINITY } else { *v };
+                }
+            }
+        }
     }
 
     /// The job `f` started now (its usage accrues from now on).
@@ -463,42 +565,92 @@ fn check_accounts(s: &Shares, accounts: &Accounts) -> Result<(), OrderError> {
     Ok(())
 }
 
-/// One waiting job at one moment, as an order reads it.
-struct JobEnv<'a> {
-    f: &'a Facts,
+/// The moment of a pass, as an order reads it.
+struct Moment<'a> {
     now: SimTime,
-    weights: &'a Weights,
+    weights: Weights,
     machine_nodes: f64,
     fair: Option<&'a mut FairShare>,
 }
 
-impl JobEnv<'_> {
-    fn size(&self) -> f64 {
-        f64::from(self.f.nodes) / self.machine_nodes
+impl<'a> Moment<'a> {
+    /// Job `f` at this moment.
+    fn job<'m>(&'m mut self, f: &'m Facts) -> JobEnv<'m, 'a> {
+        JobEnv { f, at: self }
     }
 }
 
-impl Env for JobEnv<'_> {
+/// The values of the jobs `facts` under named order `n`: a loop per order, in which the order's
+/// formula is known when it compiles.
+fn named_values<'a>(
+    n: Named,
+    facts: impl Iterator<Item = &'a Facts>,
+    ctx: &mut Moment,
+    out: &mut Vec<f64>,
+) {
+    macro_rules! per_order {
+        ($($order:ident),*) => {
+            match n {
+                $(Named::$order => out.extend(facts.map(|f| Named::$order.key(&mut ctx.job(f)))),)*
+            }
+        };
+    }
+    per_order!(
+        Fcfs,
+        Sjf,
+        Ljf,
+        Saf,
+        Laf,
+        Sqf,
+        Lqf,
+        Xf,
+        Wfp3,
+        Unicep,
+        F1,
+        F2,
+        F3,
+        F4,
+        Fairshare,
+        Multifactor
+    );
+}
+
+/// One waiting job at one moment, as an order reads it.
+struct JobEnv<'m, 'a> {
+    f: &'m Facts,
+    at: &'m mut Moment<'a>,
+}
+
+impl JobEnv<'_, '_> {
+    fn size(&self) -> f64 {
+        f64::from(self.f.nodes) / self.at.machine_nodes
+    }
+}
+
+impl Env for JobEnv<'_, '_> {
+    #[inline]
     fn get(&mut self, v: Var) -> f64 {
-        let f = self.f;
+        let (f, now) = (self.f, self.at.now);
         match v {
-            Var::Wait => self.now - f.submit,
+            Var::Wait => now - f.submit,
             Var::Estimate => f.estimate,
             Var::Nodes => f64::from(f.nodes),
             Var::Submit => f.submit,
-            Var::Now => self.now,
-            Var::Usage => self.fair.as_ref().map_or(0.0, |s| s.user_usage(f.user)),
-            Var::GroupUsage => self.fair.as_ref().map_or(0.0, |s| s.group_usage(f.group)),
-            Var::Fairshare => self.fair.as_mut().map_or(1.0, |s| s.user_factor(f.user)),
-            Var::GroupFairshare => self.fair.as_mut().map_or(1.0, |s| s.group_factor(f.group)),
-            Var::Age => self.weights.age_factor(self.now - f.submit),
+            Var::Now => now,
+            Var::Usage => self.at.fair.as_ref().map_or(0.0, |s| s.user_usage(f.user)),
+            Var::GroupUsage => (self.at.fair.as_ref()).map_or(0.0, |s| s.group_usage(f.group)),
+            Var::Fairshare => self.at.fair.as_mut().map_or(1.0, |s| s.user_factor(f.user)),
+            Var::GroupFairshare => {
+                (self.at.fair.as_mut()).map_or(1.0, |s| s.group_factor(f.group))
+            }
+            Var::Age => self.at.weights.age_factor(now - f.submit),
             Var::Size => self.size(),
             Var::QueueFactor => f.queue,
             Var::PartitionFactor => f.partition,
             Var::Multifactor => {
-                let w = *self.weights;
+                let w = self.at.weights;
                 let fairshare = self.get(Var::Fairshare);
-                w.age * w.age_factor(self.now - f.submit)
+                w.age * w.age_factor(now - f.submit)
                     + w.fairshare * fairshare
                     + w.size * self.size()
                     + w.queue * f.queue
@@ -533,6 +685,28 @@ mod tests {
         }
         assert_eq!(rank(f64::NAN, 5), rank(f64::NEG_INFINITY, 5), "NaN last");
         assert_eq!(position(rank(3.0, 77)), 77);
+    }
+
+    #[test]
+    fn ranks_give_positions_best_first_and_filter() {
+        let mut ranks = Ranks::default();
+        ranks.values = vec![1.0, 5.0, 5.0, -2.0, 3.0, 0.5];
+        assert_eq!(ranks.pop(), Some(1), "the first by a scan, the earlier of equals");
+        ranks.retain(|i| i != 4);
+        assert_eq!(ranks.pop(), Some(2), "then from the heap");
+        ranks.retain(|i| i != 5);
+        let rest: Vec<usize> = std::iter::from_fn(|| ranks.pop()).collect();
+        assert_eq!(rest, [0, 3]);
+        ranks.heap([(7, 1.0), (3, f64::NAN), (9, f64::NEG_INFINITY), (4, -0.0), (5, 0.0)].into_iter());
+        let order: Vec<usize> = std::iter::from_fn(|| ranks.pop()).collect();
+        assert_eq!(order, [7, 4, 5, 3, 9], "−0 = +0, NaN = −∞, ties by position");
+        ranks.values.clear();
+        ranks.first = None;
+        ranks.heaped = false;
+        assert_eq!(ranks.pop(), None);
+        let mut v = vec!['a', 'b', 'c', 'd'];
+        v.retain(except(&[0, 2]));
+        assert_eq!(v, ['b', 'd']);
     }
 
     #[test]

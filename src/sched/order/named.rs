@@ -181,7 +181,7 @@ impl fmt::Display for Named {
 
 #[cfg(test)]
 mod tests {
-    use super::super::expr::Expr;
+    use super::super::expr::{Columns, Expr};
     use super::*;
 
     /// A job and moment given by value.
@@ -247,17 +247,15 @@ mod tests {
 
     #[test]
     fn every_named_order_equals_its_expression_to_the_bit() {
+        let mut cases = CASES;
+        let mut load = |v, col: &mut Vec<f64>| col.extend(CASES.map(|mut c| c.get(v)));
+        let (mut cols, mut out) = (Columns::default(), Vec::new());
         for info in NAMED_ORDERS {
             let e: Expr = info.expression.parse().expect(info.expression);
-            for mut v in CASES {
-                let named = info.order.key(&mut v);
-                let expr = e.eval(&mut v);
-                assert_eq!(
-                    named.to_bits(),
-                    expr.to_bits(),
-                    "{}: {named} vs {expr}",
-                    info.name
-                );
+            e.eval_batch(cases.len(), &mut load, &mut cols, &mut out);
+            for (v, expr) in cases.iter_mut().zip(&out) {
+                let named = info.order.key(v);
+                assert_eq!(named.to_bits(), expr.to_bits(), "{}: {named} vs {expr}", info.name);
                 assert!(!named.is_nan(), "{} is NaN", info.name);
             }
         }

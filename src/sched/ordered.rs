@@ -1,0 +1,134 @@
+//! The FIFO policies whose bypass rule has a meaning in any order — FCFS, OO and the bypass queue
+//! — with their queue in a [queue order](super::order) instead of arrival order (`fcfs:order=O`,
+//! `oo:order=O`, `bq:T,order=O`).
+//!
+//! One pass per instant, after its departures and arrivals (a [`DeferredPass`]: the values of
+//! jobs that arrive together are compared at the same moment); values are recomputed at each
+//! pass. The pass starts the highest-ranked job while it fits; the first that does not is the
+//! *head*; then the other jobs are tried in rank order as long as the [`BypassRule`] allows the
+//! head to be bypassed: never under FCFS (strict priority: the pass stops at the first job that
+//! does not fit), always under OO, while the head has waited less than `T` under the bypass queue.
+//! A job needing more nodes than are free after the head never fits in the pass (the free set only
+//! shrinks) and is not ranked further.
+//!
+//! The bypass queue tries no job behind the head when it arrives (Fig. 2, step 2): under an order
+//! it bypasses only in the passes of instants with a departure, and a pass of arrivals alone
+//! starts the top while it fits, as the arrival-order policy does for a newcomer that finds the
+//! queue empty.
+//!
+//! The arrival-order policies (`queue`) try a newcomer at once; these wait for the end of the
+//! instant. With `order=fcfs` the label means the arrival-order policy itself.
+
+use super::backfill::DeferredPass;
+use super::order::{Facts, Ranking, Ranks, except};
+use super::queue::BypassRule;
+use super::{Scheduler, System};
+use crate::workload::JobId;
+
+/// A FIFO policy's bypass rule over a queue in rank order.
+#[derive(Debug)]
+pub(crate) struct Ordered<R> {
+    /// Waiting jobs in arrival order.
+    waiting: Vec<Facts>,
+    ranking: Ranking,
+    pass: DeferredPass,
+    rule: R,
+    /// The ranks of a pass, kept for their allocations.
+    ranks: Ranks,
+    /// Jobs departed since the last pass.
+    departed: bool,
+}
+
+impl<R: BypassRule> Ordered<R> {
+    /// The policy of `rule` with its queue ranked by `ranking`.
+    pub(crate) fn new(rule: R, ranking: Ranking) -> Self {
+        Ordered {
+            waiting: Vec::new(),
+            ranking,
+            pass: DeferredPass::default(),
+            rule,
+            ranks: Ranks::default(),
+            departed: false,
+        }
+    }
+
+    /// Starts the job at position `i`; tells the rule and the ranking.
+    fn start(&mut self, i: usize, overtook: bool, sys: &mut dyn System) -> bool {
+        let f = self.waiting[i];
+        if !sys.try_start(f.id) {
+            return false;
+        }
+        self.ranking.started(&f, sys.now());
+        self.rule.started(f.id, overtook, &*sys);
+        true
+    }
+
+    /// The pass of one instant.
+    fn run(&mut self, sys: &mut dyn System) {
+        self.ranking.begin(sys.now());
+        let mut ranks = std::mem::take(&mut self.ranks);
+        ranks.rank(&mut self.ranking, self.waiting.iter());
+        let mut started = Vec::new();
+        let head = loop {
+            let Some(i) = ranks.pop() else {
+                break None;
+            };
+            if !self.start(i, false, sys) {
+                break Some(self.waiting[i].id);
+            }
+            started.push(i);
+        };
+        let departed = std::mem::take(&mut self.departed);
+        if let Some(head) = head
+            && (R::TRY_ON_ARRIVAL || departed)
+            && sys.free_nodes() > 0
+        {
+            let free = sys.free_nodes();
+            ranks.retain(|i| free > 0 && self.waiting[i].nodes <= free);
+            self.bypass(head, &mut ranks, &mut started, sys);
+        }
+        self.ranks = ranks;
+        if !started.is_empty() {
+            started.sort_unstable();
+            self.waiting.retain(except(&started));
+        }
+    }
+
+    /// The jobs of `ranks` in rank order while the rule lets them bypass `head`.
+    fn bypass(&mut self, head: JobId, ranks: &mut Ranks, started: &mut Vec<usize>, sys: &mut dyn System) {
+        while let Some(i) = ranks.pop() {
+            if sys.free_nodes() == 0 || !self.rule.may_bypass(head, &*sys) {
+                return;
+            }
+            if self.waiting[i].nodes <= sys.free_nodes() && self.start(i, true, sys) {
+                started.push(i);
+            }
+        }
+    }
+}
+
+impl<R: BypassRule> Scheduler for Ordered<R> {
+    fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
+        self.rule.arrived(job, &*sys);
+        let facts = self.ranking.facts(sys.job(job), &*sys);
+        self.waiting.push(facts);
+        self.pass.arm(sys);
+    }
+
+    fn on_departure(&mut self, sys: &mut dyn System) {
+        self.rule.departed(&*sys);
+        self.ranking.departed(&*sys);
+        self.departed = true;
+        self.pass.arm(sys);
+    }
+
+    fn on_timer(&mut self, token: u64, sys: &mut dyn System) {
+        if self.pass.fire(token, sys) {
+            self.run(sys);
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+}
