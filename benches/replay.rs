@@ -316,7 +316,12 @@ fn orders(c: &mut Criterion) {
         ("easy:order=wfp3/user", &user, SchedKind::Easy, "wfp3"),
         ("easy:order=wfp3-expr/user", &user, SchedKind::Easy, wfp3),
         ("fcfs:order=sjf/user", &user, SchedKind::Fcfs, "sjf"),
-        ("easy:order=fairshare/user", &user, SchedKind::Easy, "fairshare"),
+        (
+            "easy:order=fairshare/user",
+            &user,
+            SchedKind::Easy,
+            "fairshare",
+        ),
         ("easy/predict", &predict, SchedKind::Easy, "fcfs"),
         ("easy:sjbf/predict", &predict, SchedKind::EasySjbf, "fcfs"),
     ];

@@ -4,8 +4,11 @@
 //! serde ([`ReplayArgs::options`]): a new option is one field here (with its help), no conversion
 //! code (the recipe is in [`pwa_replay::engine::options`]).
 
+use std::collections::BTreeMap;
+
 use pwa_replay::engine::{Dilation, Profile, ReplayOptions};
-use serde::{Deserialize, Serialize};
+use pwa_replay::sched::order::{PriorityConfig, Shares, Weights, parse_duration};
+use serde::{Deserialize, Serialize, Serializer};
 
 /// How every replay runs: the flags of [`ReplayOptions`]. Each is a `bool` or an `Option`, so that
 /// a flag not given leaves its option at the default (and `experiment` can tell it from one
@@ -26,6 +29,54 @@ pub struct ReplayArgs {
     /// `semantics={...}`.
     #[arg(long, value_name = "PROFILE")]
     pub semantics: Option<Profile>,
+    /// Defines a queue order by name for `SCHED:order=NAME`: a priority expression over the job
+    /// and the moment, larger first (docs/ALGORITHMS.md, "Queue orders"); repeat for several.
+    #[arg(long = "order-def", value_name = "NAME=EXPR", value_parser = definition)]
+    #[serde(serialize_with = "as_table")]
+    pub orders: Vec<(String, String)>,
+    /// The fair-share usage half-life (Slurm's PriorityDecayHalfLife): seconds, or with a unit
+    /// s, m, h, d (`12h`); inf: no decay. Default 7d.
+    #[arg(long, value_name = "DURATION", value_parser = half_life)]
+    pub half_life: Option<f64>,
+    /// A shares file: `user N S`, `group N S`, `queue N P`, `partition N P` lines (fair-share
+    /// shares, multifactor queue and partition priorities). Default: equal shares.
+    #[arg(long, value_name = "FILE", value_parser = shares_file)]
+    pub shares: Option<Shares>,
+    /// The multifactor order's weights and age cap: `age=W,fairshare=W,size=W,queue=W,
+    /// partition=W,max_age=SECONDS` (those not given keep Slurm's example's values).
+    #[arg(long, value_name = "KEY=W,…")]
+    pub weights: Option<Weights>,
+}
+
+/// A `--order-def NAME=EXPR`, checked (the expression compiles).
+fn definition(text: &str) -> Result<(String, String), String> {
+    let mut config = PriorityConfig::default();
+    config.define(text).map_err(|e| e.to_string())?;
+    config
+        .orders
+        .pop_first()
+        .ok_or_else(|| format!("`{text}`: expected NAME=EXPR"))
+}
+
+/// A `--half-life` duration in seconds.
+fn half_life(text: &str) -> Result<f64, String> {
+    parse_duration(text).ok_or_else(|| {
+        format!("`{text}` is not a positive duration (seconds, or with a unit s, m, h, d; inf)")
+    })
+}
+
+/// The shares file at `path`, read and checked.
+fn shares_file(path: &str) -> Result<Shares, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    text.parse().map_err(|e| format!("{path}: {e}"))
+}
+
+/// The definitions as the options' table of name → expression.
+fn as_table<S: Serializer>(defs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    defs.iter()
+        .cloned()
+        .collect::<BTreeMap<_, _>>()
+        .serialize(s)
 }
 
 impl ReplayArgs {
@@ -39,12 +90,15 @@ impl ReplayArgs {
         Ok(ReplayOptions::deserialize(flags)?)
     }
 
-    /// Every option with a value (an `Option` unset is left out), by name: the labels of a run.
+    /// Every option with a value (an `Option` unset and an empty table are left out), by name:
+    /// the labels of a run.
     pub fn labels(&self) -> anyhow::Result<Vec<(String, serde_json::Value)>> {
         let options = serde_json::to_value(self.options()?)?;
         let mut labels = Vec::new();
+        let unset =
+            |v: &serde_json::Value| v.is_null() || v.as_object().is_some_and(|t| t.is_empty());
         if let serde_json::Value::Object(map) = options {
-            labels.extend(map.into_iter().filter(|(_, v)| !v.is_null()));
+            labels.extend(map.into_iter().filter(|(_, v)| !unset(v)));
         }
         Ok(labels)
     }

@@ -182,8 +182,9 @@ impl Chosen {
     ) -> PyResult<(String, Result<Outcome, EngineError>)> {
         match self {
             Chosen::Builtin(s) => {
-                let out = py.detach(|| {
-                    Engine::new(workload, s.build(), allocator)
+                let out = py.detach(|| -> Result<Outcome, EngineError> {
+                    let sched = s.build_with(workload, &options.priority()?)?;
+                    Engine::new(workload, sched, allocator)
                         .with_options(options)
                         .run(&mut NoObserver)
                 });

@@ -291,6 +291,9 @@ pub enum EngineError {
     /// The allocator label does not work on the machine.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// The scheduler's queue order or its settings cannot be used.
+    #[error(transparent)]
+    Order(#[from] crate::sched::order::OrderError),
     /// A request can never be placed, even on the empty machine.
     #[error("job {source_id} (index {}) asks for {request:?}, which can never fit on {machine}", job.0)]
     NeverFits {
@@ -363,7 +366,8 @@ pub fn replay_with(
     observer: &mut dyn Observer,
 ) -> Result<Outcome, EngineError> {
     let allocator = alloc.build(machine)?;
-    Engine::new(workload, sched.for_workload(workload).build(), allocator)
+    let sched = (sched.for_workload(workload)).build_with(workload, &options.priority()?)?;
+    Engine::new(workload, sched, allocator)
         .with_options(options)
         .run(observer)
 }

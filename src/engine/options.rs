@@ -27,10 +27,14 @@
 //! keyword argument, cell ids and cache keys include it when it is set. Tests check that every field
 //! has its flag and round-trips through the keys.
 
+use std::collections::BTreeMap;
+
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::{Dilation, Semantics};
+use crate::SimTime;
+use crate::sched::order::{DEFAULT_HALF_LIFE, OrderError, PriorityConfig, Shares, Weights};
 
 /// Engine options of one replay (see the module doc for how each front end spells them).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -43,9 +47,34 @@ pub struct ReplayOptions {
     /// When the scheduler runs, and what it is told ([`crate::sched::semantics`]; default `textbook`):
     /// a profile's name (`"pyss"`), or a table of a profile and the choices it changes.
     pub semantics: Semantics,
+    /// Queue orders defined by name, for scheduler labels `SCHED:order=NAME`: name → priority
+    /// expression ([`crate::sched::order::expr`]). The expressions are part of cell ids.
+    pub orders: BTreeMap<String, String>,
+    /// The fair-share usage half-life in seconds (Slurm's `PriorityDecayHalfLife`); `None`: 7
+    /// days.
+    pub half_life: Option<SimTime>,
+    /// Users' and groups' shares, queues' and partitions' priorities: the text of a shares file
+    /// ([`Shares`]); `None`: equal shares, priority 1.
+    pub shares: Option<Shares>,
+    /// The `multifactor` order's weights and age cap ([`Weights`]); `None`: Slurm's example.
+    pub weights: Option<Weights>,
 }
 
 impl ReplayOptions {
+    /// What the queue orders read beyond the jobs: the definitions and the priority settings,
+    /// checked (every expression compiles, the half-life is positive, the weights are numbers
+    /// ≥ 0).
+    pub fn priority(&self) -> Result<PriorityConfig, OrderError> {
+        let config = PriorityConfig {
+            orders: self.orders.clone(),
+            half_life: self.half_life.unwrap_or(DEFAULT_HALF_LIFE),
+            shares: self.shares.clone(),
+            weights: self.weights.unwrap_or_default(),
+        };
+        config.check()?;
+        Ok(config)
+    }
+
     /// The names of the options (the TOML keys and Python keyword arguments), in field order.
     pub fn keys() -> &'static [&'static str] {
         field_names::<ReplayOptions>()
@@ -151,6 +180,26 @@ mod tests {
     fn the_key_names_every_option_set_in_name_order() {
         assert_eq!(dilated().key(), "dilation=linear:0.5|kill_at_estimate=true");
         assert_eq!(kill().key(), "kill_at_estimate=true");
+    }
+
+    #[test]
+    fn an_order_definition_enters_the_key_with_its_expression() {
+        let define = |e: &str| ReplayOptions {
+            orders: BTreeMap::from([("mine".to_string(), e.to_string())]),
+            ..ReplayOptions::default()
+        };
+        let (a, b) = (define("wait / estimate"), define("wait / nodes"));
+        assert!(a.key().contains("wait / estimate"), "{}", a.key());
+        assert_ne!(
+            a.key(),
+            b.key(),
+            "the same name, another expression: another cell"
+        );
+        assert_eq!(ReplayOptions::from_entries(a.entries()).unwrap(), a);
+        assert_eq!(a.priority().unwrap().orders, a.orders);
+        let bad = define("wait +");
+        let e = bad.priority().unwrap_err().to_string();
+        assert!(e.contains("column") && e.contains("mine"), "{e}");
     }
 
     #[test]

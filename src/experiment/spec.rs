@@ -310,10 +310,27 @@ impl ExperimentFile {
         let error = |e: toml::de::Error| toml_error(file, text, &e);
         let mut doc = DeTable::parse(text).map_err(error)?;
         let table = doc.get_mut();
-        let defaults = match table.get_mut("defaults").map(Spanned::get_mut) {
+        let mut defaults = match table.get_mut("defaults").map(Spanned::get_mut) {
             Some(DeValue::Table(t)) => OptionKeys::take(t).map_err(error)?,
             _ => OptionKeys::default(),
         };
+        // The file's `[orders]`: the `orders` option of `[defaults]`, written as a table of its own.
+        if let Some((k, v)) = table.remove_entry("orders") {
+            if defaults.0.iter().any(|(key, _)| key.get_ref() == "orders") {
+                let line = line_of(text, &k.span());
+                let problem = "`[orders]` and `orders` in `[defaults]`: define the orders once";
+                return Err(ExperimentError::new(
+                    file,
+                    line,
+                    "orders".into(),
+                    problem.into(),
+                ));
+            }
+            let value = toml::Value::deserialize(ValueDeserializer::from(v)).map_err(error)?;
+            defaults
+                .0
+                .push((Spanned::new(k.span(), "orders".into()), value));
+        }
         let panels: Vec<OptionKeys> = match table.get_mut("panel").map(Spanned::get_mut) {
             Some(DeValue::Array(a)) => a
                 .iter_mut()

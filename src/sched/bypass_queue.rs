@@ -17,6 +17,8 @@
 
 use super::System;
 use super::label::Form;
+use super::order::OrderName;
+use super::ordered::{args_with_order, read_with_order};
 use super::queue::{BypassRule, Bypassing};
 use crate::SimTime;
 use crate::workload::JobId;
@@ -57,4 +59,12 @@ pub(super) const BQ: Form<SimTime> = Form::new(
     },
     |t| vec![if t.is_infinite() { "inf".into() } else { t.to_string() }],
     |&t| Box::new(bypass_queue(t)),
+);
+
+/// `bq:T,order=O`: the policy's own build, in arrival order; a replay builds the order with
+/// [`SchedKind::build_with`](super::SchedKind::build_with).
+pub(super) const ORDERED: Form<(SimTime, OrderName)> = Form::new(
+    |l| read_with_order(l, BQ.read),
+    |p| args_with_order(p, BQ.args),
+    |(t, _)| (BQ.build)(t),
 );

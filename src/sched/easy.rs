@@ -41,7 +41,8 @@ use rustc_hash::FxHashSet;
 
 use super::backfill::{BACKFILL_COST, DeferredPass};
 use super::label::Form;
-use super::order::{Facts, Ranking, Ranks, except};
+use super::order::{Facts, OrderName, Ranking, Ranks, except};
+use super::ordered::{order_args, read_order};
 use super::plan;
 use super::semantics::ArrivalPass;
 use super::{Scheduler, System};
@@ -402,3 +403,8 @@ pub(super) const SJBF: Form<()> = Form::new(
     |_| Box::new(Easy::new(Order::ShortestFirst)),
 )
 .cost(BACKFILL_COST);
+
+/// `easy:order=O`: the policy's own build, in arrival order; a replay builds the order with
+/// [`SchedKind::build_with`](super::SchedKind::build_with).
+pub(super) const ORDERED: Form<OrderName> =
+    Form::new(read_order, order_args, |_| (EASY.build)(&())).cost(BACKFILL_COST);

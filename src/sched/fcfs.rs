@@ -6,6 +6,8 @@
 
 use super::System;
 use super::label::Form;
+use super::order::OrderName;
+use super::ordered::{order_args, read_order};
 use super::queue::{BypassRule, Bypassing};
 use crate::workload::JobId;
 
@@ -26,3 +28,8 @@ pub(crate) type Fcfs = Bypassing<FcfsRule>;
 /// `fcfs`.
 pub(super) const FCFS: Form<()> =
     Form::bare(|_| Box::new(Fcfs::new(FcfsRule))).title(|_| "FCFS".into());
+
+/// `fcfs:order=O`: the policy's own build, in arrival order; a replay builds the order with
+/// [`SchedKind::build_with`](super::SchedKind::build_with).
+pub(super) const ORDERED: Form<OrderName> =
+    Form::new(read_order, order_args, |_| (FCFS.build)(&()));

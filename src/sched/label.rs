@@ -103,6 +103,24 @@ impl<'a> Label<'a> {
         words.filter(|w| !w.is_empty())
     }
 
+    /// The label without its one `key=VALUE` pair, and the value; `None` when there is no such
+    /// pair, or more than one.
+    pub fn take(&self, key: &str) -> Option<(Label<'a>, &'a str)> {
+        let is_key = |a: &Arg<'a>| matches!(a, Arg::Pair(k, _) if *k == key);
+        let mut found = self.args.iter().filter(|a| is_key(a));
+        let (Some(Arg::Pair(_, value)), None) = (found.next(), found.next()) else {
+            return None;
+        };
+        let args = self.args.iter().filter(|a| !is_key(a)).copied().collect();
+        Some((
+            Label {
+                name: self.name,
+                args,
+            },
+            value,
+        ))
+    }
+
     /// Every argument, when all are pairs (at least one).
     pub fn pairs(&self) -> Option<Vec<(&'a str, &'a str)>> {
         let pairs: Option<Vec<(&str, &str)>> = self
@@ -218,6 +236,20 @@ mod tests {
             l.args,
             [Arg::Word("240"), Arg::Pair("order", "a=b"), Arg::Word("x")]
         );
+    }
+
+    #[test]
+    fn a_pair_is_taken_out_of_a_label() {
+        let l = Label::read("window:240,order=sjf").unwrap();
+        let (rest, order) = l.take("order").unwrap();
+        assert_eq!((rest.count(1), order), (Some(240), "sjf"));
+        assert_eq!(
+            Label::read("easy:order=a,order=b").unwrap().take("order"),
+            None
+        );
+        assert_eq!(Label::read("easy:sjbf").unwrap().take("order"), None);
+        let (rest, _) = Label::read("easy:order=x").unwrap().take("order").unwrap();
+        assert_eq!(rest.bare(), Some(()));
     }
 
     #[test]

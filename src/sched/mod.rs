@@ -67,6 +67,7 @@ use crate::workload::{Job, JobId};
 pub use backfill::DeferredPass;
 pub use gang::{GangLog, GangParams, gang_with_log};
 use label::Label;
+use order::{Key, Named, OrderError, OrderName, PriorityConfig};
 pub use plan::{Reservation, RunningJob};
 pub use scan::{Advance, Arrivals, Blocked, ScanReading};
 pub use semantics::Semantics;
@@ -300,10 +301,16 @@ schedulers! {
     fcfs {
         /// `fcfs`: strict arrival order.
         Fcfs = FCFS, "fcfs", "fcfs", "first come, first served";
+        /// `fcfs:order=O`: strict priority, the top of [queue order](order) `O` while it fits.
+        FcfsOrdered(OrderName) = ORDERED, "fcfs:order=O", "fcfs:order=sjf",
+            "strict priority: the top of queue order O while it fits";
     }
     out_of_order {
         /// `oo`: aggressive out-of-order; any waiting job that fits starts, in arrival order.
         OutOfOrder = OO, "oo", "oo", "out of order: any waiting job that fits starts";
+        /// `oo:order=O`: any waiting job that fits starts, in queue order `O`.
+        OutOfOrderOrdered(OrderName) = ORDERED, "oo:order=O", "oo:order=sqf",
+            "out of order, the jobs tried in queue order O";
     }
     oocb {
         /// `oocb:k`: out-of-order with constant bound (window-k-mesh.md §2.2, §5): every waiting
@@ -324,6 +331,9 @@ schedulers! {
         /// `window:K`: Window-K (window-k-mesh.md §4).
         Window(u32) = WINDOW, "window:K", "window:240",
             "Window-K: the first K waiting jobs, in any order (K ≥ 1)";
+        /// `window:K,order=O`: Window-K's window, its jobs tried in queue order `O`.
+        WindowOrdered((u32, OrderName)) = ORDERED, "window:K,order=O", "window:240,order=sjf",
+            "Window-K, the window's jobs tried in queue order O";
     }
     delay {
         /// `delay`: the head may be bypassed while its own wait is below λ·W (window-k-mesh.md
@@ -338,6 +348,9 @@ schedulers! {
         /// never blocks.
         BypassQueue(SimTime) = BQ, "bq:SECONDS|bq:inf", "bq:100",
             "bypass queue with a threshold time";
+        /// `bq:T,order=O`: the bypass queue over queue order `O`.
+        BypassQueueOrdered((SimTime, OrderName)) = ORDERED, "bq:SECONDS,order=O",
+            "bq:100,order=xf", "bypass queue, the queue in order O";
     }
     lazy {
         /// `lazy`: lazy scheduling (lazy-scheduling-hypercube.md §3.2), waiting threshold d_t²·λ.
@@ -383,11 +396,18 @@ schedulers! {
         /// & Feitelson 2007; with `--estimate predict`, their EASY++).
         EasySjbf = SJBF, "easy:sjbf", "easy:sjbf",
             "EASY, the shortest estimated jobs backfilled first";
+        /// `easy:order=O`: EASY over queue order `O`: the reservation for its top job that does
+        /// not fit, the others backfilled in that order.
+        EasyOrdered(OrderName) = ORDERED, "easy:order=O", "easy:order=wfp3",
+            "EASY, the queue and the backfilling in order O";
     }
     conservative {
         /// `conservative`: conservative backfilling, a reservation for every waiting job.
         Conservative = CONSERVATIVE, "conservative", "conservative",
             "conservative backfilling: a reservation for every job";
+        /// `conservative:order=O`: reservations made and re-made in queue order `O`.
+        ConservativeOrdered(OrderName) = ORDERED, "conservative:order=O",
+            "conservative:order=sjf", "conservative backfilling, reservations in order O";
     }
 }
 
@@ -451,18 +471,47 @@ impl SchedKind {
         )
     }
 
+    /// The policy in arrival order and the queue order of a label `SCHED:order=O`; `None` for
+    /// a label without an order.
+    pub fn order(self) -> Option<(SchedKind, OrderName)> {
+        Some(match self {
+            SchedKind::FcfsOrdered(o) => (SchedKind::Fcfs, o),
+            SchedKind::OutOfOrderOrdered(o) => (SchedKind::OutOfOrder, o),
+            SchedKind::BypassQueueOrdered((t, o)) => (SchedKind::BypassQueue(t), o),
+            SchedKind::WindowOrdered((k, o)) => (SchedKind::Window(k), o),
+            SchedKind::EasyOrdered(o) => (SchedKind::Easy, o),
+            SchedKind::ConservativeOrdered(o) => (SchedKind::Conservative, o),
+            _ => return None,
+        })
+    }
+
+    /// Builds the policy for a replay of `w` whose orders and priority settings are `config`:
+    /// a label's order resolved by name ([`PriorityConfig::resolve`]), its fair-share accounts
+    /// the users and groups of `w`. [`SchedKind::build`] builds a label with an order in arrival
+    /// order.
+    pub fn build_with(
+        self,
+        w: &crate::workload::Workload,
+        config: &PriorityConfig,
+    ) -> Result<Box<dyn Scheduler>, OrderError> {
+        match self.order() {
+            Some((base, name)) => base.build_ordered(config.resolve(name.as_str())?, config, w),
+            None => Ok(self.build()),
+        }
+    }
+
     /// Builds the policy with its queue in order `key`, for a replay of `w` (the fair-share
     /// accounts are its users and groups); `fcfs` builds the arrival-order policy itself.
     pub fn build_ordered(
         self,
-        key: order::Key,
-        config: &order::PriorityConfig,
+        key: Key,
+        config: &PriorityConfig,
         w: &crate::workload::Workload,
-    ) -> Result<Box<dyn Scheduler>, order::OrderError> {
+    ) -> Result<Box<dyn Scheduler>, OrderError> {
         if !self.takes_order() {
-            return Err(order::OrderError::NoOrder(self.to_string()));
+            return Err(OrderError::NoOrder(self.to_string()));
         }
-        if key == order::Key::Named(order::Named::Fcfs) {
+        if key == Key::Named(Named::Fcfs) {
             return Ok(self.build());
         }
         let ranking = order::Ranking::new(key, config, w)?;

@@ -20,7 +20,8 @@
 //! instant. With `order=fcfs` the label means the arrival-order policy itself.
 
 use super::backfill::DeferredPass;
-use super::order::{Facts, Ranking, Ranks, except};
+use super::label::Label;
+use super::order::{Facts, OrderName, Ranking, Ranks, except};
 use super::queue::BypassRule;
 use super::{Scheduler, System};
 use crate::workload::JobId;
@@ -95,7 +96,13 @@ impl<R: BypassRule> Ordered<R> {
     }
 
     /// The jobs of `ranks` in rank order while the rule lets them bypass `head`.
-    fn bypass(&mut self, head: JobId, ranks: &mut Ranks, started: &mut Vec<usize>, sys: &mut dyn System) {
+    fn bypass(
+        &mut self,
+        head: JobId,
+        ranks: &mut Ranks,
+        started: &mut Vec<usize>,
+        sys: &mut dyn System,
+    ) {
         while let Some(i) = ranks.pop() {
             if sys.free_nodes() == 0 || !self.rule.may_bypass(head, &*sys) {
                 return;
@@ -131,4 +138,34 @@ impl<R: BypassRule> Scheduler for Ordered<R> {
     fn waiting(&self) -> usize {
         self.waiting.len()
     }
+}
+
+/// The order of a label whose only argument is `order=O` (`easy:order=wfp3`).
+pub(super) fn read_order(label: &Label<'_>) -> Option<OrderName> {
+    read_with_order(label, |l| l.bare()).map(|((), o)| o)
+}
+
+/// The arguments of such a label.
+pub(super) fn order_args(order: &OrderName) -> Vec<String> {
+    vec![format!("order={order}")]
+}
+
+/// The parameters `read` takes from a label once its `order=O` pair is taken out, and the order
+/// (`window:240,order=sjf`).
+pub(super) fn read_with_order<P>(
+    label: &Label<'_>,
+    read: fn(&Label<'_>) -> Option<P>,
+) -> Option<(P, OrderName)> {
+    let (rest, order) = label.take("order")?;
+    Some((read(&rest)?, OrderName::new(order)?))
+}
+
+/// The arguments `args` writes, then `order=O`.
+pub(super) fn args_with_order<P>(
+    params: &(P, OrderName),
+    args: fn(&P) -> Vec<String>,
+) -> Vec<String> {
+    let mut all = args(&params.0);
+    all.extend(order_args(&params.1));
+    all
 }

@@ -7,6 +7,8 @@
 
 use super::System;
 use super::label::Form;
+use super::order::OrderName;
+use super::ordered::{order_args, read_order};
 use super::queue::{BypassRule, Bypassing};
 use crate::workload::JobId;
 
@@ -27,3 +29,8 @@ pub(crate) type OutOfOrder = Bypassing<OutOfOrderRule>;
 /// `oo`.
 pub(super) const OO: Form<()> =
     Form::bare(|_| Box::new(OutOfOrder::new(OutOfOrderRule))).title(|_| "OO".into());
+
+/// `oo:order=O`: the policy's own build, in arrival order; a replay builds the order with
+/// [`SchedKind::build_with`](super::SchedKind::build_with).
+pub(super) const ORDERED: Form<OrderName> =
+    Form::new(read_order, order_args, |_| (OO.build)(&()));

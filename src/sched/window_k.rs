@@ -31,7 +31,8 @@ use std::collections::VecDeque;
 
 use super::backfill::DeferredPass;
 use super::label::Form;
-use super::order::{Facts, Ranking, Ranks};
+use super::order::{Facts, OrderName, Ranking, Ranks};
+use super::ordered::{args_with_order, read_with_order};
 use super::queue::WaitQueue;
 use super::{Scheduler, System};
 use crate::workload::JobId;
@@ -235,3 +236,11 @@ impl Scheduler for RankedWindowK {
         self.pending
     }
 }
+
+/// `window:K,order=O`: the policy's own build, in arrival order; a replay builds the order with
+/// [`SchedKind::build_with`](super::SchedKind::build_with).
+pub(super) const ORDERED: Form<(u32, OrderName)> = Form::new(
+    |l| read_with_order(l, WINDOW.read),
+    |p| args_with_order(p, WINDOW.args),
+    |(k, _)| (WINDOW.build)(k),
+);

@@ -333,3 +333,54 @@ fn a_profiles_input_rewrite_is_applied_when_the_log_is_loaded() {
     );
     assert_eq!(cqsim["semantics"], "cqsim");
 }
+
+#[test]
+fn queue_orders_by_label_and_their_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let swf = small(dir.path());
+    let s = swf.to_str().unwrap();
+    let defs = ["--order-def", "big=nodes", "--validate", "--format", "json"];
+    let v = json_ok(&mut run(s, "flat:4", "easy:order=big", "flat", &defs));
+    assert_eq!(v["scheduler"], "easy:order=big");
+    assert_eq!(v["validated"], true);
+    assert_eq!(v["orders"]["big"], "nodes");
+    let plain = json_ok(&mut run(s, "flat:4", "easy", "flat", &["--format", "json"]));
+    assert!(plain.get("orders").is_none(), "{plain}");
+    let shares = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.to_str().unwrap().to_string()
+    };
+    let unknown_user = shares("a.shares", "user 4242 10\n");
+    let negative = shares("b.shares", "# users\nuser 1 -2\n");
+    for (sched, extra, needles) in [
+        (
+            "easy:order=wpf3",
+            vec![],
+            vec!["`wpf3`", "did you mean `wfp3`"],
+        ),
+        (
+            "easy:order=x",
+            vec!["--order-def", "x=wait*/2"],
+            vec!["column 6", "wait*/2"],
+        ),
+        (
+            "easy:order=fairshare",
+            vec!["--shares", &unknown_user],
+            vec!["line 1", "4242"],
+        ),
+        (
+            "easy:order=fairshare",
+            vec!["--shares", &negative],
+            vec!["line 2", "-2"],
+        ),
+        (
+            "easy:order=multifactor",
+            vec!["--weights", "age=lots"],
+            vec!["age=lots"],
+        ),
+        ("lazy:order=sjf", vec![], vec!["lazy:order=sjf"]),
+    ] {
+        fails_with(&mut run(s, "flat:4", sched, "flat", &extra), &needles);
+    }
+}

@@ -186,8 +186,9 @@ fn replay_options(
     let mut entries = base.entries();
     for (key, value) in d.options.0.iter().chain(&p.options.0) {
         let one = toml::Table::from_iter([(key.get_ref().clone(), value.clone())]);
-        ReplayOptions::from_entries(one)
-            .map_err(|e| at.err(&key.span(), key.get_ref(), e.message().to_string()))?;
+        let err = |message: String| at.err(&key.span(), key.get_ref(), message);
+        let option = ReplayOptions::from_entries(one).map_err(|e| err(e.message().to_string()))?;
+        option.priority().map_err(|e| err(e.to_string()))?;
         entries.insert(key.get_ref().clone(), value.clone());
     }
     ReplayOptions::from_entries(entries)

@@ -254,3 +254,29 @@ fn templates_substitute_x_and_jobs_only() {
     assert!(fill("{y}", 1.0, None).is_err());
     assert!(fill("{x", 1.0, None).is_err());
 }
+
+#[test]
+fn an_orders_table_defines_orders_for_every_panel_and_enters_the_cell_ids() {
+    let with = |orders: &str| {
+        let text = FILE
+            .replace("title = \"t\"\n", &format!("title = \"t\"\n{orders}"))
+            .replace(
+                "[\"easy\", \"conservative\"]",
+                "[\"easy:order=mine\", \"easy\"]",
+            );
+        Plan::new("e.toml", &text, false)
+    };
+    let p = with("[orders]\nmine = \"wait / estimate\"\n").unwrap();
+    let options = &p.panels[1].options;
+    assert_eq!(options.orders["mine"], "wait / estimate");
+    let id = |p: &Plan, s| p.panels[0].cell(s, 1.0).unwrap().id();
+    assert!(id(&p, 0).contains("wait / estimate"), "{}", id(&p, 0));
+    let other = with("[orders]\nmine = \"wait / nodes\"\n").unwrap();
+    assert_ne!(id(&p, 0), id(&other, 0), "another definition, another cell");
+    let plain = Plan::new("e.toml", FILE, false).unwrap();
+    let plain_id = plain.panels[0].cell(0, 1.0).unwrap().id();
+    assert!(!plain_id.contains("orders"), "{plain_id}");
+    let e = with("[orders]\nmine = \"wait +\"\n").unwrap_err();
+    assert!(e.to_string().contains("column"), "{e}");
+    assert_eq!(e.line, 3, "{e}");
+}

@@ -38,7 +38,8 @@ use rustc_hash::FxHashMap;
 
 use super::backfill::{BACKFILL_COST, DeferredPass};
 use super::label::Form;
-use super::order::{Facts, Rank, Ranking, rank};
+use super::order::{Facts, OrderName, Rank, Ranking, rank};
+use super::ordered::{order_args, read_order};
 use super::{Scheduler, System};
 use crate::SimTime;
 use crate::resource::{Placement, Request};
@@ -363,3 +364,8 @@ impl Scheduler for Conservative {
 /// `conservative`.
 pub(in crate::sched) const CONSERVATIVE: Form<()> =
     Form::bare(|_| Box::<Conservative>::default()).cost(BACKFILL_COST);
+
+/// `conservative:order=O`: the policy's own build, in arrival order; a replay builds the order with
+/// [`SchedKind::build_with`](crate::sched::SchedKind::build_with).
+pub(in crate::sched) const ORDERED: Form<OrderName> =
+    Form::new(read_order, order_args, |_| (CONSERVATIVE.build)(&())).cost(BACKFILL_COST);

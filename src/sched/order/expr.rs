@@ -748,7 +748,9 @@ mod tests {
 
     #[test]
     fn a_batch_is_evaluated_job_by_job() {
-        let e: Expr = "max(wait, 2) / nodes - 1 + 3 * (estimate + 1)".parse().expect("parses");
+        let e: Expr = "max(wait, 2) / nodes - 1 + 3 * (estimate + 1)"
+            .parse()
+            .expect("parses");
         let (waits, nodes, estimates) = ([0.0, 5.0, 9.0], [1.0, 2.0, 4.0], [3.0, 0.5, 10.0]);
         let mut load = |v, col: &mut Vec<f64>| match v {
             Var::Wait => col.extend(waits),

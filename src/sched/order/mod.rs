@@ -74,12 +74,14 @@ impl Default for PriorityConfig {
 #[non_exhaustive]
 pub enum OrderError {
     /// A name that is neither a named order nor defined.
-    #[error("order `{name}` is not one of {names}{defined}", names = named_order_names())]
+    #[error("order `{name}` is not one of {names}{defined}{hint}", names = named_order_names())]
     Unknown {
         /// The name.
         name: String,
         /// The defined names, `, ` first (empty when none).
         defined: String,
+        /// `; did you mean …?` with the names within two edits of it (empty when none).
+        hint: String,
     },
     /// A definition that is not `NAME=EXPR`, or whose name cannot be used.
     #[error("order definition `{text}`: {problem}")]
@@ -109,12 +111,19 @@ pub enum OrderError {
     Weights(#[from] WeightsError),
     /// A bad shares file, or one naming a user or group the workload lacks.
     #[error("shares file, {0}")]
-    Shares(#[from] SharesError),
+    Shares(SharesError),
     /// A scheduler that serves no queue in order.
     #[error(
         "scheduler `{0}` takes no queue order (fcfs, oo, bq, window, easy and conservative do)"
     )]
     NoOrder(String),
+}
+
+impl From<SharesError> for OrderError {
+    fn from(e: SharesError) -> Self {
+        // Not a `#[from]`: the message holds the file's error, which is not repeated as a source.
+        OrderError::Shares(e)
+    }
 }
 
 /// Reads a duration: seconds, or a number with a unit `s`, `m`, `h`, `d` (`7d`, `12h`); `inf`.
@@ -153,22 +162,16 @@ impl PriorityConfig {
             return Err(problem("expected NAME=EXPR"));
         };
         let (name, expression) = (name.trim(), expression.trim());
-        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if !valid {
-            return Err(problem(
-                "the name must start with a letter and hold only letters, digits, `_` and `-`",
-            ));
-        }
-        if name.parse::<Named>().is_ok() {
-            return Err(problem(&format!("`{name}` is a named order already")));
-        }
         if self.orders.contains_key(name) {
             return Err(problem(&format!("`{name}` is defined twice")));
         }
-        compile(name, expression)?;
+        check_definition(name, expression).map_err(|e| match e {
+            OrderError::Definition { problem, .. } => OrderError::Definition {
+                text: text.to_string(),
+                problem,
+            },
+            other => other,
+        })?;
         self.orders.insert(name.to_string(), expression.to_string());
         Ok(())
     }
@@ -183,7 +186,7 @@ impl PriorityConfig {
     /// half-life is positive, the weights are valid.
     pub fn check(&self) -> Result<(), OrderError> {
         for (name, expression) in &self.orders {
-            compile(name, expression)?;
+            check_definition(name, expression)?;
         }
         if self.half_life.is_nan() || self.half_life <= 0.0 {
             return Err(OrderError::HalfLife(self.half_life.to_string()));
@@ -205,8 +208,93 @@ impl PriorityConfig {
             None => Err(OrderError::Unknown {
                 name: name.to_string(),
                 defined: self.orders.keys().map(|k| format!(", {k}")).collect(),
+                hint: self.did_you_mean(name.trim()),
             }),
         }
+    }
+}
+
+impl PriorityConfig {
+    /// `; did you mean …?` with the order names within two edits of `name`, closest first.
+    fn did_you_mean(&self, name: &str) -> String {
+        let named = NAMED_ORDERS.iter().map(|n| n.name);
+        let mut close: Vec<(usize, &str)> = (named.chain(self.orders.keys().map(String::as_str)))
+            .map(|n| (strsim::osa_distance(name, n), n))
+            .filter(|&(d, _)| d <= 2)
+            .collect();
+        close.sort_unstable();
+        if close.is_empty() {
+            return String::new();
+        }
+        let meant: Vec<String> = close.iter().map(|(_, n)| format!("`{n}`")).collect();
+        format!("; did you mean {}?", meant.join(", "))
+    }
+}
+
+/// Checks definition `name` = `expression`: a name an [`OrderName`] holds that is not a named
+/// order's, an expression that compiles.
+fn check_definition(name: &str, expression: &str) -> Result<(), OrderError> {
+    let problem = |p: String| OrderError::Definition {
+        text: format!("{name}={expression}"),
+        problem: p,
+    };
+    if OrderName::new(name).is_none() {
+        return Err(problem(format!(
+            "the name must start with a letter, hold only letters, digits, `_` and `-`, and be \
+             at most {} characters",
+            OrderName::MAX
+        )));
+    }
+    if name.parse::<Named>().is_ok() {
+        return Err(problem(format!("`{name}` is a named order already")));
+    }
+    compile(name, expression).map(|_| ())
+}
+
+/// The name of a queue order in a scheduler label (`wfp3`, or a name the replay defines), held
+/// inline so that labels stay `Copy`: a letter, then letters, digits, `_` and `-`, at most
+/// [`OrderName::MAX`] bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OrderName {
+    len: u8,
+    bytes: [u8; OrderName::MAX],
+}
+
+impl OrderName {
+    /// The longest name, in bytes.
+    pub const MAX: usize = 31;
+
+    /// `name`, when it is a valid order name.
+    pub fn new(name: &str) -> Option<OrderName> {
+        let valid = name.len() <= OrderName::MAX
+            && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && (name.chars()).all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        valid.then(|| {
+            let mut bytes = [0; OrderName::MAX];
+            bytes[..name.len()].copy_from_slice(name.as_bytes());
+            OrderName {
+                len: name.len() as u8,
+                bytes,
+            }
+        })
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        // Only ASCII is ever stored.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl fmt::Display for OrderName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for OrderName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
     }
 }
 
@@ -640,9 +728,7 @@ impl Env for JobEnv<'_, '_> {
             Var::Usage => self.at.fair.as_ref().map_or(0.0, |s| s.user_usage(f.user)),
             Var::GroupUsage => (self.at.fair.as_ref()).map_or(0.0, |s| s.group_usage(f.group)),
             Var::Fairshare => self.at.fair.as_mut().map_or(1.0, |s| s.user_factor(f.user)),
-            Var::GroupFairshare => {
-                (self.at.fair.as_mut()).map_or(1.0, |s| s.group_factor(f.group))
-            }
+            Var::GroupFairshare => (self.at.fair.as_mut()).map_or(1.0, |s| s.group_factor(f.group)),
             Var::Age => self.at.weights.age_factor(now - f.submit),
             Var::Size => self.size(),
             Var::QueueFactor => f.queue,
@@ -691,15 +777,32 @@ mod tests {
     fn ranks_give_positions_best_first_and_filter() {
         let mut ranks = Ranks::default();
         ranks.values = vec![1.0, 5.0, 5.0, -2.0, 3.0, 0.5];
-        assert_eq!(ranks.pop(), Some(1), "the first by a scan, the earlier of equals");
+        assert_eq!(
+            ranks.pop(),
+            Some(1),
+            "the first by a scan, the earlier of equals"
+        );
         ranks.retain(|i| i != 4);
         assert_eq!(ranks.pop(), Some(2), "then from the heap");
         ranks.retain(|i| i != 5);
         let rest: Vec<usize> = std::iter::from_fn(|| ranks.pop()).collect();
         assert_eq!(rest, [0, 3]);
-        ranks.heap([(7, 1.0), (3, f64::NAN), (9, f64::NEG_INFINITY), (4, -0.0), (5, 0.0)].into_iter());
+        ranks.heap(
+            [
+                (7, 1.0),
+                (3, f64::NAN),
+                (9, f64::NEG_INFINITY),
+                (4, -0.0),
+                (5, 0.0),
+            ]
+            .into_iter(),
+        );
         let order: Vec<usize> = std::iter::from_fn(|| ranks.pop()).collect();
-        assert_eq!(order, [7, 4, 5, 3, 9], "−0 = +0, NaN = −∞, ties by position");
+        assert_eq!(
+            order,
+            [7, 4, 5, 3, 9],
+            "−0 = +0, NaN = −∞, ties by position"
+        );
         ranks.values.clear();
         ranks.first = None;
         ranks.heaped = false;

@@ -255,7 +255,12 @@ mod tests {
             e.eval_batch(cases.len(), &mut load, &mut cols, &mut out);
             for (v, expr) in cases.iter_mut().zip(&out) {
                 let named = info.order.key(v);
-                assert_eq!(named.to_bits(), expr.to_bits(), "{}: {named} vs {expr}", info.name);
+                assert_eq!(
+                    named.to_bits(),
+                    expr.to_bits(),
+                    "{}: {named} vs {expr}",
+                    info.name
+                );
                 assert!(!named.is_nan(), "{} is NaN", info.name);
             }
         }
