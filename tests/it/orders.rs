@@ -455,6 +455,46 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The invariant itself, read off the schedules: under strict priority every job started at
+    /// an instant outranks every job still waiting after it; under OO no waiting job fits the
+    /// nodes left free at any instant (orders that read no usage, whose values the schedule
+    /// alone gives).
+    #[test]
+    fn no_job_that_could_start_is_passed_over(w in stream()) {
+        let c = PriorityConfig::default();
+        let none = HashMap::new();
+        for name in ["sjf", "lqf", "xf", "wfp3", "unicep", "f1"] {
+            let strict = run_ordered(&w, NODES, SchedKind::Fcfs, named(name), &c);
+            let start = starts(&strict);
+            for (j, &t) in start.iter().enumerate() {
+                let vj = value(name, &w, j, t, &none, NODES);
+                for (k, &sk) in start.iter().enumerate() {
+                    let waiting = w.jobs[k].submit <= t && sk > t;
+                    let vk = value(name, &w, k, t, &none, NODES);
+                    prop_assert!(
+                        !waiting || vk < vj || (vk == vj && k > j),
+                        "{}: job {} started at {} over job {}", name, j, t, k
+                    );
+                }
+            }
+            let oo = run_ordered(&w, NODES, SchedKind::OutOfOrder, named(name), &c);
+            let runs: Vec<(f64, f64, u32)> = (oo.records.iter().zip(&w.jobs))
+                .map(|(r, j)| (r.start, r.end, j.request.nodes()))
+                .collect();
+            for &t in runs.iter().map(|(_, e, _)| e).chain(w.jobs.iter().map(|j| &j.submit)) {
+                let busy: u32 = runs.iter().filter(|r| r.0 <= t && t < r.1).map(|r| r.2).sum();
+                for (k, r) in runs.iter().enumerate() {
+                    let waiting = w.jobs[k].submit <= t && r.0 > t;
+                    prop_assert!(!waiting || r.2 > NODES - busy, "{}: job {} fits at {}", name, k, t);
+                }
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hand-worked examples.
 
