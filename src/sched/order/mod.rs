@@ -472,7 +472,8 @@ pub(crate) fn except<T>(positions: &[usize]) -> impl FnMut(&T) -> bool + '_ {
 /// Priorities of a queue-ordered scheduler's waiting jobs (see the module doc).
 #[derive(Debug, Clone)]
 pub(crate) struct Ranking {
-    key: Key,
+    /// The order as an expression (a named order's own).
+    expr: Expr,
     weights: Weights,
     accounts: Accounts,
     /// Usage, when the order reads it.
@@ -520,9 +521,17 @@ impl Ranking {
         config: &PriorityConfig,
         w: &Workload,
     ) -> Result<Ranking, OrderError> {
+        // A named order is evaluated as its expression (the same value to the last bit): a
+        // pass's columns load each variable once, where a formula per job reads them one job
+        // at a time (docs/ALGORITHMS.md, "Queue orders", the cost).
+        let reads_usage = key.reads_usage();
+        let expr = match key {
+            Key::Named(n) => compile(n.info().name, n.info().expression)?,
+            Key::Expr(e) => e,
+        };
         let accounts = Accounts::of(w);
         let shares = config.shares.as_ref();
-        let fair = if key.reads_usage() {
+        let fair = if reads_usage {
             Some(fair_share(config, &accounts)?)
         } else {
             if let Some(s) = shares {
@@ -531,7 +540,7 @@ impl Ranking {
             None
         };
         Ok(Ranking {
-            key,
+            expr,
             weights: config.weights,
             accounts,
             fair,
@@ -569,9 +578,9 @@ impl Ranking {
         }
     }
 
-    /// The values of the jobs `facts` at the pass's moment, larger first, into `out` (in order). An
-    /// expression's NaN (`0/0`, `log2(-1)`) is made −∞, last; the named orders give none (their
-    /// inputs are finite and ≥ 0, their divisors ≥ 1).
+    /// The values of the jobs `facts` at the pass's moment, larger first, into `out` (in order),
+    /// a column at a time. An expression's NaN (`0/0`, `log2(-1)`) is made −∞, last; the named
+    /// orders give none (their inputs are finite and ≥ 0, their divisors ≥ 1).
     pub(crate) fn values<'a, I>(&mut self, facts: I, out: &mut Vec<f64>)
     where
         I: Iterator<Item = &'a Facts> + Clone,
@@ -583,24 +592,19 @@ impl Ranking {
             machine_nodes: self.machine_nodes,
             fair: self.fair.as_mut(),
         };
-        match &self.key {
-            Key::Named(n) => named_values(*n, facts, &mut ctx, out),
-            Key::Expr(e) => {
-                let n = facts.clone().count();
-                let now = ctx.now;
-                // The variables read straight from the facts get a loop of their own.
-                let mut load = |v, col: &mut Vec<f64>| match v {
-                    Var::Wait => col.extend(facts.clone().map(|f| now - f.submit)),
-                    Var::Estimate => col.extend(facts.clone().map(|f| f.estimate)),
-                    Var::Nodes => col.extend(facts.clone().map(|f| f64::from(f.nodes))),
-                    Var::Submit => col.extend(facts.clone().map(|f| f.submit)),
-                    _ => col.extend(facts.clone().map(|f| ctx.job(f).get(v))),
-                };
-                e.eval_batch(n, &mut load, &mut self.columns, out);
-                for v in out.iter_mut() {
-                    *v = if v.is_nan() { f64::NEG_INFINITY } else { *v };
-                }
-            }
+        let n = facts.clone().count();
+        let now = ctx.now;
+        // The variables read straight from the facts get a loop of their own.
+        let mut load = |v, col: &mut Vec<f64>| match v {
+            Var::Wait => col.extend(facts.clone().map(|f| now - f.submit)),
+            Var::Estimate => col.extend(facts.clone().map(|f| f.estimate)),
+            Var::Nodes => col.extend(facts.clone().map(|f| f64::from(f.nodes))),
+            Var::Submit => col.extend(facts.clone().map(|f| f.submit)),
+            _ => col.extend(facts.clone().map(|f| ctx.job(f).get(v))),
+        };
+        self.expr.eval_batch(n, &mut load, &mut self.columns, out);
+        for v in out.iter_mut() {
+            *v = if v.is_nan() { f64::NEG_INFINITY } else { *v };
         }
     }
 
@@ -666,41 +670,6 @@ impl<'a> Moment<'a> {
     fn job<'m>(&'m mut self, f: &'m Facts) -> JobEnv<'m, 'a> {
         JobEnv { f, at: self }
     }
-}
-
-/// The values of the jobs `facts` under named order `n`: a loop per order, in which the order's
-/// formula is known when it compiles.
-fn named_values<'a>(
-    n: Named,
-    facts: impl Iterator<Item = &'a Facts>,
-    ctx: &mut Moment,
-    out: &mut Vec<f64>,
-) {
-    macro_rules! per_order {
-        ($($order:ident),*) => {
-            match n {
-                $(Named::$order => out.extend(facts.map(|f| Named::$order.key(&mut ctx.job(f)))),)*
-            }
-        };
-    }
-    per_order!(
-        Fcfs,
-        Sjf,
-        Ljf,
-        Saf,
-        Laf,
-        Sqf,
-        Lqf,
-        Xf,
-        Wfp3,
-        Unicep,
-        F1,
-        F2,
-        F3,
-        F4,
-        Fairshare,
-        Multifactor
-    );
 }
 
 /// One waiting job at one moment, as an order reads it.

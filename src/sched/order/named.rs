@@ -11,6 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+#[cfg(test)]
 use super::expr::{Env, Var, product_power};
 
 /// A named queue order.
@@ -107,7 +108,9 @@ impl Named {
         matches!(self, Named::Fairshare | Named::Multifactor)
     }
 
-    /// The order's value for the job `env` describes, larger first.
+    /// The order's value for the job `env` describes, larger first: the formula as written in
+    /// docs/ALGORITHMS.md, against which the tests hold its expression (which replays evaluate).
+    #[cfg(test)]
     pub(crate) fn key(self, env: &mut impl Env) -> f64 {
         let mut get = |v| env.get(v);
         match self {
@@ -153,6 +156,7 @@ impl Named {
 }
 
 /// F1–F4's `log10(s)`, a submit time below 1 s counting as 1 s.
+#[cfg(test)]
 fn log_submit(get: &mut impl FnMut(Var) -> f64) -> f64 {
     get(Var::Submit).max(1.0).log10()
 }
