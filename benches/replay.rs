@@ -55,13 +55,11 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use pwa_replay::catalog::Catalog;
 use pwa_replay::engine::{
-    Engine, FragMeter, NoObserver, Profile, ReplayOptions, Semantics, replay, replay_with,
-    summarize,
+    FragMeter, NoObserver, Profile, ReplayOptions, Semantics, replay, replay_with, summarize,
 };
 use pwa_replay::estimate::Correction;
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sched::order::{Key, PriorityConfig};
 use pwa_replay::sched::semantics::Passes;
 use pwa_replay::swf::{ReadOptions, SwfReader};
 use pwa_replay::workload::tracepath::SearchPath;
@@ -310,38 +308,35 @@ fn orders(c: &mut Criterion) {
     user.set_estimates(EstimateModel::User);
     let mut predict = scaled(&w, 1.2);
     predict.set_estimates(EstimateModel::Predict(Correction::Steps));
-    let wfp3 = "(wait / max(estimate, 1))^3 * nodes";
+    let options = ReplayOptions {
+        orders: [("wfp3-expr", "(wait / max(estimate, 1))^3 * nodes")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..ReplayOptions::default()
+    };
     let cases = [
-        ("easy/user", &user, SchedKind::Easy, "fcfs"),
-        ("easy:order=wfp3/user", &user, SchedKind::Easy, "wfp3"),
-        ("easy:order=wfp3-expr/user", &user, SchedKind::Easy, wfp3),
-        ("fcfs:order=sjf/user", &user, SchedKind::Fcfs, "sjf"),
-        (
-            "easy:order=fairshare/user",
-            &user,
-            SchedKind::Easy,
-            "fairshare",
-        ),
-        ("easy/predict", &predict, SchedKind::Easy, "fcfs"),
-        ("easy:sjbf/predict", &predict, SchedKind::EasySjbf, "fcfs"),
+        ("easy", &user, "user"),
+        ("easy:order=wfp3", &user, "user"),
+        ("easy:order=wfp3-expr", &user, "user"),
+        ("fcfs:order=sjf", &user, "user"),
+        ("easy:order=fairshare", &user, "user"),
+        ("easy", &predict, "predict"),
+        ("easy:sjbf", &predict, "predict"),
     ];
-    let config = PriorityConfig::default();
-    for (name, w, s, order) in cases {
-        let key = config
-            .resolve(order)
-            .or_else(|_| order.parse().map(Key::Expr))
-            .expect("an order");
-        g.bench_function(format!("ctc-sp2/flat338/{name}/lf1.2"), |b| {
+    for (label, w, estimate) in cases {
+        let sched: SchedKind = label.parse().expect("a label");
+        g.bench_function(format!("ctc-sp2/flat338/{label}/{estimate}/lf1.2"), |b| {
             b.iter(|| {
-                let sched = if s.takes_order() {
-                    s.build_ordered(key.clone(), &config, w).expect("an order")
-                } else {
-                    s.build()
-                };
-                let alloc = AllocKind::Flat.build(m).expect("flat");
-                Engine::new(black_box(w), sched, alloc)
-                    .run(&mut NoObserver)
-                    .expect("replay")
+                replay_with(
+                    black_box(w),
+                    m,
+                    sched,
+                    AllocKind::Flat,
+                    options.clone(),
+                    &mut NoObserver,
+                )
+                .expect("replay")
             })
         });
     }
