@@ -119,7 +119,8 @@ test-slurm: build
 	BIN=$(BIN) timeout 300 tests/slurm/run.sh
 
 ## fuzz: every fuzz target (fuzz/: SWF reader plain and gzip, header, writer round trip, catalog,
-## labels) for FUZZ_SECONDS each under libFuzzer, on stable Rust (fuzz/README.md); fails on any crash.
+## labels, queue-order expressions, experiment files) for FUZZ_SECONDS each under libFuzzer, on
+## stable Rust (fuzz/README.md); fails on any crash.
 FUZZ_SECONDS ?= 300
 fuzz:
 	fuzz/run.sh $(FUZZ_SECONDS)

@@ -18,7 +18,7 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing"
 cargo build --release --locked --quiet --target "$triple" --target-dir target
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(swf_reader swf_gzip swf_header swf_roundtrip catalog labels)
+[ ${#targets[@]} -gt 0 ] || targets=(swf_reader swf_gzip swf_header swf_roundtrip catalog labels order_expr experiment)
 mkdir -p target/logs
 status=0
 for t in "${targets[@]}"; do
