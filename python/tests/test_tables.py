@@ -123,3 +123,20 @@ def test_an_experiment_error_names_the_file_and_line(tmp_path):
     spec.write_text(EXPERIMENT.replace('"oo"]', '"nope"]'))
     with pytest.raises(pr.Error, match=r"bad\.toml.*nope"):
         pr.experiment(spec)
+
+
+@pytest.mark.usefixtures("real_logs")
+def test_queue_orders_are_a_dict_of_expressions_and_bad_ones_are_errors(cli):
+    args = ["run", "--trace", "sdsc-96", "--sched", "easy:order=mine", "--alloc", "flat",
+            "--machine", "flat:352", "--estimate", "user", "--format", "json",
+            "--order-def", "mine=wait / max(estimate, 1)"]
+    want = json.loads(subprocess.run([cli, *args], check=True, capture_output=True).stdout)
+    got = pr.run("sdsc-96", sched="easy:order=mine", alloc="flat", machine="flat:352",
+                 estimate="user", orders={"mine": "wait / max(estimate, 1)"}).metrics
+    assert got["scheduler"] == "easy:order=mine"
+    assert got["mean_wait_s"] == pytest.approx(want["mean_wait_s"], rel=1e-12)
+    with pytest.raises(pr.Error, match="column"):
+        pr.run("sdsc-96", sched="easy:order=mine", alloc="flat", machine="flat:352",
+               orders={"mine": "wait +"})
+    with pytest.raises(pr.Error, match="did you mean"):
+        pr.run("sdsc-96", sched="easy:order=wpf3", alloc="flat", machine="flat:352")
