@@ -8,9 +8,11 @@
 //!
 //! Labels (`fcfs`, `oo`, `oocb:8`, `oocb-incl:8`, `oocb-head:8`, `window:240`, `delay`,
 //! `delay:count`, `bq:<seconds>`, `lazy`, `lazy:<seconds>`, `scan-up`, `scan-down:join`, `static`,
-//! `largest-first:16`, `gang:slice=600`, `easy`, `easy:sjbf`, `conservative`) follow one grammar,
-//! `NAME[:ARG[,ARG…]]` with words and `key=value` pairs ([`label`]); they are parsed into a
-//! [`SchedKind`], built with [`SchedKind::build`], and appear unchanged in every table.
+//! `largest-first:16`, `gang:slice=600`, `easy`, `easy:sjbf`, `conservative`, and a [queue
+//! order](order) for the queue-based ones, `easy:order=wfp3`, `window:240,order=sjf`) follow
+//! one grammar, `NAME[:ARG[,ARG…]]` with words and `key=value` pairs ([`label`]); they are parsed
+//! into a [`SchedKind`], built with [`SchedKind::build`] (with an order resolved,
+//! [`SchedKind::build_with`]), and appear unchanged in every table.
 //!
 //! # The registry, and adding a scheduler
 //!
