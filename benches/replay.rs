@@ -57,11 +57,11 @@ use pwa_replay::catalog::Catalog;
 use pwa_replay::engine::{
     FragMeter, NoObserver, Profile, ReplayOptions, Semantics, replay, replay_with, summarize,
 };
-use pwa_replay::estimate::Correction;
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sched::semantics::Passes;
 use pwa_replay::swf::{ReadOptions, SwfReader};
+use pwa_replay::workload::Correction;
 use pwa_replay::workload::tracepath::SearchPath;
 use pwa_replay::workload::{EstimateModel, ShapeRule, Workload};
 

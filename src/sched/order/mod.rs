@@ -744,8 +744,10 @@ mod tests {
 
     #[test]
     fn ranks_give_positions_best_first_and_filter() {
-        let mut ranks = Ranks::default();
-        ranks.values = vec![1.0, 5.0, 5.0, -2.0, 3.0, 0.5];
+        let mut ranks = Ranks {
+            values: vec![1.0, 5.0, 5.0, -2.0, 3.0, 0.5],
+            ..Ranks::default()
+        };
         assert_eq!(
             ranks.pop(),
             Some(1),
