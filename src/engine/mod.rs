@@ -3,7 +3,8 @@
 //! * [`replay`] (or [`Engine`] for a hand-built scheduler and allocator) runs a [`Workload`] on a
 //!   machine and returns an [`Outcome`]: a [`JobRecord`] per job and the allocator's counters.
 //! * [`validate()`] checks an outcome *without* the policies' or the allocators' code.
-//! * [`summarize`] turns it into the [`RunMetrics`] every table prints.
+//! * [`summarize`] turns it into the [`RunMetrics`] every table prints; [`users`] measures it
+//!   per user (who won and who lost) and how evenly the users fared.
 //! * [`ReplayOptions`] are the options of one replay (ending jobs at their estimates, dilation),
 //!   one value from every front end to the engine ([`options`] says how to add one).
 //! * [`Observer`] hooks (no-op by default) see starts, ends and the state after each instant;
@@ -88,6 +89,7 @@ mod observer;
 pub mod options;
 mod sim;
 mod timeline;
+pub mod users;
 mod validate;
 
 pub use crate::sched::semantics::{Profile, Semantics};
@@ -246,6 +248,12 @@ pub struct RunMetrics {
     pub mean_pieces: f64,
     /// Mean over the jobs of the mean hop distance between their nodes ([`locality`]).
     pub mean_pairwise_hops: f64,
+    /// Jain's index over the users' mean bounded slowdowns ([`users::Fairness`]), 1/n..1.
+    pub jain_bounded_slowdown: f64,
+    /// The largest of the users' mean waits ([`users::Fairness`]).
+    pub worst_user_mean_wait_s: f64,
+    /// The largest of the users' mean bounded slowdowns ([`users::Fairness`]).
+    pub worst_user_mean_bounded_slowdown: f64,
     /// What an experiment observed of the run beyond this summary (the §4.2 window measures of
     /// [`observation`]); not a column of the summary tables, zero unless asked for.
     pub observed: observation::Observed,

@@ -83,6 +83,7 @@ pub fn all(rows: &[SummaryRow], rule: &KneeRule) -> Vec<Table> {
     [
         Some(knees(rows, rule)),
         key_numbers(rows),
+        fairness(rows),
         against_fcfs(rows),
         confidence(rows),
     ]
@@ -161,7 +162,7 @@ fn strings(v: &[&str]) -> Vec<String> {
 }
 
 /// The load factor every series has: 1.0 (the trace as recorded) when possible, else the largest.
-fn common_load(rows: &[SummaryRow]) -> Option<f64> {
+pub(crate) fn common_load(rows: &[SummaryRow]) -> Option<f64> {
     let all = series(rows);
     let has = |lf: f64| {
         all.iter()
@@ -205,6 +206,38 @@ fn key_numbers(rows: &[SummaryRow]) -> Option<Table> {
             "mean bounded slowdown",
         ]),
         numeric: vec![false, true, true, true, true, true, true],
+        rows: body,
+    })
+}
+
+/// Who won and who lost, at the load factor of the key numbers: Jain's index over the users'
+/// mean bounded slowdowns and the worst user's mean wait and mean bounded slowdown.
+fn fairness(rows: &[SummaryRow]) -> Option<Table> {
+    let lf = common_load(rows)?;
+    let body = series(rows)
+        .into_iter()
+        .filter_map(|(label, pts)| {
+            let m = &pts.iter().find(|r| r.load_factor == lf)?.metrics;
+            Some(vec![
+                label,
+                format!("{:.3}", m.jain_bounded_slowdown),
+                format!("{:.0}", m.worst_user_mean_wait_s),
+                format!("{:.2}", m.worst_user_mean_bounded_slowdown),
+            ])
+        })
+        .collect();
+    Some(Table {
+        title: format!("Fairness between users at load factor {lf}"),
+        note: "Jain's index over the users' mean bounded slowdowns (1: every user alike); the \
+               worst user's means, each the largest over the users."
+            .to_string(),
+        columns: strings(&[
+            "policy",
+            "Jain's index",
+            "worst user's mean wait (s)",
+            "worst user's mean bounded slowdown",
+        ]),
+        numeric: vec![false, true, true, true],
         rows: body,
     })
 }
