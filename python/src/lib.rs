@@ -258,7 +258,7 @@ impl RunInput<'_> {
 
 /// Replays `trace` under `sched` (a built-in label) or `policy` (a Python object with
 /// `schedule(state)`) and `alloc`, with the replay options given as further keyword arguments;
-/// returns `(metrics, jobs, users, extra)`: the summary columns (labels first), the per-job and
+/// returns `[metrics, jobs, users, extra]`: the summary columns (labels first), the per-job and
 /// the per-user tables as column lists, and for a policy its call count and time.
 #[pyfunction]
 #[pyo3(signature = (trace, *, machine=None, sched=None, policy=None, alloc=None, load_factor=1.0,
@@ -278,12 +278,7 @@ fn run<'py>(
     first_job: usize,
     max_jobs: Option<usize>,
     options: Option<&Bound<'py, PyDict>>,
-) -> PyResult<(
-    Bound<'py, PyDict>,
-    Bound<'py, PyDict>,
-    Bound<'py, PyDict>,
-    Bound<'py, PyDict>,
-)> {
+) -> PyResult<[Bound<'py, PyDict>; 4]> {
     let options = replay_options(options)?;
     let chosen = Chosen::of(sched, policy)?;
     let input = RunInput {
@@ -331,7 +326,7 @@ fn run<'py>(
     add_metrics(&d, &summarize(&workload, m, alloc, &outcome))?;
     let jobs = table_dict(py, job_table(&workload, m, &outcome))?;
     let users = table_dict(py, user_table(&per_user(&workload, &outcome)))?;
-    Ok((d, jobs, users, extra))
+    Ok([d, jobs, users, extra])
 }
 
 /// Labels of a list argument: `None` → `default`, else each parsed.

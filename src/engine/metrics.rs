@@ -39,9 +39,9 @@
 //! * Jain's index over the users' mean bounded slowdowns, the worst user's mean wait and mean
 //!   bounded slowdown: [`users`](super::users) (the jobs of no user count as one user).
 
-use super::{FragSummary, JobRecord, Outcome, RunMetrics, Timeline, summarize_fragmentation};
+use super::{FragSummary, Outcome, RunMetrics, Timeline, summarize_fragmentation};
 use crate::machine::{AllocKind, MachineSpec};
-use crate::workload::{Job, Workload};
+use crate::workload::Workload;
 
 /// The bounded-slowdown threshold τ, seconds.
 pub const SLOWDOWN_BOUND_S: f64 = 10.0;
@@ -126,13 +126,13 @@ pub fn summarize_without_fragmentation(
         .map(|r| r.end)
         .fold(f64::NEG_INFINITY, f64::max);
     m.makespan_s = (last_end - first_submit).max(0.0);
-    let node_seconds: f64 = pairs().map(|(j, r)| node_seconds(outcome, j, r)).sum();
+    let node_seconds: f64 = pairs().map(|(j, r)| outcome.node_seconds(j, r)).sum();
     m.killed_jobs = outcome.records.iter().filter(|r| r.killed).count() as u64;
     if m.makespan_s > 0.0 {
         m.utilization = node_seconds / (f64::from(machine.nodes()) * m.makespan_s);
         m.throughput_per_s = nf / m.makespan_s;
     }
-    let mut slowdowns: Vec<f64> = pairs().map(|(j, r)| bounded_slowdown(j, r)).collect();
+    let mut slowdowns: Vec<f64> = pairs().map(|(j, r)| r.bounded_slowdown(j)).collect();
     m.mean_bounded_slowdown = slowdowns.iter().sum::<f64>() / nf;
     [
         m.p50_bounded_slowdown,
@@ -167,25 +167,6 @@ pub fn summarize_without_fragmentation(
             outcome.tori.iter().map(|t| t.len() as f64).sum::<f64>() / outcome.tori.len() as f64;
     }
     m
-}
-
-/// The bounded slowdown of a job: max(1, turnaround / max(run time, [`SLOWDOWN_BOUND_S`])).
-pub(super) fn bounded_slowdown(j: &Job, r: &JobRecord) -> f64 {
-    ((r.end - j.submit) / j.runtime.max(SLOWDOWN_BOUND_S)).max(1.0)
-}
-
-/// Nodes granted × time served: the run time (stretched by its dilation), or the estimate of a
-/// job killed at it.
-pub(super) fn node_seconds(outcome: &Outcome, j: &Job, r: &JobRecord) -> f64 {
-    let served = if r.killed {
-        j.estimate
-    } else {
-        match outcome.dilation.get(j.id.index()) {
-            Some(&factor) => j.runtime * factor,
-            None => j.runtime,
-        }
-    };
-    f64::from(r.placement.nodes()) * served
 }
 
 /// The columns [`summarize`] measures by replaying the schedule against the allocator, and

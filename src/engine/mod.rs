@@ -111,7 +111,7 @@ pub use validate::{ValidationError, validate};
 use crate::SimTime;
 use crate::machine::{AllocKind, AllocStats, Dims, MachineSpec, Placement, SpecError};
 use crate::sched::SchedKind;
-use crate::workload::{JobId, Request, Workload};
+use crate::workload::{Job, JobId, Request, Workload};
 
 /// What happened to one job.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,6 +128,14 @@ pub struct JobRecord {
     /// ([`System::promise`](crate::sched::System::promise)); `None` when it never got a reservation
     /// (8 bytes: [`PackedTime`](crate::packed::PackedTime)).
     pub reserved: Option<crate::packed::PackedTime>,
+}
+
+impl JobRecord {
+    /// The bounded slowdown of `job`, this its record: max(1, turnaround / max(run time, τ)),
+    /// τ = 10 s, the summary's (`mean_bounded_slowdown`).
+    pub fn bounded_slowdown(&self, job: &Job) -> f64 {
+        ((self.end - job.submit) / job.runtime.max(metrics::SLOWDOWN_BOUND_S)).max(1.0)
+    }
 }
 
 /// One run segment of a job that was suspended at least once.
@@ -169,6 +177,22 @@ pub struct Outcome {
     pub alloc_time_s: f64,
     /// Wall-clock seconds of the whole replay (not deterministic).
     pub sim_wall_s: f64,
+}
+
+impl Outcome {
+    /// Nodes granted to `job` (`r` its record) × time served: its run time (stretched by its
+    /// dilation), or its estimate when it was killed there.
+    pub fn node_seconds(&self, job: &Job, r: &JobRecord) -> f64 {
+        let served = if r.killed {
+            job.estimate
+        } else {
+            match self.dilation.get(job.id.index()) {
+                Some(&factor) => job.runtime * factor,
+                None => job.runtime,
+            }
+        };
+        f64::from(r.placement.nodes()) * served
+    }
 }
 
 /// Summary of one replay. Field names are the column names of every table and JSON object.

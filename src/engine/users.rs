@@ -3,8 +3,9 @@
 //!
 //! [`per_user`] gives a [`UserRow`] per user, by user number: the jobs, the node-hours they used,
 //! their mean and largest wait and their mean bounded slowdown (the summary's definition,
-//! τ = [`SLOWDOWN_BOUND_S`](super::metrics::SLOWDOWN_BOUND_S) s). The jobs of no user (−1 in the
-//! log, every job of a synthetic workload) count as one user, numbered −1, as SWF writes them.
+//! [`JobRecord::bounded_slowdown`](super::JobRecord::bounded_slowdown)). The jobs of no user (−1
+//! in the log, every job of a synthetic workload) count as one user, numbered −1, as SWF writes
+//! them.
 //! [`user_table`] gives the rows as columns for a front end to write.
 //!
 //! [`Fairness`] reduces the rows to three summary columns: Jain's index over the users' mean
@@ -16,7 +17,6 @@ use std::collections::BTreeMap;
 
 use super::Outcome;
 use super::columns::JobColumn;
-use super::metrics::{bounded_slowdown, node_seconds};
 use crate::workload::Workload;
 
 /// One user's jobs in one replay.
@@ -51,10 +51,10 @@ pub fn per_user(w: &Workload, out: &Outcome) -> Vec<UserRow> {
         });
         let wait = r.start - j.submit;
         row.jobs += 1;
-        row.node_hours += node_seconds(out, j, r) / 3600.0;
+        row.node_hours += out.node_seconds(j, r) / 3600.0;
         row.mean_wait_s += wait;
         row.max_wait_s = row.max_wait_s.max(wait);
-        row.mean_bounded_slowdown += bounded_slowdown(j, r);
+        row.mean_bounded_slowdown += r.bounded_slowdown(j);
     }
     users
         .into_values()

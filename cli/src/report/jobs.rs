@@ -94,7 +94,10 @@ pub fn users_path(jobs: &Path) -> PathBuf {
     jobs.with_extension(format!("users.{ext}"))
 }
 
-/// Writes the per-user table as CSV or Parquet, by the path's extension (`.csv`, else Parquet).
+/// Writes the per-user table as CSV or Parquet, by the path's extension (`.csv`, else Parquet),
+/// on the calling thread: a sweep writes one per cell from its workers, and a parallel writer
+/// would make a worker waiting for it steal further cells, holding back its cache entry until
+/// they are done.
 pub fn write_users(path: &Path, rows: &[UserRow]) -> anyhow::Result<()> {
     let mut df = per_user_frame(rows)?;
     let csv = path.extension().is_some_and(|e| e == "csv");
@@ -103,6 +106,7 @@ pub fn write_users(path: &Path, rows: &[UserRow]) -> anyhow::Result<()> {
             CsvWriter::new(f).finish(&mut df).context("writing CSV")
         } else {
             ParquetWriter::new(f)
+                .set_parallel(false)
                 .finish(&mut df)
                 .map(|_| ())
                 .context("writing Parquet")

@@ -113,7 +113,7 @@ where
             marker: c.marker,
             radius: 2,
         };
-        let pts = c.points.iter().copied().filter(|p| shown(p)).collect();
+        let pts = c.points.iter().copied().filter(shown).collect();
         plots::draw_curve(chart, area, pts, &[], stroke)?;
     }
     Ok(())
