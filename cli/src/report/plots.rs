@@ -186,11 +186,7 @@ pub(crate) fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
                 label,
                 scheduler: r.scheduler.clone(),
                 allocator: r.allocator.clone(),
-                colour: if one_scheduler {
-                    palette::allocator_colour(&r.allocator)
-                } else {
-                    palette::scheduler_colour(&r.scheduler)
-                },
+                colour: series_colour(r, one_scheduler),
                 marker: palette::allocator_marker(&r.allocator),
                 points: vec![p],
                 band: band.into_iter().collect(),
@@ -204,6 +200,15 @@ pub(crate) fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
         c.band.retain(|b| b.1.is_finite() && b.2.is_finite());
     }
     out
+}
+
+/// A series' colour: its scheduler's, or its allocator's in a sweep of `one_scheduler`.
+pub(crate) fn series_colour(r: &SummaryRow, one_scheduler: bool) -> RGBColor {
+    if one_scheduler {
+        palette::allocator_colour(&r.allocator)
+    } else {
+        palette::scheduler_colour(&r.scheduler)
+    }
 }
 
 /// Whether the positive values of the figure span more than [`AUTO_LOG_RATIO`].

@@ -136,11 +136,7 @@ fn curves(dir: &Path, rows: &[SummaryRow], lf: f64) -> anyhow::Result<Vec<Curve>
             label,
             scheduler: r.scheduler.clone(),
             allocator: r.allocator.clone(),
-            colour: if one_scheduler {
-                palette::allocator_colour(&r.allocator)
-            } else {
-                palette::scheduler_colour(&r.scheduler)
-            },
+            colour: plots::series_colour(r, one_scheduler),
             marker: palette::allocator_marker(&r.allocator),
             points: (1..).map(f64::from).zip(waits).collect(),
             band: Vec::new(),
