@@ -321,6 +321,7 @@ mod tests {
             "ctc-sp2",
             "kth-sp2",
             "llnl-atlas",
+            "hpc2n",
         ] {
             assert!(
                 c.get(n).is_some_and(|e| e.sha256.is_some()),

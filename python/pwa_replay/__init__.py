@@ -51,11 +51,13 @@ __all__ = [
 @dataclass
 class Result:
     """One replay: ``metrics`` (labels, then every summary column), ``jobs`` (one row per job,
-    in arrival order), and for a Python policy ``calls`` (calls made into it) and ``python_s``
-    (wall time spent in them)."""
+    in arrival order), ``users`` (one row per user, by user number: who won and who lost), and
+    for a Python policy ``calls`` (calls made into it) and ``python_s`` (wall time spent in
+    them)."""
 
     metrics: dict
     jobs: pl.DataFrame
+    users: pl.DataFrame
     calls: int = 0
     python_s: float = 0.0
     extra: dict = field(default_factory=dict)
@@ -82,7 +84,7 @@ def run(
     ``max_jobs`` replay a window of the workload (its first arrival shifted to 0). The replay
     ``options`` are the command line's replay flags, named with underscores
     (``kill_at_estimate=True``, ``dilation="linear:0.5"``; docs/PYTHON.md lists them)."""
-    metrics, jobs, extra = _native.run(
+    metrics, jobs, users, extra = _native.run(
         trace,
         machine=machine,
         sched=sched,
@@ -99,6 +101,7 @@ def run(
     return Result(
         metrics=metrics,
         jobs=_job_frame(jobs),
+        users=_job_frame(users),
         calls=extra.get("calls", 0),
         python_s=extra.get("python_s", 0.0),
         extra=extra,
@@ -110,6 +113,7 @@ _JOB_TYPES = {
     "size": pl.UInt32,
     "asked_procs": pl.UInt32,
     "torus_dims": pl.UInt32,
+    "jobs": pl.UInt64,
 }
 
 

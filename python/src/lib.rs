@@ -18,6 +18,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use pwa_replay::engine::columns::{COLUMNS, JobColumn, Value, job_table};
+use pwa_replay::engine::users::{per_user, user_table};
 use pwa_replay::engine::{
     Engine, EngineError, NoObserver, Outcome, ReplayOptions, RunMetrics, summarize,
 };
@@ -108,19 +109,15 @@ fn add_metrics(d: &Bound<'_, PyDict>, m: &RunMetrics) -> PyResult<()> {
     Ok(())
 }
 
-/// The per-job table as a dict of lists, in column order.
-fn jobs_dict<'py>(
-    py: Python<'py>,
-    w: &Workload,
-    machine: MachineSpec,
-    out: &Outcome,
-) -> PyResult<Bound<'py, PyDict>> {
+/// A table of the library (the per-job or the per-user table) as a dict of lists, in column order.
+fn table_dict<'py>(py: Python<'py>, table: Vec<(&str, JobColumn)>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for (name, col) in job_table(w, machine, out) {
+    for (name, col) in table {
         match col {
             JobColumn::Ids(v) => d.set_item(name, v)?,
             JobColumn::Reals(v) => d.set_item(name, v)?,
             JobColumn::Counts(v) => d.set_item(name, v)?,
+            JobColumn::Signed(v) => d.set_item(name, v)?,
             JobColumn::Texts(v) => d.set_item(name, v)?,
             JobColumn::Flags(v) => d.set_item(name, v)?,
         }
@@ -262,8 +259,8 @@ impl RunInput<'_> {
 
 /// Replays `trace` under `sched` (a built-in label) or `policy` (a Python object with
 /// `schedule(state)`) and `alloc`, with the replay options given as further keyword arguments;
-/// returns `(metrics, jobs, extra)`: the summary columns (labels first), the per-job table as
-/// column lists, and for a policy its call count and time.
+/// returns `[metrics, jobs, users, extra]`: the summary columns (labels first), the per-job and
+/// the per-user tables as column lists, and for a policy its call count and time.
 #[pyfunction]
 #[pyo3(signature = (trace, *, machine=None, sched=None, policy=None, alloc=None, load_factor=1.0,
     estimate="exact", validate=false, lenient=false, first_job=0, max_jobs=None, **options))]
@@ -282,7 +279,7 @@ fn run<'py>(
     first_job: usize,
     max_jobs: Option<usize>,
     options: Option<&Bound<'py, PyDict>>,
-) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+) -> PyResult<[Bound<'py, PyDict>; 4]> {
     let options = replay_options(options)?;
     let chosen = Chosen::of(sched, policy)?;
     let input = RunInput {
@@ -328,7 +325,9 @@ fn run<'py>(
     d.set_item("validated", validate)?;
     d.set_item("alloc_calls_skipped", outcome.skipped_checks)?;
     add_metrics(&d, &summarize(&workload, m, alloc, &outcome))?;
-    Ok((d, jobs_dict(py, &workload, m, &outcome)?, extra))
+    let jobs = table_dict(py, job_table(&workload, m, &outcome))?;
+    let users = table_dict(py, user_table(&per_user(&workload, &outcome)))?;
+    Ok([d, jobs, users, extra])
 }
 
 /// Labels of a list argument: `None` → `default`, else each parsed.

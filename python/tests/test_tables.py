@@ -42,11 +42,20 @@ def test_run_jobs_frame_equals_the_cli_jobs_table(cli, tmp_path):
         check=True, capture_output=True,
     )
     want = pl.read_csv(jobs, schema_overrides={"torus": pl.String})
-    got = pr.run("sdsc-96", sched="window:240", alloc="mpl", load_factor=0.8).jobs
+    r = pr.run("sdsc-96", sched="window:240", alloc="mpl", load_factor=0.8)
+    got = r.jobs
     assert got.columns == want.columns
     for c in want.columns:
         g, w = got[c].to_list(), want[c].fill_null("").to_list() if c == "torus" else want[c].to_list()
         assert g == (pytest.approx(w, rel=1e-12) if got[c].dtype == pl.Float64 else w), c
+    # The per-user table beside it, and Result.users, one row per user adding up to the jobs.
+    users = pl.read_csv(tmp_path / "jobs.users.csv")
+    assert r.users.columns == users.columns
+    assert r.users["user"].to_list() == users["user"].to_list()
+    assert r.users["user"].to_list() == sorted(set(got["user"].to_list()))
+    assert r.users["jobs"].sum() == got.height
+    assert r.users["mean_wait_s"].to_list() == pytest.approx(users["mean_wait_s"].to_list(), rel=1e-12)
+    assert r.metrics["worst_user_mean_wait_s"] == pytest.approx(users["mean_wait_s"].max(), rel=1e-12)
 
 
 @pytest.mark.usefixtures("real_logs")

@@ -16,7 +16,7 @@ use super::locality::{Locality, locality};
 use super::{Outcome, RunMetrics};
 use crate::resource::MachineSpec;
 use crate::resource::Placement;
-use crate::workload::Workload;
+use crate::workload::{Job, Workload};
 
 /// One metric value: a count or a real number.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -209,6 +209,9 @@ column_table! {
         underestimated_share: Real, "fraction", "share of jobs underestimated";
         mean_pieces: Real, "", "mean connected pieces per job";
         mean_pairwise_hops: Real, "hops", "mean pairwise hop distance within a job";
+        jain_bounded_slowdown: Real, "", "Jain's index over the users' mean bounded slowdowns";
+        worst_user_mean_wait_s: Real, "s", "worst user's mean wait";
+        worst_user_mean_bounded_slowdown: Real, "", "worst user's mean bounded slowdown";
     }
 }
 
@@ -226,17 +229,40 @@ pub enum JobColumn {
     Reals(Vec<f64>),
     /// Node and processor counts.
     Counts(Vec<u32>),
+    /// Numbers that may be −1 (user, group, queue and partition numbers, as SWF writes them).
+    Signed(Vec<i64>),
     /// Shapes and placements as text.
     Texts(Vec<String>),
     /// Yes/no.
     Flags(Vec<bool>),
 }
 
+impl JobColumn {
+    /// Its number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            JobColumn::Ids(v) => v.len(),
+            JobColumn::Reals(v) => v.len(),
+            JobColumn::Counts(v) => v.len(),
+            JobColumn::Signed(v) => v.len(),
+            JobColumn::Texts(v) => v.len(),
+            JobColumn::Flags(v) => v.len(),
+        }
+    }
+
+    /// Whether it has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// The per-job table of one replay, one row per job in arrival order: `job_id` (the log's job
 /// number), `submit_s`, `start_s`, `end_s`, `wait_s`, `run_s`, `size` (nodes granted),
 /// `asked_procs`, `shape` ([`granted_shape`]), `placement`, `rotated`, `torus` and `torus_dims`
 /// (semitorus allocators; empty and 0 otherwise), and the locality of each placement on `machine`
-/// (`pieces`, `mean_pairwise_hops`, `bounding_box_nodes`, [`locality`]).
+/// (`pieces`, `mean_pairwise_hops`, `bounding_box_nodes`, [`locality`]), and the job's `user`,
+/// `group`, `queue` and `partition` numbers in the log (SWF fields 12, 13, 15, 16; −1 where it
+/// has none).
 pub fn job_table(
     w: &Workload,
     machine: MachineSpec,
@@ -261,6 +287,9 @@ pub fn job_table_rows(
         .map(|r| locality(machine, &r.placement))
         .collect();
     let reals = |f: &dyn Fn(usize) -> f64| JobColumn::Reals((0..n).map(f).collect());
+    let signed = |f: &dyn Fn(&Job) -> Option<u32>| {
+        JobColumn::Signed(jobs.iter().map(|j| f(j).map_or(-1, i64::from)).collect())
+    };
     vec![
         (
             "job_id",
@@ -323,6 +352,10 @@ pub fn job_table_rows(
             "bounding_box_nodes",
             JobColumn::Ids(near.iter().map(|l| l.bounding_box_nodes).collect()),
         ),
+        ("user", signed(&|j| j.user.map(|u| u.get()))),
+        ("group", signed(&|j| j.group.map(|g| g.get()))),
+        ("queue", signed(&|j| j.queue.map(|q| q.get()))),
+        ("partition", signed(&|j| j.partition.map(|p| p.get()))),
     ]
 }
 
@@ -394,6 +427,7 @@ mod tests {
                     (JobColumn::Ids(a), JobColumn::Ids(b)) => a.extend(b),
                     (JobColumn::Reals(a), JobColumn::Reals(b)) => a.extend(b),
                     (JobColumn::Counts(a), JobColumn::Counts(b)) => a.extend(b),
+                    (JobColumn::Signed(a), JobColumn::Signed(b)) => a.extend(b),
                     (JobColumn::Texts(a), JobColumn::Texts(b)) => a.extend(b.iter().cloned()),
                     (JobColumn::Flags(a), JobColumn::Flags(b)) => a.extend(b),
                     _ => panic!("column {name} changed kind"),

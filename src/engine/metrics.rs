@@ -35,7 +35,9 @@
 //!   (connected pieces of their nodes; mean hop distance between them, exact; see
 //!   [`locality`](super::locality) for the topologies);
 //! * mean torus dimensionality = mean number of dimensions of the torus each job ran as (as the
-//!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori.
+//!   allocator converted its placement, `Outcome::tori`); 0 when the allocator grants no tori;
+//! * Jain's index over the users' mean bounded slowdowns, the worst user's mean wait and mean
+//!   bounded slowdown: [`users`](super::users) (the jobs of no user count as one user).
 
 use super::{FragSummary, Outcome, RunMetrics, Timeline, summarize_fragmentation};
 use crate::machine::{AllocKind, MachineSpec};
@@ -124,27 +126,13 @@ pub fn summarize_without_fragmentation(
         .map(|r| r.end)
         .fold(f64::NEG_INFINITY, f64::max);
     m.makespan_s = (last_end - first_submit).max(0.0);
-    let served = |(j, r): (&crate::workload::Job, &super::JobRecord)| {
-        if r.killed {
-            j.estimate
-        } else {
-            match outcome.dilation.get(j.id.index()) {
-                Some(&factor) => j.runtime * factor,
-                None => j.runtime,
-            }
-        }
-    };
-    let node_seconds: f64 = pairs()
-        .map(|p| f64::from(p.1.placement.nodes()) * served(p))
-        .sum();
+    let node_seconds: f64 = pairs().map(|(j, r)| outcome.node_seconds(j, r)).sum();
     m.killed_jobs = outcome.records.iter().filter(|r| r.killed).count() as u64;
     if m.makespan_s > 0.0 {
         m.utilization = node_seconds / (f64::from(machine.nodes()) * m.makespan_s);
         m.throughput_per_s = nf / m.makespan_s;
     }
-    let mut slowdowns: Vec<f64> = pairs()
-        .map(|p| (turnaround(p) / p.0.runtime.max(SLOWDOWN_BOUND_S)).max(1.0))
-        .collect();
+    let mut slowdowns: Vec<f64> = pairs().map(|(j, r)| r.bounded_slowdown(j)).collect();
     m.mean_bounded_slowdown = slowdowns.iter().sum::<f64>() / nf;
     [
         m.p50_bounded_slowdown,
@@ -170,6 +158,10 @@ pub fn summarize_without_fragmentation(
     m.head_fragmentation = f64::NAN;
     (m.mean_estimate_error, m.underestimated_share) = estimate_accuracy(workload, outcome);
     (m.mean_pieces, m.mean_pairwise_hops) = mean_locality(machine, &outcome.records[..n]);
+    let fair = super::users::Fairness::of(&super::users::per_user(workload, outcome));
+    m.jain_bounded_slowdown = fair.jain;
+    m.worst_user_mean_wait_s = fair.worst_mean_wait_s;
+    m.worst_user_mean_bounded_slowdown = fair.worst_mean_bounded_slowdown;
     if !outcome.tori.is_empty() {
         m.mean_torus_dims =
             outcome.tori.iter().map(|t| t.len() as f64).sum::<f64>() / outcome.tori.len() as f64;

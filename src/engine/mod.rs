@@ -3,7 +3,8 @@
 //! * [`replay`] (or [`Engine`] for a hand-built scheduler and allocator) runs a [`Workload`] on a
 //!   machine and returns an [`Outcome`]: a [`JobRecord`] per job and the allocator's counters.
 //! * [`validate()`] checks an outcome *without* the policies' or the allocators' code.
-//! * [`summarize`] turns it into the [`RunMetrics`] every table prints.
+//! * [`summarize`] turns it into the [`RunMetrics`] every table prints; [`users`] measures it
+//!   per user (who won and who lost) and how evenly the users fared.
 //! * [`ReplayOptions`] are the options of one replay (ending jobs at their estimates, dilation),
 //!   one value from every front end to the engine ([`options`] says how to add one).
 //! * [`Observer`] hooks (no-op by default) see starts, ends and the state after each instant;
@@ -88,6 +89,7 @@ mod observer;
 pub mod options;
 mod sim;
 mod timeline;
+pub mod users;
 mod validate;
 
 pub use crate::sched::semantics::{Profile, Semantics};
@@ -109,7 +111,7 @@ pub use validate::{ValidationError, validate};
 use crate::SimTime;
 use crate::machine::{AllocKind, AllocStats, Dims, MachineSpec, Placement, SpecError};
 use crate::sched::SchedKind;
-use crate::workload::{JobId, Request, Workload};
+use crate::workload::{Job, JobId, Request, Workload};
 
 /// What happened to one job.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,6 +128,14 @@ pub struct JobRecord {
     /// ([`System::promise`](crate::sched::System::promise)); `None` when it never got a reservation
     /// (8 bytes: [`PackedTime`](crate::packed::PackedTime)).
     pub reserved: Option<crate::packed::PackedTime>,
+}
+
+impl JobRecord {
+    /// The bounded slowdown of `job`, this its record: max(1, turnaround / max(run time, τ)),
+    /// τ = 10 s, the summary's (`mean_bounded_slowdown`).
+    pub fn bounded_slowdown(&self, job: &Job) -> f64 {
+        ((self.end - job.submit) / job.runtime.max(metrics::SLOWDOWN_BOUND_S)).max(1.0)
+    }
 }
 
 /// One run segment of a job that was suspended at least once.
@@ -167,6 +177,22 @@ pub struct Outcome {
     pub alloc_time_s: f64,
     /// Wall-clock seconds of the whole replay (not deterministic).
     pub sim_wall_s: f64,
+}
+
+impl Outcome {
+    /// Nodes granted to `job` (`r` its record) × time served: its run time (stretched by its
+    /// dilation), or its estimate when it was killed there.
+    pub fn node_seconds(&self, job: &Job, r: &JobRecord) -> f64 {
+        let served = if r.killed {
+            job.estimate
+        } else {
+            match self.dilation.get(job.id.index()) {
+                Some(&factor) => job.runtime * factor,
+                None => job.runtime,
+            }
+        };
+        f64::from(r.placement.nodes()) * served
+    }
 }
 
 /// Summary of one replay. Field names are the column names of every table and JSON object.
@@ -246,6 +272,12 @@ pub struct RunMetrics {
     pub mean_pieces: f64,
     /// Mean over the jobs of the mean hop distance between their nodes ([`locality`]).
     pub mean_pairwise_hops: f64,
+    /// Jain's index over the users' mean bounded slowdowns ([`users::Fairness`]), 1/n..1.
+    pub jain_bounded_slowdown: f64,
+    /// The largest of the users' mean waits ([`users::Fairness`]).
+    pub worst_user_mean_wait_s: f64,
+    /// The largest of the users' mean bounded slowdowns ([`users::Fairness`]).
+    pub worst_user_mean_bounded_slowdown: f64,
     /// What an experiment observed of the run beyond this summary (the §4.2 window measures of
     /// [`observation`]); not a column of the summary tables, zero unless asked for.
     pub observed: observation::Observed,

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 /// The logs the tests read: the catalogued logs of `../shared/traces`.
-pub const REAL_LOGS: [&str; 7] = [
+pub const REAL_LOGS: [&str; 8] = [
     "SDSC-Par-1996-3.1-cln.swf.gz",
     "SDSC-BLUE-2000-4.2-cln.swf.gz",
     "NASA-iPSC-1993-3.1-cln.swf.gz",
@@ -18,6 +18,7 @@ pub const REAL_LOGS: [&str; 7] = [
     "CTC-SP2-1996-3.1-cln.swf.gz",
     "KTH-SP2-1996-2.1-cln.swf.gz",
     "LLNL-Atlas-2006-2.1-cln.swf.gz",
+    "HPC2N-2002-2.2-cln.swf.gz",
 ];
 
 /// The directory that holds every one of [`REAL_LOGS`]: the first of `$PWA_TRACES`'s directories

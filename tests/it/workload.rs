@@ -240,6 +240,8 @@ fn shared_logs_convert_as_catalogued() {
         ("kth-sp2", 28_475, 1),
         // pbatch (partition 1) only: 18,051 jobs of other partitions, 3,330 without a size.
         ("llnl-atlas", 22_397, 21_381),
+        // 120 dual-processor nodes, every job within the header's 240 processors.
+        ("hpc2n", 202_871, 0),
     ];
     let cat = Catalog::builtin();
     for (name, jobs, dropped) in expected {

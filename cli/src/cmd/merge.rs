@@ -259,9 +259,10 @@ fn merged_manifest(first: &Part, parts: &[Part], threads: usize) -> anyhow::Resu
     Ok(m)
 }
 
-/// Copies a part's `jobs/` and `swf/` files into `out` (hard links where the file system allows).
+/// Copies a part's `jobs/`, `users/` and `swf/` files into `out` (hard links where the file
+/// system allows).
 fn copy_cell_files(part: &Path, out: &Path) -> anyhow::Result<()> {
-    for sub in ["jobs", "swf"] {
+    for sub in ["jobs", "users", "swf"] {
         let dir = part.join(sub);
         if !dir.is_dir() {
             continue;

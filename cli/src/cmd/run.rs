@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use pwa_replay::engine::users::per_user;
 use pwa_replay::engine::{
     FragMeter, FragSummary, Outcome, replay_with, summarize_with_fragmentation, validate,
 };
@@ -158,6 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let m = summarize_with_fragmentation(&workload, t.machine, &outcome, &frag);
     if let (Some(path), Some(fmt)) = (&args.jobs_out, jobs_format) {
         write_jobs(path, fmt, &workload, t.machine, &outcome)?;
+        jobs::write_users(&jobs::users_path(path), &per_user(&workload, &outcome))?;
     }
     let mut labels: Vec<(String, Value)> = [
         ("trace", Value::from(t.name.clone())),

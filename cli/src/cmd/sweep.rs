@@ -27,6 +27,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
+use pwa_replay::engine::users::per_user;
 use pwa_replay::engine::{ReplayOptions, RunMetrics};
 use pwa_replay::experiment::run::{self, Replica};
 use pwa_replay::experiment::sweep::{Given, SweepSpec};
@@ -286,7 +287,7 @@ fn execute(
         machine: loaded.machine,
     };
     let planned = (!open_ended).then_some(units.len());
-    let cells = CellRun::new(args, loaded, out, &replicas, &progress, &stop, planned);
+    let cells = CellRun::new(args, loaded, out, &replicas, &progress, &stop, planned)?;
     let hook = |r: &Replica<'_>, _: &dyn Fn() -> Result<RunMetrics, CellError>| cells.replica(r);
     let results = run::run(&plan, &units, &source, &hook, &|_| {}, threads);
     progress.finish();
@@ -367,6 +368,9 @@ struct CellRun<'a> {
     loaded: &'a LoadedTrace,
     out: &'a Path,
     header: Header,
+    /// The source log's fields the jobs do not carry, for `--swf-out` (empty without it, or for
+    /// a synthetic workload).
+    source: jobs::SourceFields,
     replicas: &'a Replicas<'a>,
     progress: &'a Progress,
     stop: &'a AtomicBool,
@@ -391,15 +395,22 @@ impl<'a> CellRun<'a> {
         progress: &'a Progress,
         stop: &'a AtomicBool,
         planned: Option<usize>,
-    ) -> Self {
+    ) -> anyhow::Result<Self> {
+        let source = if args.swf_out && loaded.path.is_file() {
+            jobs::SourceFields::read(&loaded.path)
+                .with_context(|| format!("reading {} again for --swf-out", loaded.path.display()))?
+        } else {
+            jobs::SourceFields::default()
+        };
         if let Some(cells) = planned {
             progress.event(CellEvent::Planned { cells });
         }
-        CellRun {
+        Ok(CellRun {
             args,
             loaded,
             out,
             header: swf_header(loaded),
+            source,
             replicas,
             progress,
             stop,
@@ -408,7 +419,7 @@ impl<'a> CellRun<'a> {
             planned: AtomicUsize::new(planned.unwrap_or(0)),
             finished: AtomicUsize::new(0),
             failure: Mutex::new(None),
-        }
+        })
     }
 
     /// The run's results, or why there are none: the first failure (or the output directory
@@ -508,10 +519,13 @@ impl<'a> CellRun<'a> {
         });
     }
 
-    /// One replay of the replica, its per-job table and SWF schedule written when asked.
+    /// One replay of the replica, its per-user table, and its per-job table and SWF schedule
+    /// when asked.
     fn simulate(&self, r: &Replica<'_>, cell: &Cell) -> Result<RunMetrics, CellError> {
         let run = run::replay(r.prepared, r.cell, r.seed, self.args.validate)?;
         let machine = self.loaded.machine;
+        let users = per_user(&run.workload, &run.outcome);
+        jobs::write_users(&jobs::users_table_path(self.out, cell), &users)?;
         if self.args.per_job {
             let path = jobs::per_job_path(self.out, cell);
             jobs::write_per_job(&path, &run.workload, machine, &run.outcome)?;
@@ -520,13 +534,14 @@ impl<'a> CellRun<'a> {
             let path = jobs::swf_path(self.out, cell);
             let mut header = self.header.clone();
             header.push("Note", &format!("simulated schedule of {cell}"));
-            jobs::write_swf(&path, &header, &run.workload, &run.outcome)?;
+            jobs::write_swf(&path, &header, &run.workload, &run.outcome, &self.source)?;
         }
         Ok(run.metrics)
     }
 
     fn outputs_exist(&self, cell: &Cell) -> bool {
-        (!self.args.per_job || jobs::per_job_path(self.out, cell).is_file())
+        jobs::users_table_path(self.out, cell).is_file()
+            && (!self.args.per_job || jobs::per_job_path(self.out, cell).is_file())
             && (!self.args.swf_out || jobs::swf_path(self.out, cell).is_file())
     }
 }

@@ -1,5 +1,6 @@
-//! Per-cell outputs: the per-job table (`--per-job`, Parquet) and the simulated schedule as SWF
-//! (`--swf-out`), named after the cell (`jobs/window-240_mpl_lf0.3.parquet`,
+//! Per-cell outputs: the per-job table (`--per-job`, Parquet), the per-user table (every cell)
+//! and the simulated schedule as SWF (`--swf-out`), named after the cell
+//! (`jobs/window-240_mpl_lf0.3.parquet`, `users/window-240_mpl_lf0.3.parquet`,
 //! `swf/window-240_mpl_lf0.3.swf`).
 //!
 //! A per-job table is written in parts of rows, each built, written and freed in turn, so that
@@ -7,6 +8,7 @@
 //! the row groups `ParquetWriter::finish` makes of a whole frame ([`row_groups`]), so its bytes are
 //! those of the frame written at once; CSV is the same text whatever the parts.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,7 @@ use anyhow::Context;
 use polars::prelude::{Column, CsvWriter, DataFrame, ParquetWriter, Schema, SerWriter};
 use pwa_replay::engine::Outcome;
 use pwa_replay::engine::columns::{JobColumn, job_table_rows};
+use pwa_replay::engine::users::{UserRow, user_table};
 use pwa_replay::machine::MachineSpec;
 use pwa_replay::sweep::Cell;
 use pwa_replay::swf::{self, Header, Record};
@@ -40,6 +43,11 @@ pub fn per_job_path(dir: &Path, cell: &Cell) -> PathBuf {
     dir.join("jobs").join(format!("{}.parquet", stem(cell)))
 }
 
+/// Path of a cell's per-user table under the sweep directory.
+pub fn users_table_path(dir: &Path, cell: &Cell) -> PathBuf {
+    dir.join("users").join(format!("{}.parquet", stem(cell)))
+}
+
 /// Path of a cell's SWF schedule under the sweep directory.
 pub fn swf_path(dir: &Path, cell: &Cell) -> PathBuf {
     dir.join("swf").join(format!("{}.swf", stem(cell)))
@@ -53,18 +61,58 @@ fn per_job_rows(
     out: &Outcome,
     rows: Range<usize>,
 ) -> anyhow::Result<DataFrame> {
-    let height = rows.len();
-    let cols = job_table_rows(w, machine, out, rows)
+    frame(rows.len(), job_table_rows(w, machine, out, rows)).context("building the per-job table")
+}
+
+/// A table of the library (per-job or per-user rows) as a frame of `height` rows.
+fn frame(height: usize, table: Vec<(&str, JobColumn)>) -> polars::prelude::PolarsResult<DataFrame> {
+    let cols = table
         .into_iter()
         .map(|(name, values)| match values {
             JobColumn::Ids(v) => Column::new(name.into(), v),
             JobColumn::Reals(v) => Column::new(name.into(), v),
             JobColumn::Counts(v) => Column::new(name.into(), v),
+            JobColumn::Signed(v) => Column::new(name.into(), v),
             JobColumn::Texts(v) => Column::new(name.into(), v),
             JobColumn::Flags(v) => Column::new(name.into(), v),
         })
         .collect();
-    DataFrame::new(height, cols).context("building the per-job table")
+    DataFrame::new(height, cols)
+}
+
+/// The per-user table of one replay ([`user_table`] as a frame).
+pub fn per_user_frame(rows: &[UserRow]) -> anyhow::Result<DataFrame> {
+    frame(rows.len(), user_table(rows)).context("building the per-user table")
+}
+
+/// The per-user table's path beside a per-job table's: `jobs.parquet` → `jobs.users.parquet`.
+pub fn users_path(jobs: &Path) -> PathBuf {
+    let ext = jobs
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("parquet");
+    jobs.with_extension(format!("users.{ext}"))
+}
+
+/// Writes the per-user table as CSV or Parquet, by the path's extension (`.csv`, else Parquet),
+/// on the calling thread: a sweep writes one per cell from its workers, and a parallel writer
+/// would make a worker waiting for it steal further cells, holding back its cache entry until
+/// they are done.
+pub fn write_users(path: &Path, rows: &[UserRow]) -> anyhow::Result<()> {
+    let mut df = per_user_frame(rows)?;
+    let csv = path.extension().is_some_and(|e| e == "csv");
+    write_atomic(path, |f| {
+        if csv {
+            CsvWriter::new(f).finish(&mut df).context("writing CSV")
+        } else {
+            ParquetWriter::new(f)
+                .set_parallel(false)
+                .finish(&mut df)
+                .map(|_| ())
+                .context("writing Parquet")
+        }
+    })
+    .with_context(|| format!("writing the per-user table {}", path.display()))
 }
 
 /// Rows per row group of `ParquetWriter::finish` (polars' default, 512²).
@@ -146,15 +194,46 @@ pub fn write_per_job(
     write_atomic(path, |f| write_parquet(f, w, machine, out))
 }
 
+/// The SWF fields a [`Job`] does not carry — 14 (executable), 17 (preceding job) and 18 (think
+/// time) — by job number, read again from the source log for `--swf-out` (the first line of a
+/// job number that appears twice).
+#[derive(Debug, Default)]
+pub struct SourceFields(HashMap<u64, [Option<i64>; 3]>);
+
+impl SourceFields {
+    /// The fields of the log at `path` (lines malformed are skipped, as a lenient load does).
+    pub fn read(path: &Path) -> anyhow::Result<SourceFields> {
+        let reader = swf::SwfReader::open(path, swf::ReadOptions::lenient())?;
+        let mut fields = HashMap::new();
+        for record in reader {
+            let r = record?;
+            fields
+                .entry(r.job_id)
+                .or_insert([r.executable, r.preceding_job, r.think_time]);
+        }
+        Ok(SourceFields(fields))
+    }
+}
+
 /// Writes the simulated schedule as SWF: submit (s, after load scaling, rounded), wait = start −
 /// submit (rounded), run time, allocated processors = nodes granted × processors per node,
-/// requested processors = asked, status 1; other fields −1.
-pub fn write_swf(path: &Path, header: &Header, w: &Workload, out: &Outcome) -> anyhow::Result<()> {
+/// requested processors = asked, status 1; the input's requested time (field 9), user, group,
+/// queue and partition (12, 13, 15, 16) as the job carries them, and its executable, preceding
+/// job and think time (14, 17, 18) from `source`; other fields −1.
+pub fn write_swf(
+    path: &Path,
+    header: &Header,
+    w: &Workload,
+    out: &Outcome,
+    source: &SourceFields,
+) -> anyhow::Result<()> {
     write_atomic(path, |f| {
         swf::write_header(f, header)?;
         for (job, rec) in w.jobs.iter().zip(&out.records) {
             let submit = job.submit.round();
             let granted = i64::from(rec.placement.nodes()) * i64::from(w.procs_per_node.max(1));
+            let [executable, preceding_job, think_time] =
+                source.0.get(&job.source_id).copied().unwrap_or_default();
             let r = Record {
                 job_id: job.source_id,
                 submit: Some(submit as i64),
@@ -162,7 +241,15 @@ pub fn write_swf(path: &Path, header: &Header, w: &Workload, out: &Outcome) -> a
                 run_time: Some(job.runtime.round() as i64),
                 allocated_procs: Some(granted),
                 requested_procs: Some(i64::from(job.asked_procs)),
+                requested_time: job.requested.map(|t| t.get().round() as i64),
                 status: Some(1),
+                user: job.user.map(|u| i64::from(u.get())),
+                group: job.group.map(|g| i64::from(g.get())),
+                executable,
+                queue: job.queue.map(|q| i64::from(q.get())),
+                partition: job.partition.map(|p| i64::from(p.get())),
+                preceding_job,
+                think_time,
                 ..Record::default()
             };
             swf::write_record(f, &r)?;
@@ -280,12 +367,18 @@ mod tests {
 
     #[test]
     fn swf_schedule_fills_the_wait_field() {
-        let (w, out) = example();
+        let (mut w, out) = example();
+        w.jobs[1].requested = pwa_replay::packed::PackedTime::new(600.0);
+        w.jobs[1].user = pwa_replay::packed::UserId::new(3);
+        w.jobs[1].group = pwa_replay::packed::GroupId::new(4);
+        w.jobs[1].queue = pwa_replay::packed::QueueId::new(5);
+        w.jobs[1].partition = pwa_replay::packed::PartitionId::new(6);
+        let source = SourceFields([(9, [Some(14), Some(7), Some(18)])].into());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.swf");
         let mut header = Header::new();
         header.push("Version", "2.2");
-        write_swf(&path, &header, &w, &out).unwrap();
+        write_swf(&path, &header, &w, &out, &source).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<Vec<i64>> = text
             .lines()
@@ -298,6 +391,10 @@ mod tests {
         assert_eq!(pick(&lines[0]), [7, 0, 0, 10, 6, 6, 1]);
         assert_eq!(pick(&lines[1]), [9, 4, 6, 6, 3, 3, 1]);
         assert!(lines.iter().all(|l| l.len() == 18));
+        // Fields 9 and 12–18 are the input's: job 7 has none, job 9 all.
+        assert_eq!((lines[0][8], &lines[0][11..]), (-1, &[-1; 7][..]));
+        assert_eq!(lines[1][8], 600);
+        assert_eq!(lines[1][11..], [3, 4, 14, 5, 6, 7, 18]);
     }
 
     /// The row groups are those `ParquetWriter::finish` makes: a frame written whole and the same

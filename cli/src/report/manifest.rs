@@ -5,7 +5,7 @@
 //! (`pwa-replay verify DIR`).
 //!
 //! The files listed are the directory's regular files (not `manifest.json`, hidden files or
-//! temporaries) and everything under `cells/`, `jobs/` and `swf/`; other subdirectories (a Slurm
+//! temporaries) and everything under `cells/`, `jobs/`, `users/` and `swf/`; other subdirectories (a Slurm
 //! sweep's `parts/` and `slurm/`) are not part of the output and keep their own manifests.
 //! `paper` sets [`Manifest::whole_tree`]: its figures sit in subdirectories.
 //! Everything but `started`, `finished` and the hashes of files holding wall-clock columns is the
@@ -28,7 +28,7 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 const FORMAT: &str = "pwa-replay-manifest/1";
 
 /// Subdirectories whose files belong to the output.
-const OUTPUT_DIRS: [&str; 3] = ["cells", "jobs", "swf"];
+const OUTPUT_DIRS: [&str; 4] = ["cells", "jobs", "users", "swf"];
 
 /// The provenance of one output directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -60,7 +60,8 @@ pub struct Manifest {
     /// Later command lines that rewrote files of the directory (`plot` into a sweep directory).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub amended_by: Vec<Vec<String>>,
-    /// Every file of every subdirectory is an output (`paper`), not only `cells/`, `jobs/`, `swf/`.
+    /// Every file of every subdirectory is an output (`paper`), not only `cells/`, `jobs/`,
+    /// `users/`, `swf/`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub whole_tree: bool,
 }

@@ -19,6 +19,7 @@ pub mod progress;
 pub mod spread;
 pub mod table;
 pub mod tables;
+pub mod user_waits;
 
 use std::path::Path;
 
@@ -108,7 +109,8 @@ pub fn redraw(
     log_y: bool,
     provenance: Option<&manifest::Manifest>,
 ) -> anyhow::Result<()> {
-    let drawn = plots::draw_all(dir, rows, log_y)?;
+    let mut drawn = plots::draw_all(dir, rows, log_y)?;
+    drawn.extend(user_waits::draw(dir, rows)?);
     let rule = KneeRule {
         factor: config.map_or(KneeRule::default().factor, |c| c.knee_factor),
     };

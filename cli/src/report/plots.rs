@@ -186,11 +186,7 @@ pub(crate) fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
                 label,
                 scheduler: r.scheduler.clone(),
                 allocator: r.allocator.clone(),
-                colour: if one_scheduler {
-                    palette::allocator_colour(&r.allocator)
-                } else {
-                    palette::scheduler_colour(&r.scheduler)
-                },
+                colour: series_colour(r, one_scheduler),
                 marker: palette::allocator_marker(&r.allocator),
                 points: vec![p],
                 band: band.into_iter().collect(),
@@ -204,6 +200,15 @@ pub(crate) fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
         c.band.retain(|b| b.1.is_finite() && b.2.is_finite());
     }
     out
+}
+
+/// A series' colour: its scheduler's, or its allocator's in a sweep of `one_scheduler`.
+pub(crate) fn series_colour(r: &SummaryRow, one_scheduler: bool) -> RGBColor {
+    if one_scheduler {
+        palette::allocator_colour(&r.allocator)
+    } else {
+        palette::scheduler_colour(&r.scheduler)
+    }
 }
 
 /// Whether the positive values of the figure span more than [`AUTO_LOG_RATIO`].
@@ -541,7 +546,7 @@ fn legend(curves: &[Curve]) -> Vec<Entry> {
 }
 
 /// The legend column, rows shrunk to fit the figure's height.
-fn draw_legend(area: &Area<'_>, curves: &[Curve]) -> anyhow::Result<()> {
+pub(crate) fn draw_legend(area: &Area<'_>, curves: &[Curve]) -> anyhow::Result<()> {
     let entries = legend(curves);
     let (x0, top) = (10, 54);
     let avail = SIZE.1 as i32 - top - 20;
@@ -606,7 +611,7 @@ pub(crate) fn marker(
 
 /// A linear-axis tick label: thousands grouped with commas (`900,000`), small values with up to
 /// three decimals.
-fn number(v: f64) -> String {
+pub(crate) fn number(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {
         "0".into()
@@ -631,7 +636,7 @@ fn load_tick(v: f64) -> String {
 }
 
 /// Log-axis ticks at 1, 2 and 5 × 10^k inside `lo..hi`.
-fn log_keys(lo: f64, hi: f64) -> Vec<f64> {
+pub(crate) fn log_keys(lo: f64, hi: f64) -> Vec<f64> {
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     (a..=b)
         .flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k)))
@@ -640,7 +645,7 @@ fn log_keys(lo: f64, hi: f64) -> Vec<f64> {
 }
 
 /// A log-axis tick label: `2×10⁵`, `10⁶` from 10⁴ up, plain below.
-fn log_tick(v: f64) -> String {
+pub(crate) fn log_tick(v: f64) -> String {
     if !(v.is_finite() && v >= 1e4) {
         return number(v);
     }

@@ -3,11 +3,13 @@
 //! the sortable tables of `index.html` ([`super::html`]). Cell text may hold Markdown code spans
 //! (`` `fcfs` ``); both renderers show them as code.
 
+use pwa_replay::engine::RunMetrics;
 use pwa_replay::sweep::{Knee, KneeRule};
 use serde::Serialize;
 
 use super::RunConfig;
 use super::spread;
+
 use super::table::SummaryRow;
 
 /// One table of the report.
@@ -83,6 +85,7 @@ pub fn all(rows: &[SummaryRow], rule: &KneeRule) -> Vec<Table> {
     [
         Some(knees(rows, rule)),
         key_numbers(rows),
+        fairness(rows),
         against_fcfs(rows),
         confidence(rows),
     ]
@@ -161,7 +164,7 @@ fn strings(v: &[&str]) -> Vec<String> {
 }
 
 /// The load factor every series has: 1.0 (the trace as recorded) when possible, else the largest.
-fn common_load(rows: &[SummaryRow]) -> Option<f64> {
+pub(crate) fn common_load(rows: &[SummaryRow]) -> Option<f64> {
     let all = series(rows);
     let has = |lf: f64| {
         all.iter()
@@ -175,23 +178,34 @@ fn common_load(rows: &[SummaryRow]) -> Option<f64> {
     loads.into_iter().find(|&lf| has(lf))
 }
 
-fn key_numbers(rows: &[SummaryRow]) -> Option<Table> {
+/// The load factor every series has ([`common_load`]) and a row per series there: its label, then
+/// `cells` of its metrics.
+fn at_common_load(
+    rows: &[SummaryRow],
+    cells: fn(&RunMetrics) -> Vec<String>,
+) -> Option<(f64, Vec<Vec<String>>)> {
     let lf = common_load(rows)?;
     let body = series(rows)
         .into_iter()
         .filter_map(|(label, pts)| {
             let m = &pts.iter().find(|r| r.load_factor == lf)?.metrics;
-            Some(vec![
-                label,
-                format!("{:.0}", m.mean_turnaround_s),
-                format!("{:.0}", m.mean_wait_s),
-                format!("{:.0}", m.p95_wait_s),
-                format!("{:.0}", m.max_wait_s),
-                format!("{:.3}", m.utilization),
-                format!("{:.2}", m.mean_bounded_slowdown),
-            ])
+            Some(std::iter::once(label).chain(cells(m)).collect())
         })
         .collect();
+    Some((lf, body))
+}
+
+fn key_numbers(rows: &[SummaryRow]) -> Option<Table> {
+    let (lf, body) = at_common_load(rows, |m| {
+        vec![
+            format!("{:.0}", m.mean_turnaround_s),
+            format!("{:.0}", m.mean_wait_s),
+            format!("{:.0}", m.p95_wait_s),
+            format!("{:.0}", m.max_wait_s),
+            format!("{:.3}", m.utilization),
+            format!("{:.2}", m.mean_bounded_slowdown),
+        ]
+    })?;
     Some(Table {
         title: format!("Key numbers at load factor {lf}"),
         note: String::new(),
@@ -205,6 +219,32 @@ fn key_numbers(rows: &[SummaryRow]) -> Option<Table> {
             "mean bounded slowdown",
         ]),
         numeric: vec![false, true, true, true, true, true, true],
+        rows: body,
+    })
+}
+
+/// Who won and who lost, at the load factor of the key numbers: Jain's index over the users'
+/// mean bounded slowdowns and the worst user's mean wait and mean bounded slowdown.
+fn fairness(rows: &[SummaryRow]) -> Option<Table> {
+    let (lf, body) = at_common_load(rows, |m| {
+        vec![
+            format!("{:.3}", m.jain_bounded_slowdown),
+            format!("{:.0}", m.worst_user_mean_wait_s),
+            format!("{:.2}", m.worst_user_mean_bounded_slowdown),
+        ]
+    })?;
+    Some(Table {
+        title: format!("Fairness between users at load factor {lf}"),
+        note: "Jain's index over the users' mean bounded slowdowns (1: every user alike); the \
+               worst user's means, each the largest over the users."
+            .to_string(),
+        columns: strings(&[
+            "policy",
+            "Jain's index",
+            "worst user's mean wait (s)",
+            "worst user's mean bounded slowdown",
+        ]),
+        numeric: vec![false, true, true, true],
         rows: body,
     })
 }

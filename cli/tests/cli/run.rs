@@ -384,3 +384,54 @@ fn queue_orders_by_label_and_their_errors() {
         fails_with(&mut run(s, "flat:4", sched, "flat", &extra), &needles);
     }
 }
+
+/// The per-job table names each job's user, group, queue and partition as the log does, and the
+/// per-user table beside it adds up to the jobs: on the first 3,000 jobs of CTC-SP2, every row's
+/// `user` is field 12 of the log's line of that job (and `group` 13, `queue` 15, `partition` 16).
+#[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
+fn the_user_column_is_field_12_of_the_log() {
+    use pwa_replay::swf::{self, ReadOptions, SwfReader};
+    let log = real_logs().join("CTC-SP2-1996-3.1-cln.swf.gz");
+    let mut reader = SwfReader::open(&log, ReadOptions::strict()).expect("CTC-SP2");
+    let records: Vec<swf::Record> = reader.by_ref().take(3000).map(Result::unwrap).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let slice = dir.path().join("ctc-3000.swf");
+    let mut text = Vec::new();
+    swf::write_header(&mut text, reader.header()).unwrap();
+    for r in &records {
+        swf::write_record(&mut text, r).unwrap();
+    }
+    std::fs::write(&slice, text).unwrap();
+    let csv = dir.path().join("jobs.csv");
+    let extra = ["--validate", "--jobs-out", csv.to_str().unwrap()];
+    run(slice.to_str().unwrap(), "flat:338", "easy", "flat", &extra)
+        .assert()
+        .success();
+    let rows = crate::support::csv_rows(&csv);
+    assert_eq!(rows.len(), records.len());
+    let by_id: std::collections::BTreeMap<String, &swf::Record> =
+        records.iter().map(|r| (r.job_id.to_string(), r)).collect();
+    let users: std::collections::BTreeSet<i64> =
+        records.iter().map(|r| r.user.unwrap_or(-1)).collect();
+    assert!(users.len() > 50, "{} users", users.len());
+    for row in &rows {
+        let r = by_id[&row["job_id"]];
+        let field = |v: Option<i64>| v.unwrap_or(-1).to_string();
+        assert_eq!(row["user"], field(r.user), "job {}", r.job_id);
+        assert_eq!(row["group"], field(r.group), "job {}", r.job_id);
+        assert_eq!(row["queue"], field(r.queue), "job {}", r.job_id);
+        assert_eq!(row["partition"], field(r.partition), "job {}", r.job_id);
+    }
+    let per_user = crate::support::csv_rows(&dir.path().join("jobs.users.csv"));
+    assert_eq!(per_user.len(), users.len());
+    let jobs: u64 = per_user
+        .iter()
+        .map(|u| u["jobs"].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(jobs, records.len() as u64);
+    for u in &per_user {
+        let (mean, max) = (&u["mean_wait_s"], &u["max_wait_s"]);
+        assert!(mean.parse::<f64>().unwrap() <= max.parse::<f64>().unwrap() + 1e-9);
+    }
+}

@@ -485,3 +485,57 @@ y = "max_wait_s"
         }
     }
 }
+
+/// `--swf-out` keeps what the input says of each job that the simulation does not change: its
+/// requested time (field 9), user, group, executable, queue, partition, preceding job and think
+/// time (12–18), every one distinct per job here.
+#[test]
+fn the_swf_schedule_keeps_the_input_fields_9_and_12_to_18() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = String::from("; Version: 2.2\n; MaxNodes: 16\n");
+    let kept = |i: i64| {
+        [
+            600 + i,
+            10 + i,
+            20 + i,
+            30 + i,
+            1 + i % 3,
+            1 + i % 2,
+            i,
+            5 * i,
+        ]
+    };
+    for i in 0..12i64 {
+        let k = kept(i);
+        text += &format!(
+            "{} {} -1 {} {} -1 -1 {} {} -1 1 {} {} {} {} {} {} {}\n",
+            i + 1,
+            30 * i,
+            60 + 11 * i,
+            1 + i % 16,
+            1 + i % 16,
+            k[0],
+            k[1],
+            k[2],
+            k[3],
+            k[4],
+            k[5],
+            k[6],
+            k[7]
+        );
+    }
+    let trace = write(tmp.path(), "fields.swf", &text);
+    let out = tmp.path().join("out");
+    let mut c = sweep_cmd(&trace, "flat:16", "easy", "flat", &out);
+    ok(c.args(["--loads", "1", "--swf-out", "--quiet"]));
+    let written = std::fs::read_to_string(out.join("swf/easy_flat_lf1.swf")).expect("swf");
+    let jobs = swf_jobs(&written);
+    assert_eq!(jobs.len(), 12);
+    for j in &jobs {
+        let k = kept(j[0] - 1);
+        assert_eq!(j[8], k[0], "job {}: field 9", j[0]);
+        assert_eq!(j[11..], k[1..], "job {}: fields 12-18", j[0]);
+    }
+    // Every cell has its per-user table.
+    assert!(out.join("users/easy_flat_lf1.parquet").is_file());
+}
