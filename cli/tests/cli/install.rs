@@ -33,6 +33,26 @@ fn the_manual_page_is_roff_and_one_page_per_command_is_written() {
         .stdout(predicate::str::starts_with(".ie \\n(.g .ds Aq"))
         .stdout(predicate::str::contains(".TH pwa-replay 1"))
         .stdout(predicate::str::contains("catalog"));
+    // The NAME line names every subcommand, as `--help` lists them.
+    let page = String::from_utf8(ok(bin().arg("man")).stdout).expect("utf-8");
+    let name = page
+        .lines()
+        .skip_while(|l| *l != ".SH NAME")
+        .nth(1)
+        .expect("a NAME section");
+    let help = String::from_utf8(ok(bin().arg("--help")).stdout).expect("utf-8");
+    let subcommands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| *s != "help")
+        .collect();
+    assert!(subcommands.len() >= 14, "{help}");
+    for sub in subcommands {
+        assert!(name.contains(sub), "the NAME line lacks {sub}: {name}");
+    }
     let dir = tempfile::tempdir().expect("tempdir");
     ok(bin().args(["man", "--out"]).arg(dir.path().join("man1")));
     for page in ["pwa-replay.1", "pwa-replay-sweep.1", "pwa-replay-catalog.1"] {
