@@ -98,11 +98,10 @@ fn load_into(
 /// The [`lib::Fetch`] of the command line: downloads a catalogued log into the first directory of
 /// the search path, unless `$PWA_OFFLINE=1` (then the error says how to install it by hand).
 pub fn download(entry: &TraceEntry, sp: &SearchPath) -> Result<PathBuf, LoadError> {
-    let offline = std::env::var_os("PWA_OFFLINE").is_some_and(|v| v == "1");
     let Some(dir) = sp.dirs().first().cloned() else {
         return Err(LoadError::Message("no trace directory to look in".into()));
     };
-    if offline {
+    if crate::download::offline() {
         return Err(LoadError::Message(format!(
             "{} is not on the search path and PWA_OFFLINE=1 forbids downloading it\n{}",
             entry.file,
