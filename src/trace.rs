@@ -219,10 +219,7 @@ pub fn load(
     }
     let path = PathBuf::from(trace);
     if !path.is_file() {
-        return Err(LoadError::Message(format!(
-            "`{trace}` is neither a catalogued trace ({}) nor a file",
-            cat.names().join(", ")
-        )));
+        return Err(not_found(trace, &path, &cat));
     }
     let name = path
         .file_name()
@@ -260,6 +257,29 @@ pub fn load(
     )?;
     t.notes = notes;
     Ok(t)
+}
+
+/// Why `trace`, neither a catalogued name nor a file, cannot be loaded: a path (it has a directory
+/// or an extension) does not exist or is not a file; a name is not catalogued, with the names it
+/// likely meant, else every name.
+fn not_found(trace: &str, path: &Path, cat: &Catalog) -> LoadError {
+    let names = cat.names();
+    let near = crate::suggest::did_you_mean(trace, names.iter().copied());
+    let looks_like_a_path = path.components().count() > 1 || path.extension().is_some();
+    LoadError::Message(match (path.exists(), near) {
+        (true, _) => format!("`{trace}` is not a file (a directory?): name an SWF file"),
+        (false, None) if looks_like_a_path => format!(
+            "`{trace}`: no such file (and not a catalogued trace: `pwa-replay catalog` lists them)"
+        ),
+        (false, Some(near)) => format!(
+            "`{trace}` is not a catalogued trace, {near} (no file of that name either; \
+             `pwa-replay catalog` lists them all)"
+        ),
+        (false, None) => format!(
+            "`{trace}` is neither a catalogued trace ({}) nor a file",
+            names.join(", ")
+        ),
+    })
 }
 
 fn open(path: &Path, lenient: bool) -> Result<SwfReader, LoadError> {
@@ -659,5 +679,29 @@ mod tests {
         assert_eq!(e.to_string(), "no-such-log.swf.gz not here");
         let e = no_fetch(&entry, &search_path()).unwrap_err();
         assert!(e.to_string().contains("pwa-replay fetch sdsc-96"), "{e}");
+    }
+
+    #[test]
+    fn a_name_that_is_neither_says_which_it_looked_like() {
+        let cat = Catalog::builtin();
+        let why = |t: &str| not_found(t, Path::new(t), &cat).to_string();
+        let near = why("kth-sp3");
+        assert!(near.contains("did you mean `kth-sp2`?"), "{near}");
+        assert!(
+            !near.contains("sdsc-blue"),
+            "no list beside a suggestion: {near}"
+        );
+        let path = why("/tmp/pwa-no-such-dir/nope.swf");
+        assert!(path.contains("no such file"), "{path}");
+        assert!(!path.contains("neither"), "{path}");
+        assert!(why("nope.swf").contains("no such file"));
+        let far = why("no-such-log");
+        assert!(
+            far.contains("neither a catalogued trace") && far.contains("kth-sp2"),
+            "{far}"
+        );
+        let dir = std::env::temp_dir();
+        let e = not_found(dir.to_str().unwrap(), &dir, &cat).to_string();
+        assert!(e.contains("not a file"), "{e}");
     }
 }

@@ -118,7 +118,11 @@ mod tests {
         let cmd = command();
         let about = cmd.get_about().expect("an about line").to_string();
         for sub in cmd.get_subcommands() {
-            assert!(about.contains(sub.get_name()), "{about} lacks {}", sub.get_name());
+            assert!(
+                about.contains(sub.get_name()),
+                "{about} lacks {}",
+                sub.get_name()
+            );
         }
     }
 

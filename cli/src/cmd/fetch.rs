@@ -26,11 +26,15 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cat = crate::trace::catalog()?;
     let Some(entry) = cat.get(&args.name) else {
-        bail!(
-            "`{}` is not a catalogued trace ({})",
-            args.name,
-            cat.names().join(", ")
-        );
+        let names = cat.names();
+        match pwa_replay::suggest::did_you_mean(&args.name, names.iter().copied()) {
+            Some(near) => bail!("`{}` is not a catalogued trace, {near}", args.name),
+            None => bail!(
+                "`{}` is not a catalogued trace ({})",
+                args.name,
+                names.join(", ")
+            ),
+        }
     };
     let existing = args.dir.join(&entry.file);
     let present = entry

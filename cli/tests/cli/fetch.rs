@@ -208,7 +208,9 @@ fn offline_fetch_touches_no_network_and_says_how_to_get_the_file() {
         .stderr(predicate::str::contains("GOOD.swf.gz"));
     let asked = listener.accept();
     assert!(
-        asked.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock),
+        asked
+            .as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock),
         "the offline fetch connected: {asked:?}"
     );
     assert!(names_in(&dir).is_empty(), "{:?}", names_in(&dir));
