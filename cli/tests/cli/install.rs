@@ -88,6 +88,29 @@ fn make_install_puts_binary_pages_and_completions_under_the_prefix() {
 }
 
 #[test]
+fn make_replay_installs_only_the_plot_font_and_make_test_everything_the_tests_need() {
+    let dry = |target: &str| {
+        let o = make(target, &["-n"], None).output().expect("make runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).expect("utf-8")
+    };
+    let replay = dry("replay");
+    assert!(replay.contains("fonts-dejavu-core"), "{replay}");
+    for unneeded in ["chromium", "python3-venv"] {
+        assert!(!replay.contains(unneeded), "make replay installs {unneeded}: {replay}");
+    }
+    // `make test` (and CI, `make setup`) installs the browser and Python's venv as well.
+    let setup = dry("setup");
+    for needed in ["fonts-dejavu-core", "chromium", "python3-venv"] {
+        assert!(setup.contains(needed), "make setup lacks {needed}: {setup}");
+    }
+    let makefile = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../Makefile"));
+    assert!(makefile.contains("\ntest: setup\n"), "make test installs through make setup");
+    let ci = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../.ci/run"));
+    assert!(ci.contains("make setup\n"), "CI installs everything first");
+}
+
+#[test]
 fn a_first_build_is_announced_with_its_measured_time_and_only_then() {
     let notice = |bin: &str| {
         let o = make("first-build-notice", &[&format!("BIN={bin}")], None)
