@@ -51,6 +51,10 @@ pub enum LoadError {
         /// The file and why it needs one.
         what: String,
     },
+    /// A malformed line of a file read strictly: file, line, field and what is wrong. Lenient
+    /// reading would skip it (and count it); callers say how their users ask for that.
+    #[error("{0}")]
+    Malformed(String),
 }
 
 /// Machine labels to suggest.
@@ -471,7 +475,10 @@ fn convert(
         .map_err(|e| LoadError::Message(chain(&e)))?;
     let context = || format!("converting {} for {}", path.display(), conversion.machine);
     for record in reader.by_ref() {
-        let record = record.map_err(|e| LoadError::Message(chain(&e)))?;
+        let record = record.map_err(|e| match e.skip_reason() {
+            Some(_) => LoadError::Malformed(chain(&e)),
+            None => LoadError::Message(chain(&e)),
+        })?;
         match each.as_mut() {
             Some(each) => {
                 if let Some(job) = converter

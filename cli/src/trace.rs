@@ -86,11 +86,17 @@ fn load_into(
                     ""
                 }
             ),
+            LoadError::Malformed(what) => {
+                anyhow::anyhow!("{what} (--lenient skips malformed lines and counts them)")
+            }
             e => e.into(),
         },
     )?;
     for note in &t.notes {
         eprintln!("{note}");
+    }
+    if !t.skipped.is_empty() {
+        eprintln!("{}: --lenient: {}", t.name, t.skipped);
     }
     Ok(t)
 }

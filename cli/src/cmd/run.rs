@@ -177,6 +177,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "alloc_calls_skipped".into(),
             Value::from(outcome.skipped_checks),
         ),
+        (
+            "dropped".into(),
+            Value::from(t.dropped.values().sum::<u64>()),
+        ),
+        ("skipped_lines".into(), Value::from(t.skipped.skipped_lines())),
     ]);
     let values = metrics::values(&m);
     let text = match args.format {

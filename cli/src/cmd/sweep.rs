@@ -603,6 +603,7 @@ fn config(
         machine: loaded.machine.to_string(),
         jobs: jobs as u64,
         dropped: loaded.dropped.values().sum(),
+        skipped_lines: loaded.skipped.skipped_lines(),
         schedulers: args.sched.iter().map(ToString::to_string).collect(),
         allocators: args.alloc.iter().map(ToString::to_string).collect(),
         loads: args.loads.to_string(),

@@ -46,6 +46,9 @@ pub struct RunConfig {
     pub jobs: u64,
     /// Jobs dropped by filters.
     pub dropped: u64,
+    /// Malformed lines skipped (`--lenient`).
+    #[serde(default)]
+    pub skipped_lines: u64,
     /// Scheduler labels.
     pub schedulers: Vec<String>,
     /// Allocator labels.

@@ -7,6 +7,7 @@ use pwa_replay::sweep::{Knee, KneeRule};
 use serde::Serialize;
 
 use super::RunConfig;
+use super::human;
 use super::spread;
 use super::table::SummaryRow;
 
@@ -40,10 +41,7 @@ pub fn configuration(rows: &[SummaryRow], config: Option<&RunConfig>) -> Vec<(St
     };
     row("trace file", format!("`{}`", c.trace_path));
     row("sha256 (uncompressed)", format!("`{}`", c.trace_sha256));
-    row(
-        "jobs replayed",
-        format!("{} ({} dropped by filters)", c.jobs, c.dropped),
-    );
+    row("jobs replayed", jobs_replayed(c));
     row("schedulers", code_list(&c.schedulers));
     row("allocators", code_list(&c.allocators));
     row("load factors", format!("`{}`", c.loads));
@@ -69,6 +67,20 @@ pub fn configuration(rows: &[SummaryRow], config: Option<&RunConfig>) -> Vec<(St
             .into(),
     );
     out
+}
+
+/// `18,441 (3 dropped by filters)`, then the malformed lines `--lenient` skipped, if any.
+fn jobs_replayed(c: &RunConfig) -> String {
+    let skipped = match c.skipped_lines {
+        0 => String::new(),
+        1 => ", 1 malformed line skipped (--lenient)".to_string(),
+        n => format!(", {} malformed lines skipped (--lenient)", human::count(n)),
+    };
+    format!(
+        "{} ({} dropped by filters{skipped})",
+        human::count(c.jobs),
+        human::count(c.dropped)
+    )
 }
 
 fn code_list(v: &[String]) -> String {

@@ -97,7 +97,10 @@ fn make_replay_installs_only_the_plot_font_and_make_test_everything_the_tests_ne
     let replay = dry("replay");
     assert!(replay.contains("fonts-dejavu-core"), "{replay}");
     for unneeded in ["chromium", "python3-venv"] {
-        assert!(!replay.contains(unneeded), "make replay installs {unneeded}: {replay}");
+        assert!(
+            !replay.contains(unneeded),
+            "make replay installs {unneeded}: {replay}"
+        );
     }
     // `make test` (and CI, `make setup`) installs the browser and Python's venv as well.
     let setup = dry("setup");
@@ -105,7 +108,10 @@ fn make_replay_installs_only_the_plot_font_and_make_test_everything_the_tests_ne
         assert!(setup.contains(needed), "make setup lacks {needed}: {setup}");
     }
     let makefile = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../Makefile"));
-    assert!(makefile.contains("\ntest: setup\n"), "make test installs through make setup");
+    assert!(
+        makefile.contains("\ntest: setup\n"),
+        "make test installs through make setup"
+    );
     let ci = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../.ci/run"));
     assert!(ci.contains("make setup\n"), "CI installs everything first");
 }
