@@ -55,7 +55,8 @@ pub mod swf;
 pub mod trace;
 pub mod workload;
 
-/// Simulated time: seconds for traces, model time units for synthetic workloads.
+/// Simulated time: seconds for traces, model time units for synthetic workloads
+/// ([`trace::TimeUnit`]).
 ///
 /// An `f64` rather than a fixed-point integer: load-factor scaling divides integer trace times by
 /// factors such as 0.3, and synthetic workloads draw exponential times; IEEE arithmetic is

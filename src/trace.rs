@@ -99,6 +99,27 @@ pub fn no_fetch(entry: &TraceEntry, sp: &SearchPath) -> Result<PathBuf, LoadErro
     )))
 }
 
+/// What a workload's times are measured in: seconds for logs and for the Lublin–Feitelson model,
+/// the abstract time units of the papers' synthetic models (`synth:MODEL`, `synth:hypercube`),
+/// whose mean service is 1 or 5 units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Seconds.
+    Seconds,
+    /// A synthetic model's time units.
+    Model,
+}
+
+impl TimeUnit {
+    /// The unit of the workload named `label` (a catalog name, a path or a `synth:` label).
+    pub fn of(label: &str) -> TimeUnit {
+        match label.trim().strip_prefix("synth:") {
+            Some(model) if !model.starts_with("lublin") => TimeUnit::Model,
+            _ => TimeUnit::Seconds,
+        }
+    }
+}
+
 /// What to do with a raw SWF file given without a machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoMachine {
@@ -710,5 +731,17 @@ mod tests {
         let dir = std::env::temp_dir();
         let e = not_found(dir.to_str().unwrap(), &dir, &cat).to_string();
         assert!(e.contains("not a file"), "{e}");
+    }
+
+    #[test]
+    fn synthetic_models_keep_time_in_their_own_units_and_lublin_in_seconds() {
+        assert_eq!(TimeUnit::of("sdsc-96"), TimeUnit::Seconds);
+        assert_eq!(TimeUnit::of("/tmp/w.swf"), TimeUnit::Seconds);
+        assert_eq!(TimeUnit::of("synth:lublin,nodes=128"), TimeUnit::Seconds);
+        assert_eq!(
+            TimeUnit::of("synth:uniform-decreasing,rate=1"),
+            TimeUnit::Model
+        );
+        assert_eq!(TimeUnit::of(" synth:hypercube,dim=7"), TimeUnit::Model);
     }
 }

@@ -196,7 +196,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .collect();
             serde_json::to_string_pretty(&Value::Object(obj))? + "\n"
         }
-        Format::Table => table(&labels, &values),
+        Format::Table => table(&labels, &values, human::TimeUnit::of(&t.name)),
     };
     std::io::stdout()
         .lock()
@@ -244,8 +244,13 @@ fn json_value(v: MetricValue) -> Value {
     }
 }
 
-/// The labels as given, then every metric for people ([`human::metric`]).
-fn table(labels: &[(String, Value)], values: &[(&str, MetricValue)]) -> String {
+/// The labels as given, then every metric for people ([`human::metric`] in the workload's time
+/// unit).
+fn table(
+    labels: &[(String, Value)],
+    values: &[(&str, MetricValue)],
+    unit: human::TimeUnit,
+) -> String {
     let shown = labels
         .iter()
         .map(|(k, v)| {
@@ -255,7 +260,7 @@ fn table(labels: &[(String, Value)], values: &[(&str, MetricValue)]) -> String {
             };
             (k.as_str(), v)
         })
-        .chain(values.iter().map(|&(k, v)| (k, human::metric(k, v))));
+        .chain(values.iter().map(|&(k, v)| (k, human::metric(k, v, unit))));
     let rows: Vec<(&str, String)> = shown.collect();
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     rows.iter()

@@ -16,7 +16,7 @@ use pwa_replay::workload::{
 };
 use serde::Serialize;
 
-use crate::report::human;
+use crate::report::human::{self, TimeUnit};
 use crate::trace::{NoMachine, TraceArgs};
 
 /// Output format.
@@ -190,13 +190,17 @@ impl Scalar {
         }
     }
 
-    /// For people: durations with units, grouped digits, four significant digits.
-    fn human(&self) -> String {
+    /// For people: durations with units (a model's times in its time units), grouped digits,
+    /// four significant digits.
+    fn human(&self, unit: TimeUnit) -> String {
         match self {
             Scalar::Text(t) => t.clone(),
             Scalar::Count(n) => human::count(*n),
             Scalar::Real(x) => human::real(*x),
-            Scalar::Seconds(x) => human::duration(*x),
+            Scalar::Seconds(x) => match unit {
+                TimeUnit::Seconds => human::duration(*x),
+                TimeUnit::Model => format!("{} time units", human::real(*x)),
+            },
         }
     }
 }
@@ -261,9 +265,10 @@ fn csv(r: &Report) -> String {
 }
 
 fn table(r: &Report) -> String {
+    let unit = TimeUnit::of(&r.trace);
     let cols: Vec<(String, String)> = scalars(r)
         .into_iter()
-        .map(|(k, v)| (k, v.human()))
+        .map(|(k, v)| (k, v.human(unit)))
         .collect();
     let width = cols.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = format!("path{}  {}\n", " ".repeat(width.saturating_sub(4)), r.path);
@@ -272,7 +277,10 @@ fn table(r: &Report) -> String {
     }
     out += "\nsize (nodes asked)\n";
     out += &bars(&r.stats.size_histogram);
-    out += "\nrun time (s)\n";
+    out += match unit {
+        TimeUnit::Seconds => "\nrun time (s)\n",
+        TimeUnit::Model => "\nrun time (time units)\n",
+    };
     out += &bars(&r.stats.runtime_histogram);
     out
 }

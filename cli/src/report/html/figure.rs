@@ -55,6 +55,7 @@ fn claims(verdicts: &[Verdict]) -> Table {
                 ]
             })
             .collect(),
+        keys: Vec::new(),
     }
 }
 
