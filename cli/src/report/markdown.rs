@@ -54,7 +54,8 @@ fn figures(md: &mut String, drawn: &[Drawn]) {
     let _ = writeln!(md, "## Figures\n");
     for d in drawn {
         let scale = if d.log_y { " (log scale)" } else { "" };
-        let _ = writeln!(md, "![{}{scale}]({})\n", d.file, d.file);
+        let file = d.figure.file;
+        let _ = writeln!(md, "![{file}{scale}]({file})\n");
     }
 }
 

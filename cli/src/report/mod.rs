@@ -12,6 +12,7 @@ pub mod lock;
 pub mod manifest;
 pub mod markdown;
 pub mod metrics;
+pub mod overlap;
 pub mod palette;
 pub mod picture;
 pub mod plots;

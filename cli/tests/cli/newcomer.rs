@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 
-use crate::support::{bin, fails_with, json_of, ok, swf_line, write};
+use crate::support::{Image, bin, fails_with, json_of, ok, read_png, swf_line, write};
 
 #[test]
 fn a_misspelt_trace_name_gets_a_suggestion_and_a_missing_file_is_called_missing() {
@@ -102,4 +102,102 @@ fn lenient_runs_and_sweeps_say_which_lines_they_skipped_and_strict_ones_suggest_
     );
     let page = std::fs::read_to_string(out_dir.join("index.html")).expect("index.html");
     assert!(page.contains("1 malformed line skipped (--lenient)"));
+}
+
+/// Pixels of `img` inside `xs × ys` that are darker than the plot's light grid lines.
+fn ink(img: &Image, xs: std::ops::Range<u32>, ys: std::ops::Range<u32>) -> usize {
+    near(img, xs, ys, |p| p.iter().any(|&c| c < 150))
+}
+
+/// Pixels of `img` inside `xs × ys` that `pick` accepts.
+fn near(
+    img: &Image,
+    xs: std::ops::Range<u32>,
+    ys: std::ops::Range<u32>,
+    pick: impl Fn([u8; 3]) -> bool,
+) -> usize {
+    ys.flat_map(|y| xs.clone().map(move |x| (x, y)))
+        .filter(|&(x, y)| pick(img.rgb[(y * img.width + x) as usize]))
+        .count()
+}
+
+fn close_to(colour: [u8; 3]) -> impl Fn([u8; 3]) -> bool {
+    move |p| p.iter().zip(colour).all(|(&a, b)| a.abs_diff(b) <= 20)
+}
+
+#[test]
+fn a_figure_shows_its_whole_title_and_the_lines_hidden_under_others() {
+    // The README's synthetic sweep at light loads: the three policies give the same curve.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("synth");
+    ok(bin()
+        .args([
+            "sweep",
+            "--trace",
+            "synth:uniform-decreasing,mesh=32x32,jobs=1000,rate=1",
+        ])
+        .args([
+            "--sched",
+            "fcfs,oo,window:240",
+            "--loads",
+            "0.5,1",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out));
+    let img = read_png(&out.join("turnaround.png"));
+    // The long title is not cut at the canvas' edges.
+    assert_eq!(
+        ink(&img, 0..6, 0..80),
+        0,
+        "the title runs off the left edge"
+    );
+    assert_eq!(
+        ink(&img, img.width - 6..img.width, 0..80),
+        0,
+        "… or the right"
+    );
+    // OO (blue) is under Window-240 (green), FCFS (red) under both: each still shows in the plot.
+    let plot = 130..img.width - 300;
+    for (name, colour) in [("fcfs", [0xd6, 0x27, 0x28]), ("oo", [0x1f, 0x77, 0xb4])] {
+        let seen = near(&img, plot.clone(), 80..700, close_to(colour));
+        assert!(
+            seen > 150,
+            "{name}'s line is hidden: {seen} pixels of its colour"
+        );
+    }
+}
+
+#[test]
+fn a_long_series_label_fits_the_legend_of_an_experiment_figure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(
+        dir.path(),
+        "labels.toml",
+        r#"title = "Long labels"
+
+[[panel]]
+name = "lublin"
+workload = "synth:lublin,nodes=64,jobs=300"
+sched = ["easy", "conservative"]
+alloc = ["flat"]
+estimate = ["user"]
+x = { values = [0.5, 1.0], label = "load factor" }
+
+[[figure]]
+name = "wait"
+panel = "lublin"
+y = "mean_wait_s"
+"#,
+    );
+    let out = dir.path().join("out");
+    ok(bin()
+        .arg("experiment")
+        .arg(&file)
+        .arg("--quiet")
+        .arg("--out")
+        .arg(&out));
+    let img = read_png(&out.join("wait.png"));
+    // `conservative+flat+user` ends inside the canvas: nothing is drawn in its last columns.
+    assert_eq!(ink(&img, img.width - 4..img.width, 0..img.height), 0);
 }

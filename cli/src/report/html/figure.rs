@@ -6,6 +6,7 @@ use pwa_replay::experiment::{FigureData, Verdict};
 
 use super::{Chart, Page, Series, hex};
 use crate::report::palette;
+use crate::report::plots;
 use crate::report::tables::Table;
 
 /// The page of a study: `config` rows, the claims and their verdicts (when there are any), then
@@ -97,7 +98,7 @@ impl Chart {
             x_label: d.x_label.clone(),
             y_label: d.y_label.clone(),
             log_x: d.log_x,
-            log_y: d.log_y,
+            log_y: plots::study_log_y(d),
             png: Some(format!("{}.png", d.key())),
             series,
         }
