@@ -6,7 +6,8 @@
 //!
 //! Each entry also names its **default grid** ([`DefaultGrid`]: the schedulers × allocators a sweep
 //! replays when none are given); an entry without one gets its machine family's
-//! ([`DefaultGrid::for_machine`]).
+//! ([`DefaultGrid::for_machine`]). A log without requested times replays no `user` estimates
+//! ([`DefaultGrid::without_unread_estimates`]).
 
 use std::collections::BTreeMap;
 
@@ -129,6 +130,22 @@ impl DefaultGrid {
                 estimates: Vec::new(),
             },
         }
+    }
+}
+
+impl DefaultGrid {
+    /// Leaves out the estimate models that [read requested times](EstimateModel::reads_requested)
+    /// (`user`, `predict`) when a log has none (`with_requested` is 0): there they would replay as
+    /// `exact` does, under another name. Returns the models left out.
+    pub fn without_unread_estimates(&mut self, with_requested: usize) -> Vec<EstimateModel> {
+        if with_requested > 0 {
+            return Vec::new();
+        }
+        let (read, kept) = std::mem::take(&mut self.estimates)
+            .into_iter()
+            .partition(|e| e.reads_requested());
+        self.estimates = kept;
+        read
     }
 }
 
@@ -290,6 +307,16 @@ pub fn is_sha256_hex(s: &str) -> bool {
 mod tests {
     use super::*;
     use crate::resource::Shape;
+
+    #[test]
+    fn a_log_without_requested_times_has_no_user_estimates_in_its_grid() {
+        let flat = MachineSpec::Flat { nodes: 100 };
+        let mut grid = DefaultGrid::for_machine(flat);
+        assert_eq!(grid.without_unread_estimates(7), []);
+        assert_eq!(grid.estimates, [EstimateModel::Exact, EstimateModel::User]);
+        assert_eq!(grid.without_unread_estimates(0), [EstimateModel::User]);
+        assert_eq!(grid.estimates, [EstimateModel::Exact]);
+    }
 
     #[test]
     fn builtin_catalog_is_valid() {

@@ -11,7 +11,7 @@ use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::trace::{self as lib, LoadError};
 use pwa_replay::workload::rewrite::InputRewrite;
 use pwa_replay::workload::tracepath::SearchPath;
-use pwa_replay::workload::{Conversion, Job};
+use pwa_replay::workload::{Conversion, EstimateModel, Job};
 
 pub use pwa_replay::trace::{LoadedTrace, NoMachine, catalog, search_path};
 
@@ -144,6 +144,36 @@ pub fn drop_never_fitting(t: &mut LoadedTrace, allocs: &[AllocKind]) -> anyhow::
         );
     }
     Ok(())
+}
+
+/// What the estimate models that [read requested times](EstimateModel::reads_requested) among
+/// `models` do with a log of `jobs` jobs, `without` of which have none (SWF field 9): a job's run
+/// time stands in for its user estimate. `None` when nothing falls back.
+pub fn fallback_note(models: &[EstimateModel], jobs: usize, without: usize) -> Option<String> {
+    let reading: Vec<String> = models
+        .iter()
+        .filter(|m| m.reads_requested())
+        .map(ToString::to_string)
+        .collect();
+    if reading.is_empty() || without == 0 {
+        return None;
+    }
+    let under = reading.join(", ");
+    Some(match (without == jobs, &reading[..]) {
+        (true, [only]) if only == "user" => "no job has a requested time (SWF field 9): user \
+             estimates are the run times, the same as exact"
+            .to_string(),
+        (true, _) => format!(
+            "no job has a requested time (SWF field 9): under {under} the run time stands in for \
+             every user estimate"
+        ),
+        (false, _) => format!(
+            "{} of {} jobs have no requested time (SWF field 9): under {under} their run time \
+             stands in for the user estimate",
+            crate::report::human::count(without as u64),
+            crate::report::human::count(jobs as u64)
+        ),
+    })
 }
 
 /// The experiments' workload source, downloading missing logs as [`load`] does.

@@ -287,7 +287,9 @@ impl Scheduler for Easy {
 
 /// `easy`.
 pub(super) const EASY: Form<()> =
-    Form::bare(|_| Box::new(Easy::new(Order::Arrival))).cost(BACKFILL_COST);
+    Form::bare(|_| Box::new(Easy::new(Order::Arrival)))
+        .cost(BACKFILL_COST)
+        .estimates(|_| true);
 
 /// `easy:sjbf`.
 pub(super) const SJBF: Form<()> = Form::new(
@@ -295,4 +297,5 @@ pub(super) const SJBF: Form<()> = Form::new(
     |_| vec!["sjbf".into()],
     |_| Box::new(Easy::new(Order::ShortestFirst)),
 )
-.cost(BACKFILL_COST);
+.cost(BACKFILL_COST)
+.estimates(|_| true);

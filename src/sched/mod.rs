@@ -17,8 +17,9 @@
 //! Every scheduler is one line of the `schedulers!` registry below (in the source): its
 //! [`SchedKind`] variant (with its parameters' type), the [`Form`](label::Form) that its file
 //! defines, and its label syntax, an example and its meaning ([`SCHEDULERS`]). Parsing, printing,
-//! [`SchedKind::info`], [`SchedKind::build`], the shard cost ([`SchedKind::cost`]) and the papers'
-//! name ([`SchedKind::title`]) are generated from the lines; help texts, parse errors and the
+//! [`SchedKind::info`], [`SchedKind::build`], the shard cost ([`SchedKind::cost`]), whether it plans
+//! with estimates ([`SchedKind::plans_with_estimates`]) and the papers' name ([`SchedKind::title`])
+//! are generated from the lines; help texts, parse errors and the
 //! Python `labels()` from [`SCHEDULERS`]. Adding one takes:
 //!
 //! 1. **A file** `src/sched/<paper_name>.rs` with the policy (a [`Scheduler`]) and a `Form` for
@@ -26,7 +27,8 @@
 //!    takes the label's arguments with [`Label`]'s helpers (`bare`, `word`, `count`, `seconds`,
 //!    `keyword`, `words`, `pairs`) into `P` (`()` without parameters: `Form::bare(build)`),
 //!    `args` writes them back, `build` makes the policy; `.cost(…)` for one much slower than FCFS,
-//!    `.title(…)` for the name its paper gives it.
+//!    `.title(…)` for the name its paper gives it, `.estimates(…)` for one whose schedule reads
+//!    the jobs' run-time estimates (with its parameters, or all of them).
 //! 2. **A line** in the registry, in a group named after the file: `/// doc` then `Variant(P) =
 //!    NAME, "syntax", "example", "meaning";`.
 //!
@@ -262,6 +264,20 @@ macro_rules! schedulers {
             pub fn cost(&self) -> f64 {
                 match self {
                     $($(SchedKind::$variant { .. } => $module::$form.cost,)+)+
+                }
+            }
+
+            /// Whether the policy plans with run-time estimates (its form's
+            /// [`estimates`](label::Form::estimates): the backfilling ones, `easy`, `easy:sjbf`,
+            /// `conservative`). Every other one schedules the same under every estimate model
+            /// unless the engine reads them too ([`ReplayOptions::engine_reads_estimates`]); a test
+            /// replays each under two models.
+            ///
+            /// [`ReplayOptions::engine_reads_estimates`]: crate::engine::ReplayOptions::engine_reads_estimates
+            pub fn plans_with_estimates(&self) -> bool {
+                match self {
+                    $($(SchedKind::$variant $((field!(p, $param)))? =>
+                        ($module::$form.estimates)(params!($(p, $param)?)),)+)+
                 }
             }
 

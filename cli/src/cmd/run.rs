@@ -75,6 +75,9 @@ pub struct Replayed {
     pub frag: FragSummary,
     /// "replaying TRACE on MACHINE with SCHED / ALLOC at load factor F (E estimates)".
     pub what: String,
+    /// Jobs whose estimate fell back to their run time for want of a requested time (0 unless
+    /// the model [reads requested times](EstimateModel::reads_requested)).
+    pub fallbacks: u64,
 }
 
 impl Replay {
@@ -95,7 +98,17 @@ impl Replay {
         let mut workload = jobs.into_scaled(self.load_factor).with_context(|| {
             format!("scaling {} by load factor {}", trace.name, self.load_factor)
         })?;
-        workload.set_estimates(self.estimate);
+        let report = workload.set_estimates(self.estimate);
+        let fallbacks = if self.estimate.reads_requested() {
+            report.missing
+        } else {
+            0
+        };
+        let jobs = workload.jobs.len();
+        let note = crate::trace::fallback_note(&[self.estimate], jobs, fallbacks as usize);
+        if let Some(note) = note {
+            eprintln!("{}: {note}", trace.name);
+        }
         let what = format!(
             "replaying {} on {} with {} / {} at load factor {} ({} estimates)",
             trace.name, trace.machine, self.sched, self.alloc, self.load_factor, self.estimate
@@ -117,6 +130,7 @@ impl Replay {
             outcome,
             frag,
             what,
+            fallbacks,
         })
     }
 }
@@ -147,6 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         outcome,
         frag,
         what,
+        fallbacks,
     } = args.replay.run()?;
     let r = &args.replay;
     if args.validate {
@@ -167,6 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("allocator", Value::from(r.alloc.to_string())),
         ("load_factor", Value::from(r.load_factor)),
         ("estimate", Value::from(r.estimate.to_string())),
+        ("estimate_fallbacks", Value::from(fallbacks)),
     ]
     .map(|(k, v)| (k.to_string(), v))
     .into();

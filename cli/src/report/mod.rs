@@ -54,6 +54,13 @@ pub struct RunConfig {
     pub schedulers: Vec<String>,
     /// Allocator labels.
     pub allocators: Vec<String>,
+    /// Estimate models (empty: exact only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimates: Vec<String>,
+    /// What the estimate models did with this log, for people: how many jobs fell back to their
+    /// run time for want of a requested time, which schedulers were replayed under one model only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimate_notes: Vec<String>,
     /// Load-factor specification as given.
     pub loads: String,
     /// Knee factor of the saturation rule.

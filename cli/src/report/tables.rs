@@ -90,6 +90,10 @@ pub fn configuration(rows: &[SummaryRow], config: Option<&RunConfig>) -> Vec<(St
     row("jobs replayed", jobs_replayed(c));
     row("schedulers", code_list(&c.schedulers));
     row("allocators", code_list(&c.allocators));
+    if !c.estimates.is_empty() {
+        let notes: String = c.estimate_notes.iter().map(|n| format!("; {n}")).collect();
+        row("estimates", format!("{}{notes}", code_list(&c.estimates)));
+    }
     row("load factors", format!("`{}`", c.loads));
     row(
         "cells",

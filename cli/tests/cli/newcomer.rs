@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 
-use crate::support::{Image, bin, fails_with, json_of, ok, read_png, swf_line, write};
+use crate::support::{Image, bin, csv_rows, fails_with, json_of, ok, read_png, swf_line, write};
 
 #[test]
 fn a_misspelt_trace_name_gets_a_suggestion_and_a_missing_file_is_called_missing() {
@@ -200,4 +200,122 @@ y = "mean_wait_s"
     let img = read_png(&out.join("wait.png"));
     // `conservative+flat+user` ends inside the canvas: nothing is drawn in its last columns.
     assert_eq!(ink(&img, img.width - 4..img.width, 0..img.height), 0);
+}
+
+/// A flat log of `n` jobs on 8 nodes; the first `requested` of them ask for 2 × their run time.
+fn log_with_requested_times(dir: &Path, n: u64, requested: u64) -> PathBuf {
+    let mut text = String::from("; MaxNodes: 8\n");
+    for job in 1..=n {
+        let (submit, run, procs) = (
+            job as i64 * 30,
+            50 + (job as i64 * 37) % 400,
+            1 + job as i64 % 6,
+        );
+        let asked = if job <= requested { run * 2 } else { -1 };
+        text +=
+            &format!("{job} {submit} 0 {run} {procs} -1 -1 {procs} {asked} -1 1 1 1 1 1 1 -1 -1\n");
+    }
+    write(dir, &format!("requested-{requested}.swf"), &text)
+}
+
+#[test]
+fn user_estimates_say_how_many_jobs_fall_back_to_their_run_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let none = log_with_requested_times(dir.path(), 40, 0);
+    let out = ok(bin().args(["run", "--trace"]).arg(&none).args([
+        "--sched",
+        "easy",
+        "--alloc",
+        "flat",
+        "--estimate",
+        "user",
+        "--format",
+        "json",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no job has a requested time (SWF field 9): user estimates are the run times, the same as exact"),
+        "{err}"
+    );
+    assert_eq!(json_of(&out.stdout)["estimate_fallbacks"], 40);
+
+    let some = log_with_requested_times(dir.path(), 40, 30);
+    let sweep_dir = dir.path().join("some");
+    let out = ok(bin()
+        .args(["sweep", "--trace"])
+        .arg(&some)
+        .args([
+            "--sched",
+            "easy",
+            "--alloc",
+            "flat",
+            "--estimate",
+            "exact,user",
+        ])
+        .args(["--loads", "1", "--quiet", "--out"])
+        .arg(&sweep_dir));
+    let said = "10 of 40 jobs have no requested time (SWF field 9): under user their run time \
+                stands in for the user estimate";
+    assert!(String::from_utf8_lossy(&out.stderr).contains(said));
+    for page in ["report.md", "index.html"] {
+        let text = std::fs::read_to_string(sweep_dir.join(page)).expect(page);
+        assert!(text.contains(said), "{page} does not say it");
+    }
+}
+
+#[test]
+fn a_default_grid_lists_user_estimates_only_for_logs_with_requested_times_and_fcfs_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sweep = |log: &Path, out: &Path| {
+        let o = ok(bin()
+            .args(["sweep", "--trace"])
+            .arg(log)
+            .args(["--loads", "0.5,1", "--quiet", "--out"])
+            .arg(out));
+        let series: std::collections::BTreeSet<String> = csv_rows(&out.join("summary.csv"))
+            .iter()
+            // The summary has an `estimate` column only when some row's is not exact.
+            .map(|r| {
+                let estimate = r.get("estimate").map_or("exact", String::as_str);
+                format!("{} {estimate}", r["scheduler"])
+            })
+            .collect();
+        (String::from_utf8_lossy(&o.stderr).into_owned(), series)
+    };
+    // No requested time in the log: the flat machines' grid replays exact estimates only.
+    let (err, series) = sweep(
+        &log_with_requested_times(dir.path(), 40, 0),
+        &dir.path().join("none"),
+    );
+    assert!(
+        err.contains("--estimate exact (not user: no job of the log has a requested time)"),
+        "{err}"
+    );
+    assert_eq!(
+        series.into_iter().collect::<Vec<_>>(),
+        ["conservative exact", "easy exact", "fcfs exact"]
+    );
+    // With them: user too, but FCFS, which does not plan with estimates, once — said once.
+    let (err, series) = sweep(
+        &log_with_requested_times(dir.path(), 40, 40),
+        &dir.path().join("all"),
+    );
+    assert!(err.contains("--estimate exact,user\n"), "{err}");
+    let once = "fcfs does not plan with run-time estimates: replayed once, under exact";
+    assert_eq!(err.matches(once).count(), 1, "{err}");
+    assert_eq!(
+        series.into_iter().collect::<Vec<_>>(),
+        [
+            "conservative exact",
+            "conservative user",
+            "easy exact",
+            "easy user",
+            "fcfs exact"
+        ]
+    );
+    let report = std::fs::read_to_string(dir.path().join("all/report.md")).expect("report");
+    assert!(report.contains(once), "{report}");
+    // The flat machine's default figures include the bounded slowdown.
+    assert!(dir.path().join("all/slowdown.png").is_file());
+    assert!(report.contains("![slowdown.png](slowdown.png)"));
 }

@@ -315,4 +315,6 @@ impl Scheduler for Conservative {
 
 /// `conservative`.
 pub(in crate::sched) const CONSERVATIVE: Form<()> =
-    Form::bare(|_| Box::<Conservative>::default()).cost(BACKFILL_COST);
+    Form::bare(|_| Box::<Conservative>::default())
+        .cost(BACKFILL_COST)
+        .estimates(|_| true);
