@@ -319,3 +319,36 @@ fn a_default_grid_lists_user_estimates_only_for_logs_with_requested_times_and_fc
     assert!(dir.path().join("all/slowdown.png").is_file());
     assert!(report.contains("![slowdown.png](slowdown.png)"));
 }
+
+#[test]
+fn the_readmes_synthetic_sweep_saturates_every_policy_and_labels_model_time() {
+    let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
+    let command = readme
+        .split('`')
+        .find(|c| c.starts_with("pwa-replay sweep --trace synth:uniform-decreasing"))
+        .expect("the README's synthetic sweep");
+    let dir = tempfile::tempdir().expect("tempdir");
+    // As written, but 2,000 jobs instead of 10,000 (the same loads saturate, in a fifth of the time).
+    let args: Vec<String> = command
+        .split_whitespace()
+        .skip(1)
+        .map(|a| a.replace("jobs=10000", "jobs=2000"))
+        .collect();
+    ok(bin()
+        .current_dir(dir.path())
+        .args(&args)
+        .args(["--quiet", "--out", "out"]));
+    let report = std::fs::read_to_string(dir.path().join("out/report.md")).expect("report.md");
+    let knees: Vec<&str> = report
+        .lines()
+        .skip_while(|l| !l.starts_with("| policy | knee |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(knees.len(), 3, "{report}");
+    for row in knees {
+        assert!(!row.contains("not reached"), "a policy never saturates: {row}");
+    }
+    assert!(report.contains("mean turnaround (time units)"), "{report}");
+    assert!(!report.contains("(s)"), "model time is not seconds: {report}");
+}
