@@ -582,7 +582,7 @@ pub fn write_report(plan: &Plan, results: &Results, out: &Path) -> anyhow::Resul
         plan.description.as_deref().unwrap_or_default().trim(),
         page_config(plan),
         charts,
-        &verdicts,
+        (&verdicts, plan.quick),
     );
     html::write_index(out, &page)
 }
@@ -657,20 +657,28 @@ fn readme(plan: &Plan, figs: &[FigureData], verdicts: &[Verdict], unmet: &[Unmet
     );
     if !verdicts.is_empty() {
         let held = verdicts.iter().filter(|v| v.holds == Some(true)).count();
-        let _ = writeln!(s, "## Claims: {held} of {} hold\n", verdicts.len());
+        let _ = writeln!(
+            s,
+            "## Claims: {held} of {} hold{}\n",
+            verdicts.len(),
+            if plan.quick {
+                " (indicative: --quick)"
+            } else {
+                ""
+            }
+        );
+        if plan.quick {
+            let _ = writeln!(s, "{}\n", html::figure::QUICK_NOTE);
+        }
         s.push_str("| figure | statement | measured | verdict |\n|---|---|---|---|\n");
         for v in verdicts {
-            let verdict = match v.holds {
-                Some(true) => "holds",
-                Some(false) => "**differs**",
-                None => "not run",
-            };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {verdict} |",
+                "| {} | {} | {} | {} |",
                 v.figure,
                 v.statement.replace('|', "\\|"),
-                v.measured.replace('|', "\\|")
+                v.measured.replace('|', "\\|"),
+                html::figure::verdict(v.holds, plan.quick)
             );
         }
         s.push('\n');

@@ -347,8 +347,71 @@ fn the_readmes_synthetic_sweep_saturates_every_policy_and_labels_model_time() {
         .collect();
     assert_eq!(knees.len(), 3, "{report}");
     for row in knees {
-        assert!(!row.contains("not reached"), "a policy never saturates: {row}");
+        assert!(
+            !row.contains("not reached"),
+            "a policy never saturates: {row}"
+        );
     }
     assert!(report.contains("mean turnaround (time units)"), "{report}");
-    assert!(!report.contains("(s)"), "model time is not seconds: {report}");
+    assert!(
+        !report.contains("(s)"),
+        "model time is not seconds: {report}"
+    );
+}
+
+#[test]
+fn a_quick_experiments_verdicts_are_marked_indicative() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(
+        dir.path(),
+        "claim.toml",
+        r#"title = "OO against FCFS"
+
+[defaults]
+jobs = 600
+
+[quick]
+jobs = 200
+
+[[panel]]
+name = "mesh"
+workload = "synth:uniform,mesh=16x16,jobs={jobs},rate=1"
+sched = ["fcfs", "oo"]
+alloc = ["ff"]
+x = { values = [1, 4], label = "load factor" }
+
+[[figure]]
+name = "wait"
+panel = "mesh"
+y = "mean_wait_s"
+
+[[claim]]
+figure = "wait"
+statement = "OO waits no longer than FCFS."
+predicate = "below"
+a = "oo+ff"
+b = "fcfs+ff"
+"#,
+    );
+    let run = |quick: bool, out: &str| {
+        let mut c = bin();
+        c.arg("experiment").arg(&file).args(["--quiet", "--out"]);
+        c.arg(dir.path().join(out));
+        if quick {
+            c.arg("--quick");
+        }
+        ok(&mut c);
+        let read = |f: &str| std::fs::read_to_string(dir.path().join(out).join(f)).expect(f);
+        (read("README.md"), read("index.html"))
+    };
+    let (readme, page) = run(true, "quick");
+    assert!(readme.contains("(indicative: --quick)"), "{readme}");
+    assert!(readme.contains(" (indicative) |"), "{readme}");
+    assert!(
+        readme.contains("these verdicts are indicative only"),
+        "{readme}"
+    );
+    assert!(page.contains("indicative"), "index.html does not say it");
+    let (full, _) = run(false, "full");
+    assert!(!full.contains("indicative"), "{full}");
 }
