@@ -180,6 +180,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let lock = OutLock::acquire(&out)?;
+    let earlier = earlier_wall_times(&args, &out, &loaded);
     let stale = remove_stale_temporaries(&out)?;
     if stale > 0 && !args.quiet {
         eprintln!("removed {stale} temporary files left by an interrupted run");
@@ -190,25 +191,32 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let manifest = Manifest::begin(threads);
     // The jobs move to the executor; the sweep keeps their count.
     let jobs = loaded.workload.jobs.len();
-    let (results, counts) = execute(&args, &mut loaded, &spec, (&out, &lock), threads)?;
+    let (results, tally) = execute(&args, &mut loaded, &spec, (&out, &lock), threads)?;
     let (rows, done) = rows(&loaded, &spec, &results)?;
     let mut grid_cells = spec.cells();
     if grid_cells.is_empty() {
         // `auto`: the cells it climbed to.
         grid_cells = done.iter().map(|r| r.cell).collect();
     }
-    let mut config = config(&args, &loaded, jobs, threads, counts, t0);
+    let mut config = config(&args, &loaded, jobs, threads, &tally, t0);
     estimates.record(&mut config);
+    config.earlier_wall_s = earlier;
     let manifest = provenance(manifest, &args, &spec, (&loaded, jobs), &grid_cells, &done);
     lock.check()?;
     report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
+        let earlier: f64 = config.earlier_wall_s.iter().sum();
         eprintln!(
-            "{} cells ({} simulated, {} reused) in {:.1} s → {}; open {} in a browser",
+            "{} cells ({} simulated, {} reused) in {:.1} s{} → {}; open {} in a browser",
             rows.len(),
             config.simulated,
             config.reused,
             config.wall_s,
+            if earlier > 0.0 {
+                format!(" (earlier runs: {earlier:.1} s)")
+            } else {
+                String::new()
+            },
             out.display(),
             out.join(report::html::INDEX).display()
         );
@@ -288,7 +296,7 @@ fn execute(
     spec: &SweepSpec,
     (out, lock): (&Path, &OutLock),
     threads: usize,
-) -> anyhow::Result<(Results, (usize, usize))> {
+) -> anyhow::Result<(Results, Tally)> {
     let plan = spec.plan().map_err(anyhow::Error::msg)?;
     let stop = progress::stop_on_ctrl_c()?;
     let units = spec.units(args.shard);
@@ -314,7 +322,36 @@ fn execute(
             out.join("cells").display()
         );
     }
-    Ok((results, (simulated, reused)))
+    let tally = Tally {
+        simulated,
+        reused,
+        reused_replay_s: replicas.reused_wall_s(),
+    };
+    Ok((results, tally))
+}
+
+/// The replicas a sweep simulated and reused, and the replay time the reused ones had taken.
+struct Tally {
+    simulated: usize,
+    reused: usize,
+    reused_replay_s: f64,
+}
+
+/// With `--resume`, the wall times of the earlier complete runs of this sweep into `out` (its
+/// `sweep.json`, when it is of the same trace), oldest first: the report keeps them beside this
+/// run's.
+fn earlier_wall_times(args: &Args, out: &Path, loaded: &LoadedTrace) -> Vec<f64> {
+    if !args.resume {
+        return Vec::new();
+    }
+    match report::read_config(out) {
+        Ok(Some(c)) if c.trace_sha256 == loaded.sha256 => {
+            let mut earlier = c.earlier_wall_s;
+            earlier.push(c.wall_s);
+            earlier
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Refuses more shards (or Slurm tasks) than the grid (of `series` series) has cells: an empty
@@ -679,7 +716,7 @@ fn config(
     loaded: &LoadedTrace,
     jobs: usize,
     threads: usize,
-    (simulated, reused): (usize, usize),
+    tally: &Tally,
     t0: Instant,
 ) -> RunConfig {
     let knee_factor = match &args.loads {
@@ -704,9 +741,11 @@ fn config(
         loads: args.loads.to_string(),
         knee_factor,
         threads,
-        simulated,
-        reused,
+        simulated: tally.simulated,
+        reused: tally.reused,
         wall_s: t0.elapsed().as_secs_f64(),
+        earlier_wall_s: Vec::new(),
+        reused_replay_s: tally.reused_replay_s,
         version: env!("CARGO_PKG_VERSION").to_string(),
         shake: args
             .shaking()

@@ -71,13 +71,24 @@ pub struct RunConfig {
     pub simulated: usize,
     /// Cells reused from the cache.
     pub reused: usize,
-    /// Wall seconds of the whole sweep.
+    /// Wall seconds of the whole sweep (this run; a resumed one's earlier runs are below).
     pub wall_s: f64,
+    /// Wall seconds of the earlier complete runs into the directory that this one resumed, oldest
+    /// first (`--resume`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_wall_s: Vec<f64>,
+    /// Replay wall seconds the cells this run reused took when they were computed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reused_replay_s: f64,
     /// pwa-replay version.
     pub version: String,
     /// Input shaking (`--shake`): replicas and model, absent without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shake: Option<String>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Writes the summary table, figures, configuration and report of `rows` into `dir`;

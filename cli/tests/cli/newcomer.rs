@@ -415,3 +415,48 @@ b = "fcfs+ff"
     let (full, _) = run(false, "full");
     assert!(!full.contains("indicative"), "{full}");
 }
+
+#[test]
+fn a_resumed_sweep_keeps_the_earlier_runs_wall_time_beside_its_own() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let sweep = |extra: &[&str]| {
+        ok(bin()
+            .args([
+                "sweep",
+                "--trace",
+                "synth:uniform,mesh=16x16,jobs=400,rate=1",
+            ])
+            .args([
+                "--sched", "fcfs,oo", "--alloc", "ff", "--loads", "1,2", "--quiet",
+            ])
+            .args(extra)
+            .arg("--out")
+            .arg(&out));
+        let json = std::fs::read(out.join("sweep.json")).expect("sweep.json");
+        serde_json::from_slice::<serde_json::Value>(&json).expect("JSON")
+    };
+    let first = sweep(&[]);
+    let second = sweep(&["--resume"]);
+    assert_eq!(second["reused"], 4);
+    assert_eq!(
+        second["earlier_wall_s"],
+        serde_json::json!([first["wall_s"]])
+    );
+    assert!(second["reused_replay_s"].as_f64().unwrap() > 0.0);
+    let third = sweep(&["--resume"]);
+    assert_eq!(
+        third["earlier_wall_s"],
+        serde_json::json!([first["wall_s"], second["wall_s"]])
+    );
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("| wall time |"))
+        .expect("a wall time row");
+    assert!(
+        row.contains("this run (4 cells reused, whose replays took ")
+            && row.contains("; earlier runs: "),
+        "{row}"
+    );
+}
