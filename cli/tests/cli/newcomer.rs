@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 
-use crate::support::{Image, bin, csv_rows, fails_with, json_of, ok, read_png, swf_line, write};
+use crate::support::{
+    Image, bin, csv_rows, experiment, fails_with, json_of, ok, read_png, swf_line, write,
+};
 
 #[test]
 fn a_misspelt_trace_name_gets_a_suggestion_and_a_missing_file_is_called_missing() {
@@ -171,9 +173,8 @@ fn a_figure_shows_its_whole_title_and_the_lines_hidden_under_others() {
 #[test]
 fn a_long_series_label_fits_the_legend_of_an_experiment_figure() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = write(
+    let out = experiment(
         dir.path(),
-        "labels.toml",
         r#"title = "Long labels"
 
 [[panel]]
@@ -189,14 +190,9 @@ name = "wait"
 panel = "lublin"
 y = "mean_wait_s"
 "#,
+        "out",
+        &[],
     );
-    let out = dir.path().join("out");
-    ok(bin()
-        .arg("experiment")
-        .arg(&file)
-        .arg("--quiet")
-        .arg("--out")
-        .arg(&out));
     let img = read_png(&out.join("wait.png"));
     // `conservative+flat+user` ends inside the canvas: nothing is drawn in its last columns.
     assert_eq!(ink(&img, img.width - 4..img.width, 0..img.height), 0);
@@ -362,10 +358,7 @@ fn the_readmes_synthetic_sweep_saturates_every_policy_and_labels_model_time() {
 #[test]
 fn a_quick_experiments_verdicts_are_marked_indicative() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = write(
-        dir.path(),
-        "claim.toml",
-        r#"title = "OO against FCFS"
+    let toml = r#"title = "OO against FCFS"
 
 [defaults]
 jobs = 600
@@ -391,17 +384,15 @@ statement = "OO waits no longer than FCFS."
 predicate = "below"
 a = "oo+ff"
 b = "fcfs+ff"
-"#,
-    );
+"#;
     let run = |quick: bool, out: &str| {
-        let mut c = bin();
-        c.arg("experiment").arg(&file).args(["--quiet", "--out"]);
-        c.arg(dir.path().join(out));
-        if quick {
-            c.arg("--quick");
-        }
-        ok(&mut c);
-        let read = |f: &str| std::fs::read_to_string(dir.path().join(out).join(f)).expect(f);
+        let out = experiment(
+            dir.path(),
+            toml,
+            out,
+            if quick { &["--quick"] } else { &[] },
+        );
+        let read = |f: &str| std::fs::read_to_string(out.join(f)).expect(f);
         (read("README.md"), read("index.html"))
     };
     let (readme, page) = run(true, "quick");

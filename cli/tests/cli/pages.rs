@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::browser::{dom, drive, rgb, screenshot, url};
-use crate::support::{bin, ok, swf_line, write};
+use crate::support::{bin, experiment, ok, swf_line, write};
 
 const SCHEDS: [&str; 3] = ["fcfs", "oo", "window:4"];
 const CHARTS: [&str; 5] = [
@@ -431,9 +431,8 @@ fn viewer_answers_hover_and_play() {
 #[test]
 fn experiment_page_shows_every_figure_series_and_claim() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = write(
+    let out = experiment(
         tmp.path(),
-        "study.toml",
         r#"
 title = "A page study"
 [defaults]
@@ -459,13 +458,9 @@ predicate = "below"
 a = "oo+ff"
 b = "fcfs+ff"
 "#,
+        "out",
+        &[],
     );
-    let out = tmp.path().join("out");
-    ok(bin()
-        .arg("experiment")
-        .arg(&file)
-        .args(["--quiet", "--out"])
-        .arg(&out));
     let page = out.join("index.html");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(
@@ -512,9 +507,8 @@ fn opening_scale<'a>(dom: &'a str, id: &str) -> &'a str {
 #[test]
 fn an_experiment_chart_opens_with_its_pngs_scale() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = write(
+    let out = experiment(
         tmp.path(),
-        "saturation.toml",
         r#"title = "Synthetic saturation"
 
 [[panel]]
@@ -534,13 +528,9 @@ name = "util"
 panel = "mesh"
 y = "utilization"
 "#,
+        "out",
+        &[],
     );
-    let out = tmp.path().join("out");
-    ok(bin()
-        .arg("experiment")
-        .arg(&file)
-        .args(["--quiet", "--out"])
-        .arg(&out));
     let waits: Vec<f64> = std::fs::read_to_string(out.join("wait.csv"))
         .unwrap()
         .lines()
