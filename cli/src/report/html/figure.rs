@@ -187,7 +187,13 @@ mod tests {
             measured: "m".into(),
             holds: Some(false),
         };
-        let page = study("t", "", vec![], vec![c.clone()], (&[v.clone()], false));
+        let page = study(
+            "t",
+            "",
+            vec![],
+            vec![c.clone()],
+            (std::slice::from_ref(&v), false),
+        );
         assert_eq!(page.tables[0].title, "Claims: 0 of 1 hold");
         assert_eq!(page.tables[0].rows[0][3], "**differs**");
         assert_eq!(page.charts.len(), 1);
