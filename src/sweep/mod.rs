@@ -45,7 +45,7 @@ use crate::workload::shake::ShakeModel;
 use crate::workload::{EstimateModel, Workload};
 
 pub use knee::{Knee, KneeRule};
-pub use loads::{AutoLoads, LoadSpec, LoadSpecError};
+pub use loads::{AutoLoads, LoadSpec, LoadSpecError, load_factor};
 pub use shard::{Shard, ShardError, cell_cost, partition};
 
 /// One simulation of a sweep: a scheduler, an allocator and a load factor.

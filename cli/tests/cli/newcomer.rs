@@ -451,3 +451,22 @@ fn a_resumed_sweep_keeps_the_earlier_runs_wall_time_beside_its_own() {
         "{row}"
     );
 }
+
+#[test]
+fn a_zero_step_is_blamed_on_the_step() {
+    let out = bin()
+        .args([
+            "sweep",
+            "--trace",
+            "synth:uniform,mesh=8x8,jobs=50",
+            "--sched",
+            "fcfs",
+        ])
+        .args(["--alloc", "ff", "--loads", "0.1:2:0"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("the step `0`"), "{err}");
+    assert!(!err.contains("load factor `0`"), "{err}");
+}
