@@ -361,18 +361,25 @@ fn load_spec(loads: Option<&Bound<'_, PyAny>>) -> PyResult<LoadSpec> {
 }
 
 /// The grid of a sweep: every scheduler × allocator × estimate model (`None` lists take the
-/// trace's default grid), each allocator checked on the machine; with `lenient`, the jobs that fit
-/// none of them dropped.
+/// trace's default grid), each allocator checked on the machine, a scheduler blind to estimates
+/// under the first model only ([`Grid::series_once`] under `options`); with `lenient`, the jobs
+/// that fit none of them dropped.
 fn sweep_series(
     loaded: &mut Loaded,
     sched: Option<Vec<String>>,
     alloc: Option<Vec<String>>,
     estimate: Option<Vec<String>>,
     lenient: bool,
+    options: &ReplayOptions,
 ) -> PyResult<Vec<Series>> {
-    let schedulers = labels("sched", sched, &loaded.grid.schedulers)?;
-    let allocators = labels("alloc", alloc, &loaded.grid.allocators)?;
-    let estimates = labels("estimate", estimate, &loaded.grid.estimates)?;
+    // The command line's default grid: no `user` estimates for a log without requested times.
+    let mut grid = loaded.grid.clone();
+    grid.without_unread_estimates(
+        loaded.workload.jobs.len() - loaded.workload.without_requested_time(),
+    );
+    let schedulers = labels("sched", sched, &grid.schedulers)?;
+    let allocators = labels("alloc", alloc, &grid.allocators)?;
+    let estimates = labels("estimate", estimate, &grid.estimates)?;
     let m = loaded.machine;
     for a in &allocators {
         a.build(m)
@@ -390,7 +397,8 @@ fn sweep_series(
         loads: Vec::new(),
         estimates,
     }
-    .series())
+    .series_once(options)
+    .0)
 }
 
 /// Runs `spec` on `workload` with the one executor (the command line's sweep: the one-panel
@@ -494,7 +502,7 @@ fn sweep<'py>(
     let mut loaded = py
         .detach(|| trace::load(trace, machine, (lenient, options.semantics.input), flat_ok))
         .map_err(err)?;
-    let series = sweep_series(&mut loaded, sched, alloc, estimate, lenient)?;
+    let series = sweep_series(&mut loaded, sched, alloc, estimate, lenient, &options)?;
     let spec = SweepSpec {
         workload: loaded.name.clone(),
         machine: loaded.machine,
