@@ -2,13 +2,14 @@
 //! a name from a closed list (catalogued traces, schedulers).
 
 /// The names of `known` a user likely meant by `word`: the nearest ones, if within one edit of it
-/// (two for words of more than four characters; case aside), at most three.
+/// (two for words of more than four characters; case aside; two letters swapped count as one
+/// edit, `mlp` for `mpl`), at most three.
 pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let w = word.trim().to_lowercase();
     let limit = if w.chars().count() > 4 { 2 } else { 1 };
     let mut near: Vec<(usize, &str)> = known
         .into_iter()
-        .map(|k| (strsim::levenshtein(&w, &k.to_lowercase()), k))
+        .map(|k| (strsim::osa_distance(&w, &k.to_lowercase()), k))
         .filter(|&(d, _)| d <= limit)
         .collect();
     near.sort_unstable();
@@ -44,6 +45,7 @@ mod tests {
         let scheds = ["fcfs", "oo", "easy", "conservative"];
         assert_eq!(closest("eazy", scheds), ["easy"]);
         assert_eq!(closest("conservatve", scheds), ["conservative"]);
+        assert_eq!(closest("mlp", ["mpl", "ff", "flat"]), ["mpl"]);
         // Short words allow one edit only: `ff` is not `oo`.
         assert!(closest("ff", scheds).is_empty());
         assert_eq!(

@@ -67,6 +67,9 @@ fn prepare(
     load_factor: f64,
     estimate: EstimateModel,
 ) -> Result<Workload, Message> {
+    // The rule of a sweep's load factors, so that a run accepts what a sweep does.
+    pwa_replay::sweep::load_factor(&load_factor.to_string())
+        .map_err(|e| format!("load_factor={load_factor}: {e}"))?;
     let jobs = std::mem::take(&mut loaded.workload);
     let mut w = jobs.into_scaled(load_factor).map_err(|e| {
         format!(
@@ -373,10 +376,7 @@ fn sweep_series(
     options: &ReplayOptions,
 ) -> PyResult<Vec<Series>> {
     // The command line's default grid: no `user` estimates for a log without requested times.
-    let mut grid = loaded.grid.clone();
-    grid.without_unread_estimates(
-        loaded.workload.jobs.len() - loaded.workload.without_requested_time(),
-    );
+    let grid = loaded.grid.for_log(&loaded.workload);
     let schedulers = labels("sched", sched, &grid.schedulers)?;
     let allocators = labels("alloc", alloc, &grid.allocators)?;
     let estimates = labels("estimate", estimate, &grid.estimates)?;

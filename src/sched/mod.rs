@@ -414,10 +414,28 @@ pub fn scheduler_labels() -> String {
         .join(", ")
 }
 
-/// A scheduler label that could not be read.
+/// A scheduler label that could not be read: the registry's labels, and what was likely meant
+/// ([`label_hint`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("scheduler `{0}` is not one of {labels}", labels = scheduler_labels())]
+#[error("scheduler `{0}` is not one of {labels}{hint}", labels = scheduler_labels(), hint = label_hint(.0))]
 pub struct SchedParseError(pub String);
+
+/// What a label that does not read likely meant: for a known name with the wrong arguments, how
+/// that name is written (`; window is written window:K`); else the nearest names (`; did you mean
+/// `easy`?`); empty when none is near.
+fn label_hint(text: &str) -> String {
+    let name = Label::read(text).map_or(text.trim(), |l| l.name);
+    let forms: Vec<&str> = SCHEDULERS
+        .iter()
+        .filter(|i| i.name() == name)
+        .map(|i| i.syntax)
+        .collect();
+    if !forms.is_empty() {
+        return format!("; {name} is written {}", forms.join(" or "));
+    }
+    crate::suggest::did_you_mean(name, SCHEDULERS.iter().map(SchedInfo::name))
+        .map_or_else(String::new, |d| format!("; {d}"))
+}
 
 impl fmt::Display for SchedKind {
     /// The label: the name, then the arguments the line's form writes.
@@ -488,6 +506,22 @@ mod registry_tests {
                 info.name()
             );
         }
+    }
+
+    #[test]
+    fn a_misspelt_name_gets_did_you_mean_and_a_known_name_its_syntax() {
+        let e = |s: &str| s.parse::<SchedKind>().unwrap_err().to_string();
+        assert!(e("eazy").ends_with("; did you mean `easy` or `lazy`?"));
+        assert!(e("conservatve").ends_with("; did you mean `conservative`?"));
+        assert!(e("windw:240").ends_with("; did you mean `window`?"));
+        assert!(e("window:ten").ends_with("; window is written window:K"));
+        let lazy = "; lazy is written lazy or lazy:SECONDS or lazy:deadline";
+        assert!(e("lazy:soon").ends_with(lazy), "{}", e("lazy:soon"));
+        assert!(
+            e("zzz").ends_with(", conservative"),
+            "nothing near: {}",
+            e("zzz")
+        );
     }
 
     #[test]

@@ -11,8 +11,7 @@ use pwa_replay::machine::MachineSpec;
 use pwa_replay::swf::{Header, SkipReport};
 use pwa_replay::workload::stats::Bucket;
 use pwa_replay::workload::{
-    Conversion, DropReason, EstimateModel, EstimateReport, Job, StatsBuilder, Workload,
-    WorkloadStats,
+    Conversion, DropReason, EstimateModel, EstimateReport, Job, StatsBuilder, WorkloadStats,
 };
 use serde::Serialize;
 
@@ -39,8 +38,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Scale submit times by 1/F (after shifting the first arrival to 0) before describing.
-    #[arg(long)]
+    /// Scale submit times by 1/F (after shifting the first arrival to 0) before describing: a
+    /// decimal in (0, 1000] with at most 3 decimals, as each of a sweep's --loads.
+    #[arg(long, allow_negative_numbers = true, value_parser = pwa_replay::sweep::load_factor)]
     pub load_factor: Option<f64>,
     /// Run-time estimates to check: exact, user (SWF field 9, the run time where the log has
     /// none), or xF (the run time × F). Reports jobs without a requested time and jobs that
@@ -73,10 +73,6 @@ struct Report {
 /// Runs the subcommand: the log is streamed (each job converted, scaled, given its estimate and
 /// counted, then forgotten), so memory does not grow with the number of jobs.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if let Some(lf) = args.load_factor {
-        // The error of `Workload::scaled`, before reading anything.
-        Workload::default().scaled(lf)?;
-    }
     if args.estimate == EstimateModel::Tsafrir {
         bail!(
             "stats --estimate tsafrir: the model draws estimates for a whole workload, which stats \

@@ -82,7 +82,7 @@ pub struct Args {
     /// policy is two points past the knee of its turnaround curve; capped at 3.0;
     /// `auto:FROM:CAP:STEP[:MARGIN]` for another start, cap and step, and MARGIN points kept past
     /// each policy's first saturated load factor instead of 2).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", allow_hyphen_values = true)]
     pub loads: LoadSpec,
     /// Output directory (default `out/<trace>`).
     #[arg(long, value_name = "DIR")]
@@ -235,9 +235,7 @@ fn load(args: &mut Args) -> anyhow::Result<(LoadedTrace, EstimateNotes)> {
     };
     let input = args.options.options()?.semantics.input;
     let mut loaded = args.input.load(no_machine, input)?;
-    let with_requested = loaded.workload.jobs.len() - loaded.workload.without_requested_time();
-    let mut grid = loaded.grid.clone();
-    grid.without_unread_estimates(with_requested);
+    let grid = loaded.grid.for_log(&loaded.workload);
     fill_in_default_grid(args, &loaded.grid, &grid, &loaded.grid_source);
     let (series, once) = series(args)?;
     check_parts(args, series.len())?;
@@ -375,7 +373,7 @@ fn check_parts(args: &Args, series: usize) -> anyhow::Result<()> {
 
 /// Puts the default grid's schedulers / allocators / estimates where none were named, and says so
 /// on stderr: `listed` is the grid as listed (`pwa-replay catalog`), `grid` the one for this log
-/// (no `user` estimates when it has no requested times, [`DefaultGrid::without_unread_estimates`]).
+/// (no `user` estimates when it has no requested times, [`DefaultGrid::for_log`]).
 fn fill_in_default_grid(args: &mut Args, listed: &DefaultGrid, grid: &DefaultGrid, source: &str) {
     let mut filled = Vec::new();
     if args.sched.is_empty() {

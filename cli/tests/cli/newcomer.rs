@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use predicates::prelude::*;
 
 use crate::support::{
-    Image, bin, csv_rows, experiment, fails_with, json_of, ok, read_png, swf_line, write,
+    Image, bin, bin_with, csv_rows, experiment, fails_with, json_of, ok, read_png, swf_line, write,
 };
 
 #[test]
@@ -469,4 +469,81 @@ fn a_zero_step_is_blamed_on_the_step() {
     assert!(!out.status.success());
     assert!(err.contains("the step `0`"), "{err}");
     assert!(!err.contains("load factor `0`"), "{err}");
+}
+
+#[test]
+fn a_misspelt_scheduler_or_allocator_gets_a_suggestion() {
+    let run = |sched: &str, alloc: &str| {
+        let mut c = bin();
+        c.args(["run", "--trace", "synth:uniform,mesh=8x8,jobs=20"])
+            .args(["--sched", sched, "--alloc", alloc]);
+        c
+    };
+    fails_with(&mut run("eazy", "ff"), &["did you mean `easy` or `lazy`?"]);
+    fails_with(
+        &mut run("window:ten", "ff"),
+        &["window is written window:K"],
+    );
+    fails_with(&mut run("fcfs", "mlp"), &["did you mean `mpl`?"]);
+}
+
+#[test]
+fn run_and_sweep_share_one_load_factor_rule_and_a_negative_one_reaches_it() {
+    let run = |lf: &str| {
+        let mut c = bin();
+        c.args(["run", "--trace", "synth:uniform,mesh=8x8,jobs=20"])
+            .args(["--sched", "fcfs", "--alloc", "ff", "--load-factor", lf]);
+        c
+    };
+    let rule = "is not a decimal in (0, 1000] with at most 3 decimals";
+    for lf in ["-1", "0", "1e9", "1001", "0.0001"] {
+        fails_with(&mut run(lf), &[&format!("load factor `{lf}` {rule}")]);
+        fails_with(
+            bin()
+                .args(["sweep", "--trace", "synth:uniform,mesh=8x8,jobs=20"])
+                .args(["--sched", "fcfs", "--alloc", "ff", "--loads", lf]),
+            &[&format!("load factor `{lf}` {rule}")],
+        );
+    }
+    fails_with(
+        bin().args([
+            "stats",
+            "--trace",
+            "synth:uniform,mesh=8x8,jobs=20",
+            "--load-factor",
+            "-1",
+        ]),
+        &[&format!("load factor `-1` {rule}")],
+    );
+    let out = ok(&mut run("1000"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("load_factor"));
+}
+
+#[test]
+fn run_on_a_catalogued_log_fills_in_its_default_allocator_as_sweep_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    log_with_requested_times(dir.path(), 8, 8);
+    let cat = write(
+        dir.path(),
+        "catalog.toml",
+        "[traces.flat8]\nfile = \"requested-8.swf\"\nfolder = \"l_flat8\"\nmachine = \"flat:8\"\n",
+    );
+    let out = bin_with(&cat, dir.path())
+        .args([
+            "run", "--trace", "flat8", "--sched", "easy", "--format", "json",
+        ])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("default allocator (catalog entry flat8): --alloc flat"),
+        "{err}"
+    );
+    assert_eq!(json_of(&out.stdout)["allocator"], "flat");
+    // A model on a mesh gets its family's allocator, as in a sweep.
+    let out = ok(bin()
+        .args(["run", "--trace", "synth:uniform,mesh=8x8,jobs=20"])
+        .args(["--sched", "fcfs", "--format", "json"]));
+    assert_eq!(json_of(&out.stdout)["allocator"], "mpl");
 }
