@@ -11,6 +11,7 @@ mod slurm;
 mod trace;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use pwa_replay::experiment::ExperimentError;
 
 /// Trace-replay analyzer for Parallel Workloads Archive logs.
 #[derive(Debug, Parser)]
@@ -91,7 +92,14 @@ fn main() {
             eprintln!("{i}");
             std::process::exit(130);
         }
-        eprintln!("error: {e:#}");
+        if e.chain().any(|c| c.is::<ExperimentError>()) {
+            // An experiment file's mistakes, one a line: each an error of its own.
+            for line in format!("{e:#}").lines() {
+                eprintln!("error: {line}");
+            }
+        } else {
+            eprintln!("error: {e:#}");
+        }
         std::process::exit(1);
     }
 }

@@ -547,3 +547,43 @@ fn run_on_a_catalogued_log_fills_in_its_default_allocator_as_sweep_does() {
         .args(["--sched", "fcfs", "--format", "json"]));
     assert_eq!(json_of(&out.stdout)["allocator"], "mpl");
 }
+
+#[test]
+fn an_experiment_file_says_what_to_write_and_reports_every_mistake_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |text: &str| {
+        write(dir.path(), "study.toml", text);
+        let out = bin()
+            .current_dir(dir.path())
+            .args(["experiment", "study.toml", "--quiet"])
+            .output()
+            .expect("runs");
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let text = "[defaults]\nreplicate = 3\n\n[[panel]]\nname = \"p\"\n\
+                workload = \"synth:uniform,mesh=8x8,jobs=50\"\nsched = [\"fcfs\", \"eazy\"]\n\
+                alloc = [\"ff\"]\nx = [0.7, 0.9]\n\n[[figure]]\nname = \"f\"\npanel = \"p\"\n\
+                y = \"max_wait\"\n";
+    let err = run(text);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "error: study.toml:2: `replicate`: invalid type: integer `3`, expected a table such as \
+             `replicate = { count = 3 }` or `{ min = 2, max = 30, half_width = 0.05 }`",
+            "error: study.toml:9: `x`: x is a table: write `x = { values = [0.7, 0.9] }`",
+        ],
+        "{err}"
+    );
+    assert!(!err.contains("ReplicateSpec") && !err.contains("expected a string"));
+    // Written as told, the file's other mistakes come out together.
+    let fixed = text
+        .replace("replicate = 3", "replicate = { count = 3 }")
+        .replace("x = [0.7, 0.9]", "x = { values = [0.7, 0.9] }");
+    let err = run(&fixed);
+    let said: Vec<&str> = err.lines().collect();
+    assert_eq!(said.len(), 2, "{err}");
+    assert!(said[0].starts_with("error: study.toml:7: `sched`") && said[0].contains("`easy`"));
+    assert!(said[1].starts_with("error: study.toml:14: `y`") && said[1].contains("`max_wait_s`"));
+}
