@@ -297,6 +297,7 @@ fn table(
         .map(|(k, v)| {
             let v = match v {
                 Value::String(s) => s.clone(),
+                Value::Number(n) if n.is_u64() => human::count(n.as_u64().unwrap_or(0)),
                 other => other.to_string(),
             };
             (k.as_str(), v)

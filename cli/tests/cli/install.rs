@@ -24,6 +24,23 @@ fn completions_cover_every_subcommand_for_each_shell() {
     fails_with(bin().args(["completions", "tcsh"]), &["tcsh", "bash"]);
 }
 
+/// `pwa-replay completions bash | head -1` panicked in `clap_complete` on the closed pipe.
+#[test]
+fn completions_into_a_closed_pipe_end_quietly() {
+    for sub in [&["completions", "bash"][..], &["man"]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pwa-replay"))
+            .args(sub)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("starts");
+        drop(child.stdout.take()); // the reader goes away before the script is written
+        let out = child.wait_with_output().expect("ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && err.is_empty(), "{sub:?}: {err}");
+    }
+}
+
 #[test]
 fn the_manual_page_is_roff_and_one_page_per_command_is_written() {
     bin()
