@@ -326,9 +326,17 @@ fn run<'py>(
     d.set_item("allocator", alloc.to_string())?;
     d.set_item("load_factor", load_factor)?;
     d.set_item("estimate", estimate.to_string())?;
+    let fallbacks = if estimate.reads_requested() {
+        workload.without_requested_time()
+    } else {
+        0
+    };
+    d.set_item("estimate_fallbacks", fallbacks)?;
     add_options(&d, &options)?;
     d.set_item("validated", validate)?;
     d.set_item("alloc_calls_skipped", outcome.skipped_checks)?;
+    d.set_item("dropped", loaded.dropped.values().sum::<u64>())?;
+    d.set_item("skipped_lines", loaded.skipped.skipped_lines())?;
     add_metrics(&d, &summarize(&workload, m, alloc, &outcome))?;
     Ok((d, jobs_dict(py, &workload, m, &outcome)?, extra))
 }
