@@ -242,7 +242,7 @@ fn load(args: &mut Args) -> anyhow::Result<(LoadedTrace, EstimateNotes)> {
     if args.input.lenient {
         crate::trace::drop_never_fitting(&mut loaded, &args.alloc)?;
     }
-    let estimates = EstimateNotes::of(&args, &loaded, &once);
+    let estimates = EstimateNotes::of(args, &loaded, &once);
     estimates.say(&loaded.name);
     for a in &args.alloc {
         // Fail before any work when an allocator does not suit the machine.
