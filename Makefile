@@ -21,23 +21,37 @@ FIRST_BUILD := about 4-5 min on 2 cores, polars is most of it
 REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $(if $(ALLOC),--alloc $(ALLOC)) \
 	  --loads $(LOADS) --out $(OUT))
 
-.PHONY: setup build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench bench-memory bench-grid paper install install-files clean \
+.PHONY: setup setup-replay build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench bench-memory bench-grid paper install install-files clean \
 	fuzz fuzz-smoke fuzz-corpus soak build-sharing python pytest
 
-## setup: install what a fresh Debian machine lacks (the plot font, headless Chromium for the
-## tests of the HTML pages, Python's venv for the Python package); idempotent.
-setup:
-	@missing=""; \
-	  [ -f "$(FONT)" ] || missing="$$missing fonts-dejavu-core"; \
-	  command -v chromium >/dev/null || missing="$$missing chromium"; \
-	  command -v python3 >/dev/null || missing="$$missing python3"; \
-	  python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
+# What a fresh Debian machine may lack, as shell checks that name the missing package: the plot
+# font (every figure), headless Chromium (the tests of the HTML pages), Python's venv (the Python
+# package and its tests).
+NEED_FONT     = [ -f "$(FONT)" ] || missing="$$missing fonts-dejavu-core";
+NEED_CHROMIUM = command -v chromium >/dev/null || missing="$$missing chromium";
+NEED_PYTHON   = command -v python3 >/dev/null || missing="$$missing python3"; \
+	  python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv";
+
+# $(call install_missing,CHECKS): installs (apt-get, with sudo unless root) the packages CHECKS find
+# missing, then checks for cargo; idempotent.
+define install_missing
+	@missing=""; $(1) \
 	  if [ -n "$$missing" ]; then \
-	    echo "installing$$missing (plot text; browser tests of index.html and viewer.html)"; \
+	    echo "installing$$missing"; \
 	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	    $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	  fi
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (https://rustup.rs)"; exit 1; }
+endef
+
+## setup: install everything a fresh Debian machine lacks for `make test` (the plot font, headless
+## Chromium for the tests of index.html and viewer.html, Python's venv for the Python package).
+setup:
+	$(call install_missing,$(NEED_FONT) $(NEED_CHROMIUM) $(NEED_PYTHON))
+
+## setup-replay: only what `make replay` (and `make paper`) need: the plot font.
+setup-replay:
+	$(call install_missing,$(NEED_FONT))
 
 ## build: the pwa-replay binary alone in the shared profile (no test or bench code). The tests reuse
 ## every unit it compiles (and the other way round): cli/Cargo.toml pins the features that
@@ -54,7 +68,7 @@ first-build-notice:
 	@test -x $(BIN) || echo "first build: compiling pwa-replay and its dependencies ($(FIRST_BUILD)); later builds take seconds"
 
 ## replay: sweep TRACE over its default grid (or SCHED × ALLOC) × LOADS → out/TRACE/.
-replay: setup build
+replay: setup-replay build
 	$(REPLAY)
 
 replay-run:
@@ -164,7 +178,7 @@ bench-grid:
 
 ## paper: regenerate the figures of the five papers → out/paper/ (PAPER_QUICK=1 for a short run;
 ## RESUME=1 continues an interrupted run from the replicas it cached).
-paper: setup build
+paper: setup-replay build
 	$(BIN) paper $(if $(PAPER_QUICK),--quick) $(if $(RESUME),--resume) --out out/paper
 
 ## install: the binary, its manual pages and bash/zsh/fish completions under PREFIX (~/.local).

@@ -6,7 +6,8 @@
 //!
 //! Each entry also names its **default grid** ([`DefaultGrid`]: the schedulers × allocators a sweep
 //! replays when none are given); an entry without one gets its machine family's
-//! ([`DefaultGrid::for_machine`]).
+//! ([`DefaultGrid::for_machine`]). A log without requested times replays no `user` estimates
+//! ([`DefaultGrid::for_log`]).
 
 use std::collections::BTreeMap;
 
@@ -15,8 +16,8 @@ use serde::Deserialize;
 use crate::machine::AllocKind;
 use crate::resource::MachineSpec;
 use crate::sched::SchedKind;
-use crate::workload::EstimateModel;
 use crate::workload::transform::{Conversion, ShapeRule, SizeField};
+use crate::workload::{EstimateModel, Workload};
 
 /// The text of `traces/catalog.toml`.
 pub const BUILTIN_TOML: &str = include_str!("../traces/catalog.toml");
@@ -129,6 +130,19 @@ impl DefaultGrid {
                 estimates: Vec::new(),
             },
         }
+    }
+}
+
+impl DefaultGrid {
+    /// The grid a study of the log `w` replays: without the estimate models that [read requested
+    /// times](EstimateModel::reads_requested) (`user`, `predict`) when no job of `w` has one, where
+    /// they would replay as `exact` does under another name.
+    pub fn for_log(&self, w: &Workload) -> DefaultGrid {
+        let mut grid = self.clone();
+        if w.without_requested_time() == w.jobs.len() {
+            grid.estimates.retain(|e| !e.reads_requested());
+        }
+        grid
     }
 }
 
@@ -290,6 +304,24 @@ pub fn is_sha256_hex(s: &str) -> bool {
 mod tests {
     use super::*;
     use crate::resource::Shape;
+
+    #[test]
+    fn a_log_without_requested_times_has_no_user_estimates_in_its_grid() {
+        use crate::packed::PackedTime;
+        use crate::workload::{Job, Request};
+        let flat = DefaultGrid::for_machine(MachineSpec::Flat { nodes: 100 });
+        let job = |i| Job::sample(i, f64::from(i), 10.0, Request::Nodes(1));
+        let mut log = Workload {
+            jobs: vec![job(0), job(1)],
+            ..Workload::default()
+        };
+        assert_eq!(log.without_requested_time(), 2);
+        assert_eq!(flat.for_log(&log).estimates, [EstimateModel::Exact]);
+        log.jobs[1].requested = PackedTime::new(60.0);
+        assert_eq!(log.without_requested_time(), 1);
+        assert_eq!(flat.for_log(&log), flat, "one requested time is enough");
+        assert_eq!(flat.estimates, [EstimateModel::Exact, EstimateModel::User]);
+    }
 
     #[test]
     fn builtin_catalog_is_valid() {

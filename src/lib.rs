@@ -8,6 +8,7 @@
 //! imports itself through others (a test draws the graph from the imports: `tests/it/modules.rs`):
 //!
 //! * [`resource`] — the shared vocabulary: requests, placements, machine labels and node ids.
+//! * [`suggest`] — "did you mean …?" for names refused from a closed list.
 //! * [`swf`] — SWF records and header, a streaming nom parser with errors that name file, line, field.
 //! * [`packed`] — optional times and user numbers in the space of the value alone, for per-job data.
 //! * [`machine`] — topologies and the [`machine::Allocator`] trait; every allocator is one line of
@@ -48,12 +49,14 @@ pub mod packed;
 pub mod replicate;
 pub mod resource;
 pub mod sched;
+pub mod suggest;
 pub mod sweep;
 pub mod swf;
 pub mod trace;
 pub mod workload;
 
-/// Simulated time: seconds for traces, model time units for synthetic workloads.
+/// Simulated time: seconds for traces, model time units for synthetic workloads
+/// ([`trace::TimeUnit`]).
 ///
 /// An `f64` rather than a fixed-point integer: load-factor scaling divides integer trace times by
 /// factors such as 0.3, and synthetic workloads draw exponential times; IEEE arithmetic is

@@ -51,6 +51,10 @@ pub enum LoadError {
         /// The file and why it needs one.
         what: String,
     },
+    /// A malformed line of a file read strictly: file, line, field and what is wrong. Lenient
+    /// reading would skip it (and count it); callers say how their users ask for that.
+    #[error("{0}")]
+    Malformed(String),
 }
 
 /// Machine labels to suggest.
@@ -93,6 +97,27 @@ pub fn no_fetch(entry: &TraceEntry, sp: &SearchPath) -> Result<PathBuf, LoadErro
         dirs.join(", "),
         entry.name
     )))
+}
+
+/// What a workload's times are measured in: seconds for logs and for the Lublin–Feitelson model,
+/// the abstract time units of the papers' synthetic models (`synth:MODEL`, `synth:hypercube`),
+/// whose mean service is 1 or 5 units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Seconds.
+    Seconds,
+    /// A synthetic model's time units.
+    Model,
+}
+
+impl TimeUnit {
+    /// The unit of the workload named `label` (a catalog name, a path or a `synth:` label).
+    pub fn of(label: &str) -> TimeUnit {
+        match label.trim().strip_prefix("synth:") {
+            Some(model) if !model.starts_with("lublin") => TimeUnit::Model,
+            _ => TimeUnit::Seconds,
+        }
+    }
 }
 
 /// What to do with a raw SWF file given without a machine.
@@ -219,10 +244,7 @@ pub fn load(
     }
     let path = PathBuf::from(trace);
     if !path.is_file() {
-        return Err(LoadError::Message(format!(
-            "`{trace}` is neither a catalogued trace ({}) nor a file",
-            cat.names().join(", ")
-        )));
+        return Err(not_found(trace, &path, &cat));
     }
     let name = path
         .file_name()
@@ -260,6 +282,29 @@ pub fn load(
     )?;
     t.notes = notes;
     Ok(t)
+}
+
+/// Why `trace`, neither a catalogued name nor a file, cannot be loaded: a path (it has a directory
+/// or an extension) does not exist or is not a file; a name is not catalogued, with the names it
+/// likely meant, else every name.
+fn not_found(trace: &str, path: &Path, cat: &Catalog) -> LoadError {
+    let names = cat.names();
+    let near = crate::suggest::did_you_mean(trace, names.iter().copied());
+    let looks_like_a_path = path.components().count() > 1 || path.extension().is_some();
+    LoadError::Message(match (path.exists(), near) {
+        (true, _) => format!("`{trace}` is not a file (a directory?): name an SWF file"),
+        (false, None) if looks_like_a_path => format!(
+            "`{trace}`: no such file (and not a catalogued trace: `pwa-replay catalog` lists them)"
+        ),
+        (false, Some(near)) => format!(
+            "`{trace}` is not a catalogued trace, {near} (no file of that name either; \
+             `pwa-replay catalog` lists them all)"
+        ),
+        (false, None) => format!(
+            "`{trace}` is neither a catalogued trace ({}) nor a file",
+            names.join(", ")
+        ),
+    })
 }
 
 fn open(path: &Path, lenient: bool) -> Result<SwfReader, LoadError> {
@@ -451,7 +496,10 @@ fn convert(
         .map_err(|e| LoadError::Message(chain(&e)))?;
     let context = || format!("converting {} for {}", path.display(), conversion.machine);
     for record in reader.by_ref() {
-        let record = record.map_err(|e| LoadError::Message(chain(&e)))?;
+        let record = record.map_err(|e| match e.skip_reason() {
+            Some(_) => LoadError::Malformed(chain(&e)),
+            None => LoadError::Message(chain(&e)),
+        })?;
         match each.as_mut() {
             Some(each) => {
                 if let Some(job) = converter
@@ -659,5 +707,41 @@ mod tests {
         assert_eq!(e.to_string(), "no-such-log.swf.gz not here");
         let e = no_fetch(&entry, &search_path()).unwrap_err();
         assert!(e.to_string().contains("pwa-replay fetch sdsc-96"), "{e}");
+    }
+
+    #[test]
+    fn a_name_that_is_neither_says_which_it_looked_like() {
+        let cat = Catalog::builtin();
+        let why = |t: &str| not_found(t, Path::new(t), &cat).to_string();
+        let near = why("kth-sp3");
+        assert!(near.contains("did you mean `kth-sp2`?"), "{near}");
+        assert!(
+            !near.contains("sdsc-blue"),
+            "no list beside a suggestion: {near}"
+        );
+        let path = why("/tmp/pwa-no-such-dir/nope.swf");
+        assert!(path.contains("no such file"), "{path}");
+        assert!(!path.contains("neither"), "{path}");
+        assert!(why("nope.swf").contains("no such file"));
+        let far = why("no-such-log");
+        assert!(
+            far.contains("neither a catalogued trace") && far.contains("kth-sp2"),
+            "{far}"
+        );
+        let dir = std::env::temp_dir();
+        let e = not_found(dir.to_str().unwrap(), &dir, &cat).to_string();
+        assert!(e.contains("not a file"), "{e}");
+    }
+
+    #[test]
+    fn synthetic_models_keep_time_in_their_own_units_and_lublin_in_seconds() {
+        assert_eq!(TimeUnit::of("sdsc-96"), TimeUnit::Seconds);
+        assert_eq!(TimeUnit::of("/tmp/w.swf"), TimeUnit::Seconds);
+        assert_eq!(TimeUnit::of("synth:lublin,nodes=128"), TimeUnit::Seconds);
+        assert_eq!(
+            TimeUnit::of("synth:uniform-decreasing,rate=1"),
+            TimeUnit::Model
+        );
+        assert_eq!(TimeUnit::of(" synth:hypercube,dim=7"), TimeUnit::Model);
     }
 }

@@ -5,7 +5,8 @@
 //! The file goes to `<dir>/<file>.part` first; it is verified (sha256 of the uncompressed bytes
 //! against the catalog; for a trace the catalog has no hash for, gzip integrity and a strict SWF
 //! parse, after which the hash is recorded as `<file>.sha256`) and renamed. On any failure whatever
-//! was written is deleted, and the message says how to put the file in place by hand.
+//! was written is deleted, and the message says how to put the file in place by hand. With
+//! `$PWA_OFFLINE` set to `1` nothing is downloaded ([`offline`]): the error says how to get the file.
 
 use std::fs::File;
 use std::io;
@@ -19,6 +20,11 @@ use pwa_replay::workload::tracepath::{self, SearchPath};
 
 /// The archive's base address (`<base>/<folder>/<file>`).
 pub const DEFAULT_ARCHIVE_URL: &str = "https://www.cs.huji.ac.il/labs/parallel/workload";
+
+/// Whether `$PWA_OFFLINE` is `1`: no download is even tried.
+pub fn offline() -> bool {
+    std::env::var_os("PWA_OFFLINE").is_some_and(|v| v == "1")
+}
 
 /// `--base-url`, else `$PWA_ARCHIVE_URL`, else [`DEFAULT_ARCHIVE_URL`]; no trailing `/`.
 pub fn base_url(flag: Option<&str>) -> String {
@@ -64,12 +70,17 @@ pub fn with_help(
     anyhow::anyhow!("{e:#}\n{}", offline_help(entry, sp, dir))
 }
 
-/// Downloads `entry` into `dir`, verifies it and returns its final path. Nothing unverified is kept.
+/// Downloads `entry` into `dir`, verifies it and returns its final path. Nothing unverified is kept;
+/// [`offline`], nothing is tried.
 pub fn fetch_entry(entry: &TraceEntry, base: &str, dir: &Path) -> anyhow::Result<PathBuf> {
+    let url = url_of(entry, base);
+    anyhow::ensure!(
+        !offline(),
+        "not downloading {url}: PWA_OFFLINE=1 forbids it (unset PWA_OFFLINE to download)"
+    );
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let dest = dir.join(&entry.file);
     let part = dir.join(format!("{}.part", entry.file));
-    let url = url_of(entry, base);
     let result = download(&url, &part).and_then(|()| verify_download(entry, &part));
     match result {
         Ok(sha256) => {

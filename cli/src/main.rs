@@ -10,11 +10,12 @@ mod report;
 mod slurm;
 mod trace;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use pwa_replay::experiment::ExperimentError;
 
 /// Trace-replay analyzer for Parallel Workloads Archive logs.
 #[derive(Debug, Parser)]
-#[command(name = "pwa-replay", version, about, long_about = None)]
+#[command(name = "pwa-replay", version, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -53,8 +54,20 @@ enum Command {
     Man(cmd::man::Args),
 }
 
+/// What the tool is, then every subcommand: the one line of `--help` and the manual page's NAME.
+const ABOUT: &str = "Trace-replay analyzer for Parallel Workloads Archive logs";
+
+/// The command line with its one-line description naming every subcommand, generated from the
+/// subcommands themselves so that a new one cannot be left out of the manual page's NAME line.
+fn command() -> clap::Command {
+    let cmd = Cli::command();
+    let names: Vec<&str> = cmd.get_subcommands().map(clap::Command::get_name).collect();
+    let about = format!("{ABOUT}: {}", names.join(", "));
+    cmd.about(about)
+}
+
 fn main() {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Stats(a) => cmd::stats::run(a),
         Command::Catalog(a) => cmd::catalog::run(a),
@@ -68,8 +81,8 @@ fn main() {
         Command::Synth(a) => cmd::synth::run(a),
         Command::Paper(a) => cmd::paper::run(a),
         Command::Verify(a) => cmd::verify::run(a),
-        Command::Completions(a) => cmd::completions::run(a, Cli::command()),
-        Command::Man(a) => cmd::man::run(a, Cli::command()),
+        Command::Completions(a) => cmd::completions::run(a, command()),
+        Command::Man(a) => cmd::man::run(a, command()),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {
@@ -79,7 +92,14 @@ fn main() {
             eprintln!("{i}");
             std::process::exit(130);
         }
-        eprintln!("error: {e:#}");
+        if e.chain().any(|c| c.is::<ExperimentError>()) {
+            // An experiment file's mistakes, one a line: each an error of its own.
+            for line in format!("{e:#}").lines() {
+                eprintln!("error: {line}");
+            }
+        } else {
+            eprintln!("error: {e:#}");
+        }
         std::process::exit(1);
     }
 }
@@ -98,7 +118,20 @@ mod tests {
 
     #[test]
     fn cli_definition_is_consistent() {
-        Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    #[test]
+    fn the_one_line_description_names_every_subcommand() {
+        let cmd = command();
+        let about = cmd.get_about().expect("an about line").to_string();
+        for sub in cmd.get_subcommands() {
+            assert!(
+                about.contains(sub.get_name()),
+                "{about} lacks {}",
+                sub.get_name()
+            );
+        }
     }
 
     /// Every replay option is a flag of every command that replays.

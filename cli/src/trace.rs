@@ -11,7 +11,7 @@ use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::trace::{self as lib, LoadError};
 use pwa_replay::workload::rewrite::InputRewrite;
 use pwa_replay::workload::tracepath::SearchPath;
-use pwa_replay::workload::{Conversion, Job};
+use pwa_replay::workload::{Conversion, EstimateModel, Job};
 
 pub use pwa_replay::trace::{LoadedTrace, NoMachine, catalog, search_path};
 
@@ -86,11 +86,17 @@ fn load_into(
                     ""
                 }
             ),
+            LoadError::Malformed(what) => {
+                anyhow::anyhow!("{what} (--lenient skips malformed lines and counts them)")
+            }
             e => e.into(),
         },
     )?;
     for note in &t.notes {
         eprintln!("{note}");
+    }
+    if !t.skipped.is_empty() {
+        eprintln!("{}: --lenient: {}", t.name, t.skipped);
     }
     Ok(t)
 }
@@ -98,11 +104,10 @@ fn load_into(
 /// The [`lib::Fetch`] of the command line: downloads a catalogued log into the first directory of
 /// the search path, unless `$PWA_OFFLINE=1` (then the error says how to install it by hand).
 pub fn download(entry: &TraceEntry, sp: &SearchPath) -> Result<PathBuf, LoadError> {
-    let offline = std::env::var_os("PWA_OFFLINE").is_some_and(|v| v == "1");
     let Some(dir) = sp.dirs().first().cloned() else {
         return Err(LoadError::Message("no trace directory to look in".into()));
     };
-    if offline {
+    if crate::download::offline() {
         return Err(LoadError::Message(format!(
             "{} is not on the search path and PWA_OFFLINE=1 forbids downloading it\n{}",
             entry.file,
@@ -139,6 +144,36 @@ pub fn drop_never_fitting(t: &mut LoadedTrace, allocs: &[AllocKind]) -> anyhow::
         );
     }
     Ok(())
+}
+
+/// What the estimate models that [read requested times](EstimateModel::reads_requested) among
+/// `models` do with a log of `jobs` jobs, `without` of which have none (SWF field 9): a job's run
+/// time stands in for its user estimate. `None` when nothing falls back.
+pub fn fallback_note(models: &[EstimateModel], jobs: usize, without: usize) -> Option<String> {
+    let reading: Vec<String> = models
+        .iter()
+        .filter(|m| m.reads_requested())
+        .map(ToString::to_string)
+        .collect();
+    if reading.is_empty() || without == 0 {
+        return None;
+    }
+    let under = reading.join(", ");
+    Some(match (without == jobs, &reading[..]) {
+        (true, [only]) if only == "user" => "no job has a requested time (SWF field 9): user \
+             estimates are the run times, the same as exact"
+            .to_string(),
+        (true, _) => format!(
+            "no job has a requested time (SWF field 9): under {under} the run time stands in for \
+             every user estimate"
+        ),
+        (false, _) => format!(
+            "{} of {} jobs have no requested time (SWF field 9): under {under} their run time \
+             stands in for the user estimate",
+            crate::report::human::count(without as u64),
+            crate::report::human::count(jobs as u64)
+        ),
+    })
 }
 
 /// The experiments' workload source, downloading missing logs as [`load`] does.

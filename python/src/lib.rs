@@ -68,6 +68,9 @@ fn prepare(
     load_factor: f64,
     estimate: EstimateModel,
 ) -> Result<Workload, Message> {
+    // The rule of a sweep's load factors, so that a run accepts what a sweep does.
+    pwa_replay::sweep::load_factor(&load_factor.to_string())
+        .map_err(|e| format!("load_factor={load_factor}: {e}"))?;
     let jobs = std::mem::take(&mut loaded.workload);
     let mut w = jobs.into_scaled(load_factor).map_err(|e| {
         format!(
@@ -321,9 +324,17 @@ fn run<'py>(
     d.set_item("allocator", alloc.to_string())?;
     d.set_item("load_factor", load_factor)?;
     d.set_item("estimate", estimate.to_string())?;
+    let fallbacks = if estimate.reads_requested() {
+        workload.without_requested_time()
+    } else {
+        0
+    };
+    d.set_item("estimate_fallbacks", fallbacks)?;
     add_options(&d, &options)?;
     d.set_item("validated", validate)?;
     d.set_item("alloc_calls_skipped", outcome.skipped_checks)?;
+    d.set_item("dropped", loaded.dropped.values().sum::<u64>())?;
+    d.set_item("skipped_lines", loaded.skipped.skipped_lines())?;
     add_metrics(&d, &summarize(&workload, m, alloc, &outcome))?;
     let jobs = table_dict(py, job_table(&workload, m, &outcome))?;
     let users = table_dict(py, user_table(&per_user(&workload, &outcome)))?;
@@ -361,18 +372,22 @@ fn load_spec(loads: Option<&Bound<'_, PyAny>>) -> PyResult<LoadSpec> {
 }
 
 /// The grid of a sweep: every scheduler × allocator × estimate model (`None` lists take the
-/// trace's default grid), each allocator checked on the machine; with `lenient`, the jobs that fit
-/// none of them dropped.
+/// trace's default grid), each allocator checked on the machine, a scheduler blind to estimates
+/// under the first model only ([`Grid::series_once`] under `options`); with `lenient`, the jobs
+/// that fit none of them dropped.
 fn sweep_series(
     loaded: &mut Loaded,
     sched: Option<Vec<String>>,
     alloc: Option<Vec<String>>,
     estimate: Option<Vec<String>>,
     lenient: bool,
+    options: &ReplayOptions,
 ) -> PyResult<Vec<Series>> {
-    let schedulers = labels("sched", sched, &loaded.grid.schedulers)?;
-    let allocators = labels("alloc", alloc, &loaded.grid.allocators)?;
-    let estimates = labels("estimate", estimate, &loaded.grid.estimates)?;
+    // The command line's default grid: no `user` estimates for a log without requested times.
+    let grid = loaded.grid.for_log(&loaded.workload);
+    let schedulers = labels("sched", sched, &grid.schedulers)?;
+    let allocators = labels("alloc", alloc, &grid.allocators)?;
+    let estimates = labels("estimate", estimate, &grid.estimates)?;
     let m = loaded.machine;
     for a in &allocators {
         a.build(m)
@@ -390,7 +405,8 @@ fn sweep_series(
         loads: Vec::new(),
         estimates,
     }
-    .series())
+    .series_once(options)
+    .0)
 }
 
 /// Runs `spec` on `workload` with the one executor (the command line's sweep: the one-panel
@@ -494,7 +510,7 @@ fn sweep<'py>(
     let mut loaded = py
         .detach(|| trace::load(trace, machine, (lenient, options.semantics.input), flat_ok))
         .map_err(err)?;
-    let series = sweep_series(&mut loaded, sched, alloc, estimate, lenient)?;
+    let series = sweep_series(&mut loaded, sched, alloc, estimate, lenient, &options)?;
     let spec = SweepSpec {
         workload: loaded.name.clone(),
         machine: loaded.machine,

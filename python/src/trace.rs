@@ -49,6 +49,9 @@ pub fn load(
                 "; with alloc=\"flat\", a flat machine sized from its header is used"
             }
         ),
+        LoadError::Malformed(what) => {
+            format!("{what} (lenient=True skips malformed lines and counts them)")
+        }
         e => e.to_string(),
     })
 }

@@ -26,6 +26,10 @@ def test_bad_labels_and_names_are_errors():
         pr.run("sdsc-96")
     with pytest.raises(pr.Error, match="load factor"):
         pr.sweep("kth-sp2", sched=["fcfs"], alloc=["flat"], loads=[-1])
+    # One rule for run and sweep: what a sweep refuses, a run refuses too.
+    for lf in [1e9, -1, 0.0001]:
+        with pytest.raises(pr.Error, match=r"is not a decimal in \(0, 1000\]"):
+            pr.run("synth:uniform,mesh=8x8,jobs=20", sched="fcfs", alloc="ff", load_factor=lf)
     with pytest.raises(pr.Error, match="unknown field `dilatation`.*`dilation`"):
         pr.run("kth-sp2", sched="fcfs", alloc="flat", dilatation="linear:1")
     with pytest.raises(pr.Error, match="linear:α"):

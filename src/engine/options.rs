@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use super::{Dilation, Semantics};
 use crate::SimTime;
 use crate::sched::order::{DEFAULT_HALF_LIFE, OrderError, PriorityConfig, Shares, Weights};
+use crate::sched::semantics::Release;
 
 /// Engine options of one replay (see the module doc for how each front end spells them).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -73,6 +74,14 @@ impl ReplayOptions {
         };
         config.check()?;
         Ok(config)
+    }
+
+    /// Whether the engine itself reads the jobs' run-time estimates, whatever the scheduler: it
+    /// ends jobs at them (`kill_at_estimate`), or books a job's processors until its estimate
+    /// ([`Release::Booked`]). Under these options every schedule may change with the estimate
+    /// model, not only a policy's that [plans with them](crate::sched::SchedKind::plans_with_estimates).
+    pub fn engine_reads_estimates(&self) -> bool {
+        self.kill_at_estimate || self.semantics.release == Release::Booked
     }
 
     /// The names of the options (the TOML keys and Python keyword arguments), in field order.

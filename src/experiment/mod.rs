@@ -59,6 +59,8 @@ pub mod run;
 pub mod spec;
 pub mod sweep;
 
+use std::fmt;
+
 pub use figure::{FigureData, Point};
 pub use plan::{Cell, Plan};
 
@@ -67,9 +69,9 @@ pub use run::{Results, Unit};
 
 use crate::replicate::Estimate;
 
-/// A mistake in an experiment file: where, which key, what.
+/// A mistake in an experiment file: where, which key, what; and the file's other mistakes found
+/// with it (those that do not follow from it), so that one run reports them all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {}{message}", if key.is_empty() { String::new() } else { format!("`{key}`: ") })]
 pub struct ExperimentError {
     /// The file.
     pub file: String,
@@ -79,6 +81,8 @@ pub struct ExperimentError {
     pub key: String,
     /// What is wrong, with the valid choices.
     pub message: String,
+    /// The other mistakes, in line order (each without more of its own).
+    pub more: Vec<ExperimentError>,
 }
 
 impl ExperimentError {
@@ -89,7 +93,49 @@ impl ExperimentError {
             line,
             key,
             message,
+            more: Vec::new(),
         }
+    }
+
+    /// One error of several found independently: the first by line, the others as its
+    /// [`more`](ExperimentError::more) (repeats dropped); `None` for none.
+    pub fn all(errors: impl IntoIterator<Item = ExperimentError>) -> Option<ExperimentError> {
+        let mut flat: Vec<ExperimentError> = Vec::new();
+        for mut e in errors {
+            let more = std::mem::take(&mut e.more);
+            for one in std::iter::once(e).chain(more) {
+                if !flat.contains(&one) {
+                    flat.push(one);
+                }
+            }
+        }
+        flat.sort_by_key(|e| e.line);
+        let mut flat = flat.into_iter();
+        let mut first = flat.next()?;
+        first.more = flat.collect();
+        Some(first)
+    }
+
+    /// This error and the others found with it, in line order.
+    pub fn each(&self) -> impl Iterator<Item = &ExperimentError> {
+        std::iter::once(self).chain(&self.more)
+    }
+}
+
+impl fmt::Display for ExperimentError {
+    /// `file:line: `key`: message`, one line per mistake.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.each().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{}:{}: ", e.file, e.line)?;
+            if !e.key.is_empty() {
+                write!(f, "`{}`: ", e.key)?;
+            }
+            f.write_str(&e.message)?;
+        }
+        Ok(())
     }
 }
 

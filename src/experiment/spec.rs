@@ -9,9 +9,12 @@
 //! ([`OptionKeys`]), so that an option added to [`ReplayOptions`] is a key of the file with no
 //! change here.
 
+use std::fmt;
 use std::ops::Range;
 
-use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
@@ -106,6 +109,7 @@ pub struct PanelSpec {
     #[serde(default)]
     pub series: Vec<SeriesSpec>,
     /// The x axis.
+    #[serde(deserialize_with = "x_table")]
     pub x: XSpec,
     /// Seed key template (default: the workload label and the load factor): cells with the same key
     /// share their random streams.
@@ -182,6 +186,36 @@ fn load_factor() -> String {
     "load_factor".to_string()
 }
 
+/// `x` as a table; its values alone (a list, a range) are refused with the table to write them in.
+fn x_table<'de, D: Deserializer<'de>>(d: D) -> Result<XSpec, D::Error> {
+    struct Table;
+    impl<'de> Visitor<'de> for Table {
+        type Value = XSpec;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a table such as `x = { values = [0.5, 1.0] }`")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<XSpec, A::Error> {
+            XSpec::deserialize(MapAccessDeserializer::new(map))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<XSpec, A::Error> {
+            let mut values = Vec::new();
+            while let Some(v) = seq.next_element::<toml::Value>()? {
+                values.push(v.to_string());
+            }
+            Err(de::Error::custom(format!(
+                "x is a table: write `x = {{ values = [{}] }}`",
+                values.join(", ")
+            )))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<XSpec, E> {
+            Err(E::custom(format!(
+                "x is a table: write `x = {{ values = \"{v}\" }}`"
+            )))
+        }
+    }
+    d.deserialize_any(Table)
+}
+
 /// x values as written.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
@@ -195,7 +229,10 @@ pub enum Values {
 /// Replication: a fixed count, or until the 95% CI half-width of `measure` is below a fraction of
 /// its mean (between `min` and `max` replications).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table such as `replicate = { count = 3 }` or `{ min = 2, max = 30, half_width = 0.05 }`"
+)]
 pub struct ReplicateSpec {
     /// Exactly this many replications.
     pub count: Option<usize>,
@@ -211,7 +248,10 @@ pub struct ReplicateSpec {
 
 /// Shaking of a log's replicas (Tsafrir et al. 2007), see [`crate::workload::shake`].
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table such as `shake = { submit_s = 10 }`"
+)]
 pub struct ShakeSpec {
     /// Submit offsets uniform in ±this many seconds (default 10).
     pub submit_s: Option<f64>,
@@ -221,7 +261,10 @@ pub struct ShakeSpec {
 
 /// A series stops climbing x `margin` points after `measure` first exceeds `above`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table such as `stop = { above = 100000 }`"
+)]
 pub struct StopSpec {
     /// The measure (default `mean_turnaround_s`).
     pub measure: Option<String>,
@@ -305,55 +348,38 @@ pub struct CheckSpec {
 }
 
 impl ExperimentFile {
-    /// Reads `text` (the contents of `file`).
+    /// Reads `text` (the contents of `file`); on a mistake, reports every item of the file that
+    /// does not read (each panel, figure and claim, `[defaults]`, `[quick]` …), not the first only.
     pub fn parse(file: &str, text: &str) -> Result<ExperimentFile, ExperimentError> {
-        let error = |e: toml::de::Error| toml_error(file, text, &e);
-        let mut doc = DeTable::parse(text).map_err(error)?;
-        let table = doc.get_mut();
-        let mut defaults = match table.get_mut("defaults").map(Spanned::get_mut) {
-            Some(DeValue::Table(t)) => OptionKeys::take(t).map_err(error)?,
-            _ => OptionKeys::default(),
-        };
-        // The file's `[orders]`: the `orders` option of `[defaults]`, written as a table of its own.
-        if let Some((k, v)) = table.remove_entry("orders") {
-            if defaults.0.iter().any(|(key, _)| key.get_ref() == "orders") {
-                let line = line_of(text, &k.span());
-                let problem = "`[orders]` and `orders` in `[defaults]`: define the orders once";
-                return Err(ExperimentError::new(
-                    file,
-                    line,
-                    "orders".into(),
-                    problem.into(),
-                ));
+        let error = |e: toml::de::Error| {
+            let mut e = toml_error(file, text, &e);
+            if e.message.starts_with("unknown field") {
+                let names = ReplayOptions::keys().iter().map(|k| format!("`{k}`"));
+                e.message = format!(
+                    "{}, or a replay option: {}",
+                    e.message,
+                    names.collect::<Vec<_>>().join(", ")
+                );
             }
-            let value = toml::Value::deserialize(ValueDeserializer::from(v)).map_err(error)?;
-            defaults
-                .0
-                .push((Spanned::new(k.span(), "orders".into()), value));
-        }
-        let panels: Vec<OptionKeys> = match table.get_mut("panel").map(Spanned::get_mut) {
-            Some(DeValue::Array(a)) => a
-                .iter_mut()
-                .map(|p| match p.get_mut() {
-                    DeValue::Table(t) => OptionKeys::take(t),
-                    _ => Ok(OptionKeys::default()),
-                })
-                .collect::<Result<_, _>>()
-                .map_err(error)?,
-            _ => Vec::new(),
+            e
         };
+        let (doc, defaults, panels) = read_options(text).map_err(error)?;
+        let mut orders = defaults.0.iter().filter(|(k, _)| k.get_ref() == "orders");
+        if let Some((again, _)) = orders.nth(1) {
+            let problem = "`[orders]` and `orders` in `[defaults]`: define the orders once";
+            let line = line_of(text, &again.span());
+            return Err(ExperimentError::new(
+                file,
+                line,
+                "orders".into(),
+                problem.into(),
+            ));
+        }
         let mut f =
-            ExperimentFile::deserialize(toml::de::Deserializer::from(doc)).map_err(|e| {
-                let mut e = error(e);
-                if e.message.starts_with("unknown field") {
-                    let names = ReplayOptions::keys().iter().map(|k| format!("`{k}`"));
-                    e.message = format!(
-                        "{}, or a replay option: {}",
-                        e.message,
-                        names.collect::<Vec<_>>().join(", ")
-                    );
-                }
-                e
+            ExperimentFile::deserialize(toml::de::Deserializer::from(doc)).map_err(|first| {
+                let others = read_items(text).into_iter().map(error);
+                let all = ExperimentError::all(std::iter::once(error(first)).chain(others));
+                all.expect("one error at least")
             })?;
         f.defaults.options = defaults;
         for (p, options) in f.panels.iter_mut().zip(panels) {
@@ -361,6 +387,71 @@ impl ExperimentFile {
         }
         Ok(f)
     }
+}
+
+/// The parsed document of `text`, with the replay options taken out of `[defaults]` and of each
+/// panel (see [`OptionKeys`]).
+fn read_options(
+    text: &str,
+) -> Result<(Spanned<DeTable<'_>>, OptionKeys, Vec<OptionKeys>), toml::de::Error> {
+    let mut doc = DeTable::parse(text)?;
+    let table = doc.get_mut();
+    let mut defaults = match table.get_mut("defaults").map(Spanned::get_mut) {
+        Some(DeValue::Table(t)) => OptionKeys::take(t)?,
+        _ => OptionKeys::default(),
+    };
+    // The file's `[orders]`: the `orders` option of `[defaults]`, written as a table of its own.
+    if let Some((k, v)) = table.remove_entry("orders") {
+        let value = toml::Value::deserialize(ValueDeserializer::from(v))?;
+        defaults
+            .0
+            .push((Spanned::new(k.span(), "orders".into()), value));
+    }
+    let panels: Vec<OptionKeys> = match table.get_mut("panel").map(Spanned::get_mut) {
+        Some(DeValue::Array(a)) => a
+            .iter_mut()
+            .map(|p| match p.get_mut() {
+                DeValue::Table(t) => OptionKeys::take(t),
+                _ => Ok(OptionKeys::default()),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => Vec::new(),
+    };
+    Ok((doc, defaults, panels))
+}
+
+/// The mistakes of each item of `text` read on its own: every table and every entry of an array
+/// of tables, as the field of [`ExperimentFile`] it fills; an unknown key of the file is one too.
+fn read_items(text: &str) -> Vec<toml::de::Error> {
+    fn one<T: for<'de> Deserialize<'de>>(v: Spanned<DeValue<'_>>) -> Option<toml::de::Error> {
+        T::deserialize(ValueDeserializer::from(v)).err()
+    }
+    /// The entries of an array of tables (a value that is no array: itself).
+    fn each(v: Spanned<DeValue<'_>>) -> Vec<Spanned<DeValue<'_>>> {
+        let span = v.span();
+        match v.into_inner() {
+            DeValue::Array(a) => a.into_iter().collect(),
+            other => vec![Spanned::new(span, other)],
+        }
+    }
+    let Ok((doc, ..)) = read_options(text) else {
+        return Vec::new();
+    };
+    let mut errors = Vec::new();
+    for (key, value) in doc.into_inner() {
+        let found: Vec<Option<toml::de::Error>> = match key.get_ref().as_ref() {
+            "title" | "description" => vec![one::<String>(value)],
+            "defaults" => vec![one::<Defaults>(value)],
+            "params" => vec![one::<toml::Table>(value)],
+            "quick" => vec![one::<Quick>(value)],
+            "panel" => each(value).into_iter().map(one::<PanelSpec>).collect(),
+            "figure" => each(value).into_iter().map(one::<FigureSpec>).collect(),
+            "claim" => each(value).into_iter().map(one::<ClaimSpec>).collect(),
+            _ => Vec::new(),
+        };
+        errors.extend(found.into_iter().flatten());
+    }
+    errors
 }
 
 /// A TOML error of `text` (the contents of `file`) at its line, with the key written there.
@@ -426,6 +517,67 @@ x = { values = [0.5, 1.0] }
         let msg = e.to_string();
         assert!(msg.starts_with("m.toml:7:"), "{msg}");
         assert!(msg.contains("colour") && msg.contains("workload"), "{msg}");
+    }
+
+    #[test]
+    fn a_bare_value_where_a_table_goes_is_shown_the_table_to_write() {
+        let bad = |from: &str, to: &str| {
+            let text = format!("[defaults]\nreplicate = {{ count = 1 }}\n{MINIMAL}");
+            let text = text.replace(from, to);
+            ExperimentFile::parse("m.toml", &text)
+                .unwrap_err()
+                .to_string()
+        };
+        let x = "x = { values = [0.5, 1.0] }";
+        for (from, to, said) in [
+            (x, "x = [0.7, 0.9]", "write `x = { values = [0.7, 0.9] }`"),
+            (
+                x,
+                r#"x = "0.5:3:0.5""#,
+                r#"write `x = { values = "0.5:3:0.5" }`"#,
+            ),
+            (
+                x,
+                "x = 0.7",
+                "expected a table such as `x = { values = [0.5, 1.0] }`",
+            ),
+            (
+                "replicate = { count = 1 }",
+                "replicate = 3",
+                "expected a table such as `replicate = { count = 3 }`",
+            ),
+            (
+                "replicate = { count = 1 }",
+                "shake = 10",
+                "expected a table such as `shake = { submit_s = 10 }`",
+            ),
+            (
+                "replicate = { count = 1 }",
+                "stop = 5",
+                "expected a table such as `stop = { above = 100000 }`",
+            ),
+        ] {
+            let e = bad(from, to);
+            assert!(e.contains(said), "{to}: {e}");
+            assert!(!e.contains("Spec"), "no Rust type names: {e}");
+        }
+    }
+
+    #[test]
+    fn every_item_that_does_not_read_is_reported_at_once() {
+        let text = format!(
+            "[defaults]\nreplicate = 3\n{}\n[[figure]]\nname = \"f\"\npanel = \"p\"\ny = 1\n\n\
+             [[figure]]\nname = \"g\"\npanel = \"p\"\ny = \"jobs\"\ncolour = \"red\"\n",
+            MINIMAL.replace("x = { values = [0.5, 1.0] }", "x = [0.5, 1.0]")
+        );
+        let e = ExperimentFile::parse("m.toml", &text).unwrap_err();
+        let lines: Vec<(usize, &str)> = e.each().map(|e| (e.line, e.key.as_str())).collect();
+        assert_eq!(
+            lines,
+            [(2, "replicate"), (9, "x"), (14, "y"), (20, "colour")],
+            "{e}"
+        );
+        assert!(e.more[2].message.contains("or a replay option"), "{e}");
     }
 
     #[test]

@@ -195,6 +195,38 @@ fn seeds_are_common_to_the_series_of_a_panel() {
 }
 
 #[test]
+fn independent_mistakes_of_panels_figures_and_claims_are_reported_together() {
+    let text = STUDY
+        .replace("shake = { submit_s = 5 }\n", "")
+        .replace(r#"sched = ["fcfs", "easy"]"#, r#"sched = ["fcfs", "eazy"]"#)
+        .replace(r#"y = "max_wait_s""#, r#"y = "max_wait""#)
+        .replace(r#"series = "fcfs+ff""#, r#"series = "fcfs+f""#);
+    let e = Plan::new("s.toml", &text, false).unwrap_err();
+    let keys: Vec<(&str, usize)> = e.each().map(|e| (e.key.as_str(), e.line)).collect();
+    let line = |needle: &str| 1 + text.lines().position(|l| l.contains(needle)).unwrap();
+    assert_eq!(
+        keys,
+        [
+            ("sched", line("\"eazy\"")),
+            // The log panel's `replicate`.
+            ("replicate", 32),
+            ("y", line("\"max_wait\"")),
+            ("predicate", line("\"saturates_first\"")),
+        ],
+        "{e}"
+    );
+    assert_eq!(e.to_string().lines().count(), 4, "one line each: {e}");
+    // A figure of a panel that failed, and a claim of a figure that failed, are not checked: the
+    // panel's mistake is the one to fix.
+    let text = STUDY.replace(
+        r#"values = [0.5, 1, 2, 4, 8, 16]"#,
+        r#"values = [0.5, 1, 2, 4, 8, 16], quick = "x""#,
+    );
+    let e = Plan::new("s.toml", &text, true).unwrap_err();
+    assert_eq!((e.key.as_str(), e.more.len()), ("values", 0), "{e}");
+}
+
+#[test]
 fn a_log_replicated_without_shaking_is_refused_with_its_line() {
     let text = STUDY.replace("shake = { submit_s = 5 }\n", "");
     let e = Plan::new("s.toml", &text, false).unwrap_err();

@@ -156,7 +156,7 @@ pub enum SpecError {
     #[error(transparent)]
     Machine(#[from] MachineParseError),
     /// Unknown allocator label.
-    #[error("allocator `{0}` is not one of {labels}", labels = AllocKind::ALL.iter().map(|k| k.label()).collect::<Vec<_>>().join(", "))]
+    #[error("allocator `{0}` is not one of {labels}{hint}", labels = AllocKind::ALL.iter().map(|k| k.label()).collect::<Vec<_>>().join(", "), hint = alloc_hint(.0))]
     Alloc(String),
     /// The allocator does not work on this machine.
     #[error("allocator `{alloc}` does not work on machine `{machine}`")]
@@ -289,6 +289,16 @@ pub trait Allocator: Send {
 }
 
 /// The "does not work on this machine" error of allocator `kind`.
+/// `; did you mean `mpl`?` for an allocator label near a known one, else empty.
+fn alloc_hint(text: &str) -> String {
+    let labels: Vec<String> = AllocKind::ALL
+        .iter()
+        .map(|k| k.label().into_owned())
+        .collect();
+    crate::suggest::did_you_mean(text, labels.iter().map(String::as_str))
+        .map_or_else(String::new, |d| format!("; {d}"))
+}
+
 pub(crate) fn mismatch(kind: AllocKind, machine: MachineSpec) -> SpecError {
     SpecError::Mismatch {
         alloc: kind.label().to_string(),

@@ -67,4 +67,5 @@ pub(super) const ORDERED: Form<(SimTime, OrderName)> = Form::new(
     |l| read_with_order(l, BQ.read),
     |p| args_with_order(p, BQ.args),
     |(t, _)| (BQ.build)(t),
-);
+)
+.estimates(|_| true);

@@ -394,7 +394,9 @@ impl Scheduler for Easy {
 
 /// `easy`.
 pub(super) const EASY: Form<()> =
-    Form::bare(|_| Box::new(Easy::new(Order::Arrival))).cost(BACKFILL_COST);
+    Form::bare(|_| Box::new(Easy::new(Order::Arrival)))
+        .cost(BACKFILL_COST)
+        .estimates(|_| true);
 
 /// `easy:sjbf`.
 pub(super) const SJBF: Form<()> = Form::new(
@@ -402,9 +404,10 @@ pub(super) const SJBF: Form<()> = Form::new(
     |_| vec!["sjbf".into()],
     |_| Box::new(Easy::new(Order::ShortestFirst)),
 )
-.cost(BACKFILL_COST);
-
+.cost(BACKFILL_COST)
+.estimates(|_| true);
 /// `easy:order=O`: the policy's own build, in arrival order; a replay builds the order with
 /// [`SchedKind::build_with`](super::SchedKind::build_with).
 pub(super) const ORDERED: Form<OrderName> =
-    Form::new(read_order, order_args, |_| (EASY.build)(&())).cost(BACKFILL_COST);
+    Form::new(read_order, order_args, |_| (EASY.build)(&())).cost(BACKFILL_COST)
+        .estimates(|_| true);

@@ -32,4 +32,4 @@ pub(super) const FCFS: Form<()> =
 /// `fcfs:order=O`: the policy's own build, in arrival order; a replay builds the order with
 /// [`SchedKind::build_with`](super::SchedKind::build_with).
 pub(super) const ORDERED: Form<OrderName> =
-    Form::new(read_order, order_args, |_| (FCFS.build)(&()));
+    Form::new(read_order, order_args, |_| (FCFS.build)(&())).estimates(|_| true);

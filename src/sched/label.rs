@@ -161,10 +161,13 @@ pub struct Form<P: 'static> {
     pub cost: f64,
     /// The name the papers give the policy (`Window-240`), where it has one.
     pub title: Option<fn(&P) -> String>,
+    /// Whether the policy's schedule, with these parameters, reads the jobs' run-time estimates
+    /// (a sweep replays one that does not under one estimate model only).
+    pub estimates: fn(&P) -> bool,
 }
 
 impl<P> Form<P> {
-    /// A form of cost 1 (the queue-based policies) without a title.
+    /// A form of cost 1 (the queue-based policies) without a title, blind to estimates.
     pub const fn new(
         read: fn(&Label<'_>) -> Option<P>,
         args: fn(&P) -> Vec<String>,
@@ -176,12 +179,20 @@ impl<P> Form<P> {
             build,
             cost: 1.0,
             title: None,
+            estimates: |_| false,
         }
     }
 
     /// The form with another relative cost.
     pub const fn cost(mut self, cost: f64) -> Self {
         self.cost = cost;
+        self
+    }
+
+    /// The form of a policy that reads run-time estimates when `reads` says so of its parameters
+    /// (`|_| true`: always).
+    pub const fn estimates(mut self, reads: fn(&P) -> bool) -> Self {
+        self.estimates = reads;
         self
     }
 

@@ -19,8 +19,9 @@
 //! Every scheduler is one line of the `schedulers!` registry below (in the source): its
 //! [`SchedKind`] variant (with its parameters' type), the [`Form`](label::Form) that its file
 //! defines, and its label syntax, an example and its meaning ([`SCHEDULERS`]). Parsing, printing,
-//! [`SchedKind::info`], [`SchedKind::build`], the shard cost ([`SchedKind::cost`]) and the papers'
-//! name ([`SchedKind::title`]) are generated from the lines; help texts, parse errors and the
+//! [`SchedKind::info`], [`SchedKind::build`], the shard cost ([`SchedKind::cost`]), whether it plans
+//! with estimates ([`SchedKind::plans_with_estimates`]) and the papers' name ([`SchedKind::title`])
+//! are generated from the lines; help texts, parse errors and the
 //! Python `labels()` from [`SCHEDULERS`]. Adding one takes:
 //!
 //! 1. **A file** `src/sched/<paper_name>.rs` with the policy (a [`Scheduler`]) and a `Form` for
@@ -28,7 +29,8 @@
 //!    takes the label's arguments with [`Label`]'s helpers (`bare`, `word`, `count`, `seconds`,
 //!    `keyword`, `words`, `pairs`) into `P` (`()` without parameters: `Form::bare(build)`),
 //!    `args` writes them back, `build` makes the policy; `.cost(…)` for one much slower than FCFS,
-//!    `.title(…)` for the name its paper gives it.
+//!    `.title(…)` for the name its paper gives it, `.estimates(…)` for one whose schedule reads
+//!    the jobs' run-time estimates (with its parameters, or all of them).
 //! 2. **A line** in the registry, in a group named after the file: `/// doc` then `Variant(P) =
 //!    NAME, "syntax", "example", "meaning";`.
 //!
@@ -270,6 +272,20 @@ macro_rules! schedulers {
                 }
             }
 
+            /// Whether the policy plans with run-time estimates (its form's
+            /// [`estimates`](label::Form::estimates): the backfilling ones, `easy`, `easy:sjbf`,
+            /// `conservative`). Every other one schedules the same under every estimate model
+            /// unless the engine reads them too ([`ReplayOptions::engine_reads_estimates`]); a test
+            /// replays each under two models.
+            ///
+            /// [`ReplayOptions::engine_reads_estimates`]: crate::engine::ReplayOptions::engine_reads_estimates
+            pub fn plans_with_estimates(&self) -> bool {
+                match self {
+                    $($(SchedKind::$variant $((field!(p, $param)))? =>
+                        ($module::$form.estimates)(params!($(p, $param)?)),)+)+
+                }
+            }
+
             /// The name the papers give the policy (`FCFS`, `OO`, `OOCB-8`, `Window-240`,
             /// `Delay`), where it has one.
             pub fn title(&self) -> Option<String> {
@@ -422,10 +438,28 @@ pub fn scheduler_labels() -> String {
         .join(", ")
 }
 
-/// A scheduler label that could not be read.
+/// A scheduler label that could not be read: the registry's labels, and what was likely meant
+/// ([`label_hint`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("scheduler `{0}` is not one of {labels}", labels = scheduler_labels())]
+#[error("scheduler `{0}` is not one of {labels}{hint}", labels = scheduler_labels(), hint = label_hint(.0))]
 pub struct SchedParseError(pub String);
+
+/// What a label that does not read likely meant: for a known name with the wrong arguments, how
+/// that name is written (`; window is written window:K`); else the nearest names (`; did you mean
+/// `easy`?`); empty when none is near.
+fn label_hint(text: &str) -> String {
+    let name = Label::read(text).map_or(text.trim(), |l| l.name);
+    let forms: Vec<&str> = SCHEDULERS
+        .iter()
+        .filter(|i| i.name() == name)
+        .map(|i| i.syntax)
+        .collect();
+    if !forms.is_empty() {
+        return format!("; {name} is written {}", forms.join(" or "));
+    }
+    crate::suggest::did_you_mean(name, SCHEDULERS.iter().map(SchedInfo::name))
+        .map_or_else(String::new, |d| format!("; {d}"))
+}
 
 impl fmt::Display for SchedKind {
     /// The label: the name, then the arguments the line's form writes.
@@ -574,6 +608,22 @@ mod registry_tests {
                 info.name()
             );
         }
+    }
+
+    #[test]
+    fn a_misspelt_name_gets_did_you_mean_and_a_known_name_its_syntax() {
+        let e = |s: &str| s.parse::<SchedKind>().unwrap_err().to_string();
+        assert!(e("eazy").ends_with("; did you mean `easy` or `lazy`?"));
+        assert!(e("conservatve").ends_with("; did you mean `conservative`?"));
+        assert!(e("windw:240").ends_with("; did you mean `window`?"));
+        assert!(e("window:ten").ends_with("; window is written window:K"));
+        let lazy = "; lazy is written lazy or lazy:SECONDS or lazy:deadline";
+        assert!(e("lazy:soon").ends_with(lazy), "{}", e("lazy:soon"));
+        assert!(
+            e("zzz").ends_with(", conservative"),
+            "nothing near: {}",
+            e("zzz")
+        );
     }
 
     #[test]

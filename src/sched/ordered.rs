@@ -18,6 +18,10 @@
 //!
 //! The arrival-order policies (`queue`) try a newcomer at once; these wait for the end of the
 //! instant. With `order=fcfs` the label means the arrival-order policy itself.
+//!
+//! Every `…:order=O` registry line declares that it reads estimates (`.estimates(|_| true)`): the
+//! order may be a name defined by an expression the form cannot see, so a sweep replays ordered
+//! policies under every estimate model rather than assume one schedule fits them all.
 
 use super::backfill::DeferredPass;
 use super::label::Label;

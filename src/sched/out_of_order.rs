@@ -33,4 +33,4 @@ pub(super) const OO: Form<()> =
 /// `oo:order=O`: the policy's own build, in arrival order; a replay builds the order with
 /// [`SchedKind::build_with`](super::SchedKind::build_with).
 pub(super) const ORDERED: Form<OrderName> =
-    Form::new(read_order, order_args, |_| (OO.build)(&()));
+    Form::new(read_order, order_args, |_| (OO.build)(&())).estimates(|_| true);

@@ -243,4 +243,5 @@ pub(super) const ORDERED: Form<(u32, OrderName)> = Form::new(
     |l| read_with_order(l, WINDOW.read),
     |p| args_with_order(p, WINDOW.args),
     |(k, _)| (WINDOW.build)(k),
-);
+)
+.estimates(|_| true);

@@ -26,6 +26,17 @@ pub enum LoadSpecError {
     /// A range whose end is below its start or whose step is zero or yields too many points.
     #[error("load range `{0}` must be FROM:TO:STEP with FROM ≤ TO, STEP > 0 and ≤ 10000 points")]
     Range(String),
+    /// A range whose step is not a positive decimal (`0.1:2:0`).
+    #[error(
+        "load range `{range}`: the step `{step}` is not a decimal in (0, 1000] with at most 3 \
+         decimals (FROM:TO:STEP, e.g. 0.1:2:0.1)"
+    )]
+    Step {
+        /// The range as written.
+        range: String,
+        /// Its step.
+        step: String,
+    },
     /// An empty list.
     #[error("no load factors given")]
     Empty,
@@ -138,7 +149,11 @@ fn parse_range(part: &str) -> Result<Vec<u32>, LoadSpecError> {
     let [from, to, step] = fields[..] else {
         return Err(bad());
     };
-    let (from, to, step) = (parse_milli(from)?, parse_milli(to)?, parse_milli(step)?);
+    let step = parse_milli(step).map_err(|_| LoadSpecError::Step {
+        range: part.to_string(),
+        step: step.trim().to_string(),
+    })?;
+    let (from, to) = (parse_milli(from)?, parse_milli(to)?);
     if to < from || (to - from) / step >= MAX_POINTS {
         return Err(bad());
     }
@@ -173,6 +188,12 @@ fn auto_range(range: &str) -> Result<AutoLoads, LoadSpecError> {
         margin,
         ..AutoLoads::default()
     })
+}
+
+/// One load factor (`run --load-factor`, `stats --load-factor`), by the rule of a sweep's: a
+/// decimal in (0, 1000] with at most three decimals.
+pub fn load_factor(s: &str) -> Result<f64, LoadSpecError> {
+    parse_milli(s).map(from_milli)
 }
 
 /// A positive decimal with at most three decimals, as thousandths.
@@ -305,6 +326,32 @@ mod tests {
             "2000",
         ] {
             assert!(s.parse::<LoadSpec>().is_err(), "{s:?} accepted");
+        }
+    }
+
+    #[test]
+    fn a_zero_step_is_blamed_on_the_step_and_one_load_factor_follows_the_sweeps_rule() {
+        let e = "0.1:2:0".parse::<LoadSpec>().unwrap_err();
+        assert_eq!(
+            e,
+            LoadSpecError::Step {
+                range: "0.1:2:0".into(),
+                step: "0".into()
+            }
+        );
+        assert!(e.to_string().contains("the step `0`"), "{e}");
+        assert!(!e.to_string().contains("load factor `0`"), "{e}");
+        assert!(matches!(
+            "auto:0.1:4:0".parse::<LoadSpec>(),
+            Err(LoadSpecError::Step { .. })
+        ));
+        assert_eq!(load_factor("1.25"), Ok(1.25));
+        for bad in ["-1", "0", "1e9", "1000.5", "0.1234", "x"] {
+            assert_eq!(
+                load_factor(bad),
+                Err(LoadSpecError::Number(bad.into())),
+                "{bad}"
+            );
         }
     }
 

@@ -45,7 +45,7 @@ use crate::workload::shake::ShakeModel;
 use crate::workload::{EstimateModel, Workload};
 
 pub use knee::{Knee, KneeRule};
-pub use loads::{AutoLoads, LoadSpec, LoadSpecError};
+pub use loads::{AutoLoads, LoadSpec, LoadSpecError, load_factor};
 pub use shard::{Shard, ShardError, cell_cost, partition};
 
 /// One simulation of a sweep: a scheduler, an allocator and a load factor.
@@ -166,6 +166,30 @@ impl Grid {
                 })
             })
             .collect()
+    }
+
+    /// [`Grid::series`] without the series that would repeat another: a scheduler that does not
+    /// [plan with estimates](SchedKind::plans_with_estimates) is replayed under the first estimate
+    /// model only, its schedule being the same under every one, unless the `options` make the
+    /// engine read estimates ([`ReplayOptions::engine_reads_estimates`]: jobs killed at them,
+    /// processors booked until them). Also returns those schedulers, to say so once.
+    pub fn series_once(&self, options: &ReplayOptions) -> (Vec<Series>, Vec<SchedKind>) {
+        let first = self.estimates.first().copied();
+        let mut once: Vec<SchedKind> = Vec::new();
+        let series = self
+            .series()
+            .into_iter()
+            .filter(|s| {
+                let blind =
+                    !options.engine_reads_estimates() && !s.scheduler.plans_with_estimates();
+                let repeat = blind && Some(s.estimate) != first && first.is_some();
+                if repeat && !once.contains(&s.scheduler) {
+                    once.push(s.scheduler);
+                }
+                !repeat
+            })
+            .collect();
+        (series, once)
     }
 
     /// Every cell: scheduler-major, then allocator, then load factor.

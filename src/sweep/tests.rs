@@ -158,3 +158,119 @@ fn estimates_are_a_grid_dimension_labelled_only_when_not_exact() {
     };
     assert_eq!(exact_only.cells().len(), 1);
 }
+
+#[test]
+fn a_scheduler_blind_to_estimates_is_replayed_under_the_first_model_only() {
+    let g = Grid {
+        schedulers: vec![SchedKind::Fcfs, SchedKind::Easy, SchedKind::OutOfOrder],
+        allocators: vec![AllocKind::Flat],
+        loads: vec![1.0],
+        estimates: vec![EstimateModel::Exact, EstimateModel::User],
+    };
+    let textbook = ReplayOptions::default();
+    let (series, once) = g.series_once(&textbook);
+    let labels: Vec<String> = series.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        labels,
+        [
+            "fcfs + flat",
+            "easy + flat",
+            "easy + flat (user)",
+            "oo + flat"
+        ]
+    );
+    assert_eq!(once, [SchedKind::Fcfs, SchedKind::OutOfOrder]);
+    // Killing jobs at their estimates, or booking processors until them, makes every schedule
+    // depend on them.
+    let kill = ReplayOptions {
+        kill_at_estimate: true,
+        ..ReplayOptions::default()
+    };
+    let booked = ReplayOptions {
+        semantics: crate::sched::semantics::Profile::PyssSc15.semantics(),
+        ..ReplayOptions::default()
+    };
+    for options in [kill, booked] {
+        assert_eq!(g.series_once(&options), (g.series(), Vec::new()));
+    }
+    // One model, or none: nothing repeats.
+    let single = Grid {
+        estimates: vec![EstimateModel::User],
+        ..g.clone()
+    };
+    assert_eq!(single.series_once(&textbook).0, single.series());
+    assert!(
+        Grid {
+            estimates: Vec::new(),
+            ..g
+        }
+        .series_once(&textbook)
+        .1
+        .is_empty()
+    );
+}
+
+/// The claim [`Grid::series_once`] rests on: under every semantics profile whose engine does not
+/// read estimates, every scheduler that does not plan with them gives the same schedule under
+/// exact estimates and under estimates three times too long.
+#[test]
+fn schedulers_that_do_not_plan_with_estimates_schedule_the_same_under_any() {
+    use crate::engine::{NoObserver, replay_with};
+    use crate::resource::MachineSpec;
+    use crate::sched::SCHEDULERS;
+    use crate::sched::semantics::Profile;
+    use crate::workload::synth::SynthSpec;
+    use crate::workload::synth_hypercube::HypercubeSpec;
+
+    let (mesh, seed) = SynthSpec::from_label("synth:uniform,mesh=8x8,jobs=300,rate=3").unwrap();
+    let mesh_jobs = mesh.generate(seed).unwrap();
+    let (cube, seed) =
+        HypercubeSpec::from_label("synth:hypercube,dim=5,load=0.9,window=400").unwrap();
+    let cube_jobs = cube.generate(seed).unwrap();
+    let machines = [
+        (
+            &mesh_jobs,
+            MachineSpec::Mesh { size: mesh.mesh },
+            AllocKind::Mpl,
+        ),
+        (&cube_jobs, cube.machine(), AllocKind::Buddy),
+    ];
+    let mut planners_differ = false;
+    let blind_profiles = Profile::ALL.into_iter().map(|p| ReplayOptions {
+        semantics: p.semantics(),
+        ..ReplayOptions::default()
+    });
+    let blind_profiles: Vec<ReplayOptions> = blind_profiles
+        .filter(|o| !o.engine_reads_estimates())
+        .collect();
+    assert!(blind_profiles.len() >= 2, "textbook and cqsim");
+    for options in &blind_profiles {
+        for info in SCHEDULERS {
+            let sched: SchedKind = info.example.parse().unwrap();
+            let schedule = |w: &Workload, m, a, model| {
+                let mut w = w.clone();
+                w.set_estimates(model);
+                replay_with(&w, m, sched, a, options.clone(), &mut NoObserver).ok()
+            };
+            let Some((exact, long)) = machines.iter().find_map(|&(w, m, a)| {
+                let exact = schedule(w, m, a, EstimateModel::Exact)?;
+                Some((exact, schedule(w, m, a, EstimateModel::Factor(3.0))?))
+            }) else {
+                panic!("{sched} replays on neither machine");
+            };
+            let profile = options.semantics.profile;
+            if sched.plans_with_estimates() {
+                planners_differ |= exact.records != long.records;
+            } else {
+                assert_eq!(
+                    exact.records, long.records,
+                    "{sched} depends on estimates under {profile}"
+                );
+            }
+        }
+    }
+    assert!(
+        planners_differ,
+        "the workload makes estimates matter to backfilling"
+    );
+}

@@ -387,25 +387,36 @@ impl SkipReport {
     }
 }
 
+/// `2 malformed lines skipped (not a number: line 4; wrong field count: lines 7, 9)`, or `no lines
+/// skipped`; at most [`SkipReport::KEPT_LINES`] line numbers per reason, then `…`.
 impl fmt::Display for SkipReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_empty() {
             return f.write_str("no lines skipped");
         }
-        write!(f, "{} lines skipped", self.skipped_lines())?;
-        for (reason, tally) in self.iter() {
+        let n = self.skipped_lines();
+        write!(f, "{n} malformed line{} skipped (", plural(n))?;
+        for (i, (reason, tally)) in self.iter().enumerate() {
+            let lines: Vec<String> = tally.first_lines.iter().map(u64::to_string).collect();
+            let more = if tally.count > tally.first_lines.len() as u64 {
+                ", …"
+            } else {
+                ""
+            };
+            let sep = if i == 0 { "" } else { "; " };
             write!(
                 f,
-                "; {reason}: {} (lines {:?}",
-                tally.count, tally.first_lines
+                "{sep}{reason}: line{} {}{more}",
+                plural(tally.count),
+                lines.join(", ")
             )?;
-            if tally.count > tally.first_lines.len() as u64 {
-                f.write_str(", …")?;
-            }
-            f.write_str(")")?;
         }
-        Ok(())
+        f.write_str(")")
     }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]
@@ -432,6 +443,10 @@ mod tests {
         let t = r.get(SkipReason::FieldCount).expect("counted");
         assert_eq!(t.count, 7);
         assert_eq!(t.first_lines, vec![1, 2, 3, 4, 5]);
-        assert!(r.to_string().contains("wrong field count: 7"));
+        assert_eq!(
+            r.to_string(),
+            "7 malformed lines skipped (wrong field count: lines 1, 2, 3, 4, 5, …; \
+             CRLF line ending (line kept): line 3)"
+        );
     }
 }

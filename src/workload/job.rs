@@ -154,6 +154,13 @@ pub struct EstimateReport {
 }
 
 impl EstimateModel {
+    /// Whether the model reads the users' requested times (SWF field 9): `user`, and `predict`,
+    /// whose cap they are. A job without one falls back to its run time, so on a log without
+    /// requested times such a model replays as `exact` does.
+    pub fn reads_requested(self) -> bool {
+        matches!(self, EstimateModel::User | EstimateModel::Predict(_))
+    }
+
     /// The estimate of `job` under this model (under `predict`, the user estimate: the cap of the
     /// predictions); `None` under `tsafrir`, whose estimates are drawn for a whole workload
     /// ([`Workload::set_estimates`]).
@@ -186,4 +193,12 @@ pub enum PredictorKind {
     /// Etsion & Feitelson 2007), outlived predictions extended by the [`Correction`], see
     /// [`RecentUserMean`](crate::estimate::RecentUserMean).
     RecentUserMean(Correction),
+}
+
+impl Workload {
+    /// Jobs without a requested time (SWF field 9): their estimate falls back to the run time under
+    /// a model that [reads requested times](EstimateModel::reads_requested).
+    pub fn without_requested_time(&self) -> usize {
+        self.jobs.iter().filter(|j| j.requested.is_none()).count()
+    }
 }

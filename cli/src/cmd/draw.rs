@@ -64,6 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         trace: t,
         workload,
         outcome,
+        alloc,
         ..
     } = args.replay.run()?;
     let r = &args.replay;
@@ -75,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("creating {}", args.out.display()))?;
     let title = format!(
         "{} on {} — {} + {}, load factor {}",
-        t.name, t.machine, r.sched, r.alloc, r.load_factor
+        t.name, t.machine, r.sched, alloc, r.load_factor
     );
     let mut written = Vec::new();
     for (k, &at) in instants.iter().enumerate() {
@@ -83,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         picture::write_snapshot(&path, &tl, &title, at)?;
         written.push(path);
     }
-    let frag = measure_fragmentation(&tl, r.alloc);
+    let frag = measure_fragmentation(&tl, alloc);
     let path = args.out.join("timeseries.png");
     series::draw(&path, &frag, window, &title)?;
     written.push(path);

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -236,6 +237,8 @@ pub struct Replicas<'a> {
     simulated: AtomicUsize,
     reused: AtomicUsize,
     damaged: AtomicUsize,
+    /// The replay wall time of the reused replicas when they were computed (their `sim_wall_s`).
+    reused_wall_s: Mutex<f64>,
 }
 
 impl<'a> Replicas<'a> {
@@ -275,6 +278,7 @@ impl<'a> Replicas<'a> {
             simulated: AtomicUsize::new(0),
             reused: AtomicUsize::new(0),
             damaged: AtomicUsize::new(0),
+            reused_wall_s: Mutex::new(0.0),
         }
     }
 
@@ -304,6 +308,14 @@ impl<'a> Replicas<'a> {
     pub fn counts(&self) -> String {
         let (s, r, _) = self.tally();
         format!("{} replicas ({s} simulated, {r} reused)", s + r)
+    }
+
+    /// The replay wall time the reused replicas took when they were computed, in seconds.
+    pub fn reused_wall_s(&self) -> f64 {
+        *self
+            .reused_wall_s
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Replicas simulated, reused from the cache, and damaged cache entries met (recomputed).
@@ -349,6 +361,10 @@ impl<'a> Replicas<'a> {
             match self.cache.lookup_key("replica", &key) {
                 Lookup::Hit(m) if outputs_kept => {
                     self.reused.fetch_add(1, Ordering::SeqCst);
+                    *self
+                        .reused_wall_s
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) += m.sim_wall_s;
                     return Ok(*m);
                 }
                 Lookup::Damaged(why) => {
@@ -582,7 +598,7 @@ pub fn write_report(plan: &Plan, results: &Results, out: &Path) -> anyhow::Resul
         plan.description.as_deref().unwrap_or_default().trim(),
         page_config(plan),
         charts,
-        &verdicts,
+        (&verdicts, plan.quick),
     );
     html::write_index(out, &page)
 }
@@ -657,20 +673,28 @@ fn readme(plan: &Plan, figs: &[FigureData], verdicts: &[Verdict], unmet: &[Unmet
     );
     if !verdicts.is_empty() {
         let held = verdicts.iter().filter(|v| v.holds == Some(true)).count();
-        let _ = writeln!(s, "## Claims: {held} of {} hold\n", verdicts.len());
+        let _ = writeln!(
+            s,
+            "## Claims: {held} of {} hold{}\n",
+            verdicts.len(),
+            if plan.quick {
+                " (indicative: --quick)"
+            } else {
+                ""
+            }
+        );
+        if plan.quick {
+            let _ = writeln!(s, "{}\n", html::figure::QUICK_NOTE);
+        }
         s.push_str("| figure | statement | measured | verdict |\n|---|---|---|---|\n");
         for v in verdicts {
-            let verdict = match v.holds {
-                Some(true) => "holds",
-                Some(false) => "**differs**",
-                None => "not run",
-            };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {verdict} |",
+                "| {} | {} | {} | {} |",
                 v.figure,
                 v.statement.replace('|', "\\|"),
-                v.measured.replace('|', "\\|")
+                v.measured.replace('|', "\\|"),
+                html::figure::verdict(v.holds, plan.quick)
             );
         }
         s.push('\n');

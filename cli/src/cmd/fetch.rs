@@ -1,5 +1,6 @@
 //! `pwa-replay fetch NAME`: downloads a catalogued trace from the Parallel Workloads Archive,
-//! verifies it, and only then gives it its final name ([`crate::download`]).
+//! verifies it, and only then gives it its final name ([`crate::download`]); with `PWA_OFFLINE=1`
+//! it only says how to get the file by hand.
 
 use std::path::PathBuf;
 
@@ -11,7 +12,7 @@ use crate::download::{base_url, fetch_entry, with_help};
 /// Options of `pwa-replay fetch`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Catalogued trace name (sdsc-95, sdsc-96, sdsc-blue, nasa-ipsc, lanl-cm5, ctc-sp2, kth-sp2).
+    /// Catalogued trace name (`pwa-replay catalog` lists them).
     pub name: String,
     /// Archive base address [default: $PWA_ARCHIVE_URL, else the Parallel Workloads Archive].
     #[arg(long)]
@@ -25,11 +26,15 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cat = crate::trace::catalog()?;
     let Some(entry) = cat.get(&args.name) else {
-        bail!(
-            "`{}` is not a catalogued trace ({})",
-            args.name,
-            cat.names().join(", ")
-        );
+        let names = cat.names();
+        match pwa_replay::suggest::did_you_mean(&args.name, names.iter().copied()) {
+            Some(near) => bail!("`{}` is not a catalogued trace, {near}", args.name),
+            None => bail!(
+                "`{}` is not a catalogued trace ({})",
+                args.name,
+                names.join(", ")
+            ),
+        }
     };
     let existing = args.dir.join(&entry.file);
     let present = entry

@@ -12,6 +12,7 @@ use pwa_replay::engine::{
 };
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
+use pwa_replay::sweep::load_factor;
 use pwa_replay::workload::{EstimateModel, Workload};
 use serde_json::{Map, Value};
 
@@ -42,10 +43,13 @@ pub struct Replay {
         "Scheduler (on traces give gang's slice=, e.g. gang:slice=600)"
     ))]
     pub sched: SchedKind,
-    #[arg(long, help = super::alloc_help("Allocator"))]
-    pub alloc: AllocKind,
-    /// Scale submit times by 1/F (after shifting the first arrival to 0).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, help = super::alloc_help(
+        "Allocator (default: the first of the trace's default grid, as a sweep's)"
+    ))]
+    pub alloc: Option<AllocKind>,
+    /// Scale submit times by 1/F (after shifting the first arrival to 0): a decimal in (0, 1000]
+    /// with at most 3 decimals, as each of a sweep's --loads.
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = load_factor)]
     pub load_factor: f64,
     /// Run-time estimates the schedulers plan with: exact (the run time), user (SWF field 9, the
     /// run time where the log has none), xF (the run time × F), predict (EASY++: the mean run
@@ -74,39 +78,55 @@ pub struct Replayed {
     pub outcome: Outcome,
     /// Its fragmentation measures, taken during the run ([`FragMeter`]).
     pub frag: FragSummary,
+    /// The allocator: `--alloc`, or the trace's default.
+    pub alloc: AllocKind,
     /// "replaying TRACE on MACHINE with SCHED / ALLOC at load factor F (E estimates)".
     pub what: String,
+    /// Jobs whose estimate fell back to their run time for want of a requested time (0 unless
+    /// the model [reads requested times](EstimateModel::reads_requested)).
+    pub fallbacks: u64,
 }
 
 impl Replay {
     /// Loads the trace and replays it.
     pub fn run(&self) -> anyhow::Result<Replayed> {
-        let no_machine = if self.alloc == AllocKind::Flat {
+        let no_machine = if self.alloc.is_none_or(|a| a == AllocKind::Flat) {
             NoMachine::FlatFromHeader
         } else {
             NoMachine::Refuse
         };
         let options = self.options.options()?;
         let mut trace = self.input.load(no_machine, options.semantics.input)?;
+        let alloc = self.alloc_for(&trace)?;
         if self.input.lenient {
-            crate::trace::drop_never_fitting(&mut trace, &[self.alloc])?;
+            crate::trace::drop_never_fitting(&mut trace, &[alloc])?;
         }
         // The unscaled jobs are not needed again: scaled in place, one copy of the jobs in memory.
         let jobs = std::mem::take(&mut trace.workload);
         let mut workload = jobs.into_scaled(self.load_factor).with_context(|| {
             format!("scaling {} by load factor {}", trace.name, self.load_factor)
         })?;
-        workload.set_estimates(self.estimate);
+        let report = workload.set_estimates(self.estimate);
+        let fallbacks = if self.estimate.reads_requested() {
+            report.missing
+        } else {
+            0
+        };
+        let jobs = workload.jobs.len();
+        let note = crate::trace::fallback_note(&[self.estimate], jobs, fallbacks as usize);
+        if let Some(note) = note {
+            eprintln!("{}: {note}", trace.name);
+        }
         let what = format!(
             "replaying {} on {} with {} / {} at load factor {} ({} estimates)",
-            trace.name, trace.machine, self.sched, self.alloc, self.load_factor, self.estimate
+            trace.name, trace.machine, self.sched, alloc, self.load_factor, self.estimate
         );
-        let mut meter = FragMeter::new(&workload, trace.machine, self.alloc);
+        let mut meter = FragMeter::new(&workload, trace.machine, alloc);
         let outcome = replay_with(
             &workload,
             trace.machine,
             self.sched,
-            self.alloc,
+            alloc,
             options,
             &mut meter,
         )
@@ -117,8 +137,23 @@ impl Replay {
             workload,
             outcome,
             frag,
+            alloc,
             what,
+            fallbacks,
         })
+    }
+
+    /// `--alloc`, or the first allocator of the trace's default grid (as a sweep fills it in),
+    /// said on stderr.
+    fn alloc_for(&self, trace: &LoadedTrace) -> anyhow::Result<AllocKind> {
+        if let Some(a) = self.alloc {
+            return Ok(a);
+        }
+        let Some(&a) = trace.grid.allocators.first() else {
+            bail!("{} has no default allocator: give --alloc", trace.name);
+        };
+        eprintln!("default allocator ({}): --alloc {a}", trace.grid_source);
+        Ok(a)
     }
 }
 
@@ -147,7 +182,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         workload,
         outcome,
         frag,
+        alloc,
         what,
+        fallbacks,
     } = args.replay.run()?;
     let r = &args.replay;
     if args.validate {
@@ -166,9 +203,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ("sha256", Value::from(t.sha256.clone())),
         ("machine", Value::from(t.machine.to_string())),
         ("scheduler", Value::from(r.sched.to_string())),
-        ("allocator", Value::from(r.alloc.to_string())),
+        ("allocator", Value::from(alloc.to_string())),
         ("load_factor", Value::from(r.load_factor)),
         ("estimate", Value::from(r.estimate.to_string())),
+        ("estimate_fallbacks", Value::from(fallbacks)),
     ]
     .map(|(k, v)| (k.to_string(), v))
     .into();
@@ -178,6 +216,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (
             "alloc_calls_skipped".into(),
             Value::from(outcome.skipped_checks),
+        ),
+        (
+            "dropped".into(),
+            Value::from(t.dropped.values().sum::<u64>()),
+        ),
+        (
+            "skipped_lines".into(),
+            Value::from(t.skipped.skipped_lines()),
         ),
     ]);
     let values = metrics::values(&m);
@@ -193,7 +239,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .collect();
             serde_json::to_string_pretty(&Value::Object(obj))? + "\n"
         }
-        Format::Table => table(&labels, &values),
+        Format::Table => table(&labels, &values, human::TimeUnit::of(&t.name)),
     };
     std::io::stdout()
         .lock()
@@ -241,18 +287,24 @@ fn json_value(v: MetricValue) -> Value {
     }
 }
 
-/// The labels as given, then every metric for people ([`human::metric`]).
-fn table(labels: &[(String, Value)], values: &[(&str, MetricValue)]) -> String {
+/// The labels as given, then every metric for people ([`human::metric`] in the workload's time
+/// unit).
+fn table(
+    labels: &[(String, Value)],
+    values: &[(&str, MetricValue)],
+    unit: human::TimeUnit,
+) -> String {
     let shown = labels
         .iter()
         .map(|(k, v)| {
             let v = match v {
                 Value::String(s) => s.clone(),
+                Value::Number(n) if n.is_u64() => human::count(n.as_u64().unwrap_or(0)),
                 other => other.to_string(),
             };
             (k.as_str(), v)
         })
-        .chain(values.iter().map(|&(k, v)| (k, human::metric(k, v))));
+        .chain(values.iter().map(|&(k, v)| (k, human::metric(k, v, unit))));
     let rows: Vec<(&str, String)> = shown.collect();
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     rows.iter()

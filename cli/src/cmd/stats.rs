@@ -11,12 +11,11 @@ use pwa_replay::machine::MachineSpec;
 use pwa_replay::swf::{Header, SkipReport};
 use pwa_replay::workload::stats::Bucket;
 use pwa_replay::workload::{
-    Conversion, DropReason, EstimateModel, EstimateReport, Job, StatsBuilder, Workload,
-    WorkloadStats,
+    Conversion, DropReason, EstimateModel, EstimateReport, Job, StatsBuilder, WorkloadStats,
 };
 use serde::Serialize;
 
-use crate::report::human;
+use crate::report::human::{self, TimeUnit};
 use crate::trace::{NoMachine, TraceArgs};
 
 /// Output format.
@@ -39,8 +38,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Scale submit times by 1/F (after shifting the first arrival to 0) before describing.
-    #[arg(long)]
+    /// Scale submit times by 1/F (after shifting the first arrival to 0) before describing: a
+    /// decimal in (0, 1000] with at most 3 decimals, as each of a sweep's --loads.
+    #[arg(long, allow_negative_numbers = true, value_parser = pwa_replay::sweep::load_factor)]
     pub load_factor: Option<f64>,
     /// Run-time estimates to check: exact, user (SWF field 9, the run time where the log has
     /// none), or xF (the run time × F). Reports jobs without a requested time and jobs that
@@ -73,10 +73,6 @@ struct Report {
 /// Runs the subcommand: the log is streamed (each job converted, scaled, given its estimate and
 /// counted, then forgotten), so memory does not grow with the number of jobs.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if let Some(lf) = args.load_factor {
-        // The error of `Workload::scaled`, before reading anything.
-        Workload::default().scaled(lf)?;
-    }
     if args.estimate == EstimateModel::Tsafrir {
         bail!(
             "stats --estimate tsafrir: the model draws estimates for a whole workload, which stats \
@@ -190,13 +186,17 @@ impl Scalar {
         }
     }
 
-    /// For people: durations with units, grouped digits, four significant digits.
-    fn human(&self) -> String {
+    /// For people: durations with units (a model's times in its time units), grouped digits,
+    /// four significant digits.
+    fn human(&self, unit: TimeUnit) -> String {
         match self {
             Scalar::Text(t) => t.clone(),
             Scalar::Count(n) => human::count(*n),
             Scalar::Real(x) => human::real(*x),
-            Scalar::Seconds(x) => human::duration(*x),
+            Scalar::Seconds(x) => match unit {
+                TimeUnit::Seconds => human::duration(*x),
+                TimeUnit::Model => format!("{} time units", human::real(*x)),
+            },
         }
     }
 }
@@ -261,9 +261,10 @@ fn csv(r: &Report) -> String {
 }
 
 fn table(r: &Report) -> String {
+    let unit = TimeUnit::of(&r.trace);
     let cols: Vec<(String, String)> = scalars(r)
         .into_iter()
-        .map(|(k, v)| (k, v.human()))
+        .map(|(k, v)| (k, v.human(unit)))
         .collect();
     let width = cols.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = format!("path{}  {}\n", " ".repeat(width.saturating_sub(4)), r.path);
@@ -272,7 +273,10 @@ fn table(r: &Report) -> String {
     }
     out += "\nsize (nodes asked)\n";
     out += &bars(&r.stats.size_histogram);
-    out += "\nrun time (s)\n";
+    out += match unit {
+        TimeUnit::Seconds => "\nrun time (s)\n",
+        TimeUnit::Model => "\nrun time (time units)\n",
+    };
     out += &bars(&r.stats.runtime_histogram);
     out
 }

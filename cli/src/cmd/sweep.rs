@@ -34,7 +34,9 @@ use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{self, Results};
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sweep::{self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Shard};
+use pwa_replay::sweep::{
+    self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Series, Shard,
+};
 use pwa_replay::swf::Header;
 use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
@@ -81,7 +83,7 @@ pub struct Args {
     /// policy is two points past the knee of its turnaround curve; capped at 3.0;
     /// `auto:FROM:CAP:STEP[:MARGIN]` for another start, cap and step, and MARGIN points kept past
     /// each policy's first saturated load factor instead of 2).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", allow_hyphen_values = true)]
     pub loads: LoadSpec,
     /// Output directory (default `out/<trace>`).
     #[arg(long, value_name = "DIR")]
@@ -168,7 +170,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     // A missing plot font is an error before any simulation, not after it.
     report::plots::register_font()?;
-    let mut loaded = load(&mut args)?;
+    let (mut loaded, estimates) = load(&mut args)?;
     let spec = sweep_spec(&args, &loaded)?;
     let out = args
         .out
@@ -179,6 +181,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let lock = OutLock::acquire(&out)?;
+    let earlier = earlier_wall_times(&args, &out, &loaded);
     let stale = remove_stale_temporaries(&out)?;
     if stale > 0 && !args.quiet {
         eprintln!("removed {stale} temporary files left by an interrupted run");
@@ -189,24 +192,32 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let manifest = Manifest::begin(threads);
     // The jobs move to the executor; the sweep keeps their count.
     let jobs = loaded.workload.jobs.len();
-    let (results, counts) = execute(&args, &mut loaded, &spec, (&out, &lock), threads)?;
+    let (results, tally) = execute(&args, &mut loaded, &spec, (&out, &lock), threads)?;
     let (rows, done) = rows(&loaded, &spec, &results)?;
     let mut grid_cells = spec.cells();
     if grid_cells.is_empty() {
         // `auto`: the cells it climbed to.
         grid_cells = done.iter().map(|r| r.cell).collect();
     }
-    let config = config(&args, &loaded, jobs, threads, counts, t0);
+    let mut config = config(&args, &loaded, jobs, threads, &tally, t0);
+    estimates.record(&mut config);
+    config.earlier_wall_s = earlier;
     let manifest = provenance(manifest, &args, &spec, (&loaded, jobs), &grid_cells, &done);
     lock.check()?;
     report::write_outputs(&out, &rows, &config, args.log_y, manifest)?;
     if !args.quiet {
+        let earlier: f64 = config.earlier_wall_s.iter().sum();
         eprintln!(
-            "{} cells ({} simulated, {} reused) in {:.1} s → {}; open {} in a browser",
+            "{} cells ({} simulated, {} reused) in {:.1} s{} → {}; open {} in a browser",
             rows.len(),
             config.simulated,
             config.reused,
             config.wall_s,
+            if earlier > 0.0 {
+                format!(" (earlier runs: {earlier:.1} s)")
+            } else {
+                String::new()
+            },
             out.display(),
             out.join(report::html::INDEX).display()
         );
@@ -215,8 +226,9 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
 }
 
 /// The trace the flags name, with the default grid filled in where they name none, the jobs that
-/// never fit dropped under `--lenient`, and every allocator checked on its machine.
-fn load(args: &mut Args) -> anyhow::Result<LoadedTrace> {
+/// never fit dropped under `--lenient`, and every allocator checked on its machine; and what the
+/// estimate models do with it, said on stderr.
+fn load(args: &mut Args) -> anyhow::Result<(LoadedTrace, EstimateNotes)> {
     let no_machine = if args.alloc.iter().all(|&a| a == AllocKind::Flat) {
         NoMachine::FlatFromHeader
     } else {
@@ -224,11 +236,15 @@ fn load(args: &mut Args) -> anyhow::Result<LoadedTrace> {
     };
     let input = args.options.options()?.semantics.input;
     let mut loaded = args.input.load(no_machine, input)?;
-    fill_in_default_grid(args, &loaded.grid, &loaded.grid_source);
-    check_parts(args)?;
+    let grid = loaded.grid.for_log(&loaded.workload);
+    fill_in_default_grid(args, &loaded.grid, &grid, &loaded.grid_source);
+    let (series, once) = series(args)?;
+    check_parts(args, series.len())?;
     if args.input.lenient {
         crate::trace::drop_never_fitting(&mut loaded, &args.alloc)?;
     }
+    let estimates = EstimateNotes::of(args, &loaded, &once);
+    estimates.say(&loaded.name);
     for a in &args.alloc {
         // Fail before any work when an allocator does not suit the machine.
         a.build(loaded.machine).with_context(|| {
@@ -241,7 +257,19 @@ fn load(args: &mut Args) -> anyhow::Result<LoadedTrace> {
             )
         })?;
     }
-    Ok(loaded)
+    Ok((loaded, estimates))
+}
+
+/// The series the flags name, without those that would repeat another, and the schedulers
+/// replayed under the first estimate model only ([`Grid::series_once`]).
+fn series(args: &Args) -> anyhow::Result<(Vec<Series>, Vec<SchedKind>)> {
+    let grid = Grid {
+        schedulers: args.sched.clone(),
+        allocators: args.alloc.clone(),
+        loads: Vec::new(),
+        estimates: args.estimate.clone(),
+    };
+    Ok(grid.series_once(&args.options.options()?))
 }
 
 /// The one-panel experiment the flags describe.
@@ -250,13 +278,7 @@ fn sweep_spec(args: &Args, loaded: &LoadedTrace) -> anyhow::Result<SweepSpec> {
     Ok(SweepSpec {
         workload: loaded.name.clone(),
         machine: loaded.machine,
-        series: Grid {
-            schedulers: args.sched.clone(),
-            allocators: args.alloc.clone(),
-            loads: Vec::new(),
-            estimates: args.estimate.clone(),
-        }
-        .series(),
+        series: series(args)?.0,
         loads: args.loads.clone(),
         replicas: shaking.map_or(1, |(n, _)| n as usize),
         shake: shaking.map(|(_, model)| model),
@@ -273,7 +295,7 @@ fn execute(
     spec: &SweepSpec,
     (out, lock): (&Path, &OutLock),
     threads: usize,
-) -> anyhow::Result<(Results, (usize, usize))> {
+) -> anyhow::Result<(Results, Tally)> {
     let plan = spec.plan().map_err(anyhow::Error::msg)?;
     let stop = progress::stop_on_ctrl_c()?;
     let units = spec.units(args.shard);
@@ -299,15 +321,45 @@ fn execute(
             out.join("cells").display()
         );
     }
-    Ok((results, (simulated, reused)))
+    let tally = Tally {
+        simulated,
+        reused,
+        reused_replay_s: replicas.reused_wall_s(),
+    };
+    Ok((results, tally))
 }
 
-/// Refuses more shards (or Slurm tasks) than the grid has cells: an empty part would fail.
-fn check_parts(args: &Args) -> anyhow::Result<()> {
+/// The replicas a sweep simulated and reused, and the replay time the reused ones had taken.
+struct Tally {
+    simulated: usize,
+    reused: usize,
+    reused_replay_s: f64,
+}
+
+/// With `--resume`, the wall times of the earlier complete runs of this sweep into `out` (its
+/// `sweep.json`, when it is of the same trace), oldest first: the report keeps them beside this
+/// run's.
+fn earlier_wall_times(args: &Args, out: &Path, loaded: &LoadedTrace) -> Vec<f64> {
+    if !args.resume {
+        return Vec::new();
+    }
+    match report::read_config(out) {
+        Ok(Some(c)) if c.trace_sha256 == loaded.sha256 => {
+            let mut earlier = c.earlier_wall_s;
+            earlier.push(c.wall_s);
+            earlier
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Refuses more shards (or Slurm tasks) than the grid (of `series` series) has cells: an empty
+/// part would fail.
+fn check_parts(args: &Args, series: usize) -> anyhow::Result<()> {
     let LoadSpec::List(loads) = &args.loads else {
         return Ok(());
     };
-    let cells = args.sched.len() * args.alloc.len() * args.estimate.len().max(1) * loads.len();
+    let cells = series * loads.len();
     let parts = args
         .shard
         .map(|s| s.count)
@@ -320,8 +372,10 @@ fn check_parts(args: &Args) -> anyhow::Result<()> {
     }
 }
 
-/// Puts the default grid's schedulers / allocators where none were named, and says so on stderr.
-fn fill_in_default_grid(args: &mut Args, grid: &DefaultGrid, source: &str) {
+/// Puts the default grid's schedulers / allocators / estimates where none were named, and says so
+/// on stderr: `listed` is the grid as listed (`pwa-replay catalog`), `grid` the one for this log
+/// (no `user` estimates when it has no requested times, [`DefaultGrid::for_log`]).
+fn fill_in_default_grid(args: &mut Args, listed: &DefaultGrid, grid: &DefaultGrid, source: &str) {
     let mut filled = Vec::new();
     if args.sched.is_empty() {
         args.sched = grid.schedulers.clone();
@@ -331,12 +385,86 @@ fn fill_in_default_grid(args: &mut Args, grid: &DefaultGrid, source: &str) {
         args.alloc = grid.allocators.clone();
         filled.push(format!("--alloc {}", labels(&args.alloc)));
     }
-    if args.estimate.is_empty() && !grid.estimates.is_empty() {
+    if args.estimate.is_empty() && !listed.estimates.is_empty() {
         args.estimate = grid.estimates.clone();
-        filled.push(format!("--estimate {}", labels(&args.estimate)));
+        let left_out: Vec<_> = listed
+            .estimates
+            .iter()
+            .filter(|e| !grid.estimates.contains(e))
+            .collect();
+        let why = if left_out.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (not {}: no job of the log has a requested time)",
+                labels(&left_out)
+            )
+        };
+        filled.push(format!("--estimate {}{why}", labels(&args.estimate)));
     }
     if !filled.is_empty() {
         eprintln!("default grid ({source}): {}", filled.join(" "));
+    }
+}
+
+/// What the estimate models of a sweep do with this log, said once on stderr and recorded in
+/// `sweep.json` for the report: how many jobs fall back to their run time under the models that
+/// read requested times, and which schedulers were replayed under one model only.
+struct EstimateNotes {
+    /// The sweep's estimate models.
+    models: Vec<EstimateModel>,
+    /// Jobs replayed, and those without a requested time.
+    jobs: usize,
+    without: usize,
+    /// Schedulers replayed under the first model only ([`Grid::series_once`]).
+    once: Vec<SchedKind>,
+}
+
+impl EstimateNotes {
+    fn of(args: &Args, loaded: &LoadedTrace, once: &[SchedKind]) -> EstimateNotes {
+        EstimateNotes {
+            models: args.estimate.clone(),
+            jobs: loaded.workload.jobs.len(),
+            without: loaded.workload.without_requested_time(),
+            once: once.to_vec(),
+        }
+    }
+
+    /// Says on stderr what fell back and what ran once.
+    fn say(&self, trace: &str) {
+        if let Some(fallback) = self.fallback() {
+            eprintln!("{trace}: {fallback}");
+        }
+        if let Some(once) = self.replayed_once() {
+            eprintln!("{once}");
+        }
+    }
+
+    /// How many jobs fall back to their run time ([`crate::trace::fallback_note`]).
+    fn fallback(&self) -> Option<String> {
+        crate::trace::fallback_note(&self.models, self.jobs, self.without)
+    }
+
+    /// `fcfs does not plan with run-time estimates: replayed once, under exact`.
+    fn replayed_once(&self) -> Option<String> {
+        let first = self.models.first()?;
+        (!self.once.is_empty()).then(|| {
+            format!(
+                "{} {} not plan with run-time estimates: replayed once, under {first} (the same \
+                 schedule under every model)",
+                labels(&self.once),
+                if self.once.len() == 1 { "does" } else { "do" }
+            )
+        })
+    }
+
+    /// Puts the notes into the sweep's configuration (`sweep.json`, the reports).
+    fn record(&self, c: &mut RunConfig) {
+        c.estimate_notes = self
+            .fallback()
+            .into_iter()
+            .chain(self.replayed_once())
+            .collect();
     }
 }
 
@@ -601,7 +729,7 @@ fn config(
     loaded: &LoadedTrace,
     jobs: usize,
     threads: usize,
-    (simulated, reused): (usize, usize),
+    tally: &Tally,
     t0: Instant,
 ) -> RunConfig {
     let knee_factor = match &args.loads {
@@ -618,14 +746,19 @@ fn config(
         machine: loaded.machine.to_string(),
         jobs: jobs as u64,
         dropped: loaded.dropped.values().sum(),
+        skipped_lines: loaded.skipped.skipped_lines(),
         schedulers: args.sched.iter().map(ToString::to_string).collect(),
         allocators: args.alloc.iter().map(ToString::to_string).collect(),
+        estimates: args.estimate.iter().map(ToString::to_string).collect(),
+        estimate_notes: Vec::new(),
         loads: args.loads.to_string(),
         knee_factor,
         threads,
-        simulated,
-        reused,
+        simulated: tally.simulated,
+        reused: tally.reused,
         wall_s: t0.elapsed().as_secs_f64(),
+        earlier_wall_s: Vec::new(),
+        reused_replay_s: tally.reused_replay_s,
         version: env!("CARGO_PKG_VERSION").to_string(),
         shake: args
             .shaking()

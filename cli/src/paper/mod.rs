@@ -277,7 +277,7 @@ fn write_index(
          same verdicts with the readings chosen.",
         config,
         charts,
-        verdicts,
+        (verdicts, run.quick),
     );
     html::write_index(out, &page)
 }

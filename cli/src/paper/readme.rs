@@ -46,11 +46,17 @@ pub struct RunInfo {
     pub skipped: Vec<String>,
 }
 
-fn verdict_word(v: &Verdict) -> &'static str {
-    match v.holds {
+/// A verdict in bold, `(indicative)` after it on a `--quick` run.
+fn verdict_word(v: &Verdict, quick: bool) -> String {
+    let word = match v.holds {
         Some(true) => "**holds**",
         Some(false) => "**differs**",
         None => "not run",
+    };
+    if quick && v.holds.is_some() {
+        format!("{word} (indicative)")
+    } else {
+        word.to_string()
     }
 }
 
@@ -72,6 +78,9 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
     let held = verdicts.iter().filter(|v| v.holds == Some(true)).count();
     let checked = verdicts.iter().filter(|v| v.holds.is_some()).count();
     let _ = writeln!(s, "**{held} of {checked} checked statements hold.**\n");
+    if run.quick {
+        let _ = writeln!(s, "{}\n", crate::report::html::figure::QUICK_NOTE);
+    }
     let _ = writeln!(s, "| figure | the paper states | we measured | verdict |");
     let _ = writeln!(s, "|---|---|---|---|");
     for v in verdicts.iter().filter(|v| v.holds.is_some()) {
@@ -86,7 +95,7 @@ pub fn text(figs: &[FigureData], verdicts: &[Verdict], run: &RunInfo) -> String 
             "| {link} | {} | {} | {} |",
             v.statement,
             v.measured.replace('|', "/"),
-            verdict_word(v)
+            verdict_word(v, run.quick)
         );
     }
     let not_run: Vec<&str> = verdicts

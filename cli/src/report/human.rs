@@ -1,6 +1,10 @@
-//! Numbers for people, in the tables of `run` and `stats`: durations with units (`23.6 d`,
-//! `4 h 12 min`, `42.35 s`), counts with thousands separators (`18,441`), other reals to four
-//! significant digits (`0.8123`, `12,345`, `4.171e12`). JSON, CSV and Parquet keep exact values.
+//! Numbers for people, in the tables of `run` and `stats` and of `report.md` and `index.html`:
+//! durations with units (`23.6 d`, `4 h 12 min`, `42.35 s`), counts with thousands separators
+//! (`18,441`), other reals to four significant digits (`0.8123`, `12,345`, `4.171e12`). A
+//! synthetic model's times are in its own units ([`TimeUnit::Model`]): four significant digits,
+//! the unit named in the column or after the number. JSON, CSV and Parquet keep exact values.
+
+pub use pwa_replay::trace::TimeUnit;
 
 use super::metrics::{self, MetricValue};
 
@@ -47,6 +51,24 @@ pub fn duration(secs: f64) -> String {
     format!("{} d", sig(secs / 86_400.0, 3))
 }
 
+/// A time of a workload measured in `unit`: a [`duration`] in seconds, four significant digits in
+/// a model's time units (the caller names the unit).
+pub fn time(x: f64, unit: TimeUnit) -> String {
+    match unit {
+        TimeUnit::Seconds => duration(x),
+        TimeUnit::Model => real(x),
+    }
+}
+
+/// How a column of times in `unit` is headed: `mean wait` in seconds (the values carry their
+/// units), `mean wait (time units)` in a model's.
+pub fn time_column(name: &str, unit: TimeUnit) -> String {
+    match unit {
+        TimeUnit::Seconds => name.to_string(),
+        TimeUnit::Model => format!("{name} (time units)"),
+    }
+}
+
 /// A size in bytes with a decimal unit: `812 B`, `1.23 MB`.
 pub fn bytes(n: u64) -> String {
     let units = ["B", "kB", "MB", "GB", "TB"];
@@ -59,12 +81,20 @@ pub fn bytes(n: u64) -> String {
     format!("{} {}", sig(x, 3), units[unit])
 }
 
-/// A metric for a human: durations with units, counts with separators, other reals to four
-/// significant digits.
-pub fn metric(name: &str, v: MetricValue) -> String {
+/// The columns measured on the host's clock, in seconds whatever the workload's unit.
+const WALL_CLOCK: [&str; 2] = ["alloc_time_s", "sim_wall_s"];
+
+/// A metric for a human: durations with units (a model's times as `1.025 time units`, `unit` being
+/// the workload's), counts with separators, other reals to four significant digits.
+pub fn metric(name: &str, v: MetricValue, unit: TimeUnit) -> String {
     match v {
         MetricValue::Count(n) => count(n),
-        MetricValue::Real(x) if metrics::is_duration(name) => duration(x),
+        MetricValue::Real(x) if metrics::is_duration(name) => {
+            match (unit, WALL_CLOCK.contains(&name)) {
+                (TimeUnit::Model, false) => format!("{} time units", real(x)),
+                _ => duration(x),
+            }
+        }
         MetricValue::Real(x) => real(x),
     }
 }
@@ -198,15 +228,26 @@ mod tests {
 
     #[test]
     fn metrics_are_shown_by_kind() {
-        assert_eq!(metric("jobs", MetricValue::Count(18_441)), "18,441");
+        let s = TimeUnit::Seconds;
+        assert_eq!(metric("jobs", MetricValue::Count(18_441), s), "18,441");
         assert_eq!(
-            metric("mean_turnaround_s", MetricValue::Real(2_042_241.3)),
+            metric("mean_turnaround_s", MetricValue::Real(2_042_241.3), s),
             "23.6 d"
         );
         assert_eq!(
-            metric("throughput_per_s", MetricValue::Real(0.001_234_4)),
+            metric("throughput_per_s", MetricValue::Real(0.001_234_4), s),
             "0.001234"
         );
-        assert_eq!(metric("utilization", MetricValue::Real(0.5)), "0.5");
+        assert_eq!(metric("utilization", MetricValue::Real(0.5), s), "0.5");
+        let model = |name, x| metric(name, MetricValue::Real(x), TimeUnit::Model);
+        assert_eq!(model("mean_turnaround_s", 1.025_25), "1.025 time units");
+        assert_eq!(model("utilization", 0.5), "0.5");
+        assert_eq!(model("sim_wall_s", 0.35), "350 ms", "the host's clock");
+        assert_eq!(time(2_042_241.3, TimeUnit::Seconds), "23.6 d");
+        assert_eq!(time(68.511_61, TimeUnit::Model), "68.51");
+        assert_eq!(
+            time_column("mean wait", TimeUnit::Model),
+            "mean wait (time units)"
+        );
     }
 }

@@ -54,7 +54,8 @@ fn figures(md: &mut String, drawn: &[Drawn]) {
     let _ = writeln!(md, "## Figures\n");
     for d in drawn {
         let scale = if d.log_y { " (log scale)" } else { "" };
-        let _ = writeln!(md, "![{}{scale}]({})\n", d.file, d.file);
+        let file = d.figure.file;
+        let _ = writeln!(md, "![{file}{scale}]({file})\n");
     }
 }
 
@@ -90,15 +91,42 @@ mod tests {
         ];
         let md = render(&rows, None, &KneeRule::default(), &[]);
         assert!(
-            md.contains("| fcfs + mpl | 0.2 | 0.3 | 100 | 150 |"),
+            md.contains("| fcfs + mpl | 0.2 | 0.3 | 1 min 40 s | 2 min 30 s |"),
             "{md}"
         );
         assert!(
-            md.contains("| oo + mpl | 0.2 | not reached | 90 | 100 |"),
+            md.contains("| oo + mpl | 0.2 | not reached | 1 min 30 s | 1 min 40 s |"),
             "{md}"
         );
         // No common 1.0: the largest load both series have.
         assert!(md.contains("## Key numbers at load factor 0.2"), "{md}");
+    }
+
+    #[test]
+    fn times_are_rounded_for_people_and_a_models_are_in_its_time_units() {
+        let mut rows = vec![row("fcfs", 1.0, 2_852_578.0), row("oo", 1.0, 725.0)];
+        rows[0].metrics.utilization = 0.747_123;
+        let md = render(&rows, None, &KneeRule::default(), &[]);
+        assert!(
+            md.contains("| policy | mean turnaround | mean wait |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| fcfs + mpl | 33 d | 0 s | 0 s | 0 s | 0.7471 | 0 |"),
+            "{md}"
+        );
+        assert!(md.contains("| oo + mpl | 12 min 5 s |"), "{md}");
+        for r in &mut rows {
+            r.trace = "synth:uniform,rate=1".into();
+        }
+        let md = render(&rows, None, &KneeRule::default(), &[]);
+        assert!(
+            md.contains("| policy | mean turnaround (time units) |"),
+            "{md}"
+        );
+        assert!(md.contains("| fcfs + mpl | 2.853e6 |"), "{md}");
+        assert!(md.contains("| oo + mpl | 725 |"), "{md}");
+        assert!(!md.contains(" (s)"), "{md}");
     }
 
     #[test]
@@ -116,7 +144,7 @@ mod tests {
         ];
         let md = render(&rows, None, &KneeRule::default(), &[]);
         assert!(
-            md.contains("| lazy + mpl | 1 | 90 vs 500 (load factor 1) |"),
+            md.contains("| lazy + mpl | 1 | 1 min 30 s vs 8 min 20 s (load factor 1) |"),
             "{md}"
         );
         let alone = render(&rows[2..], None, &KneeRule::default(), &[]);
@@ -144,7 +172,7 @@ mod tests {
         assert!(md.contains("## Confidence"), "{md}");
         assert!(md.contains("mean of 8 replays"), "{md}");
         assert!(
-            md.contains("| 0.5 | fcfs + mpl: 100 ± 10.000; oo + mpl: 115 ± 6.000; lazy + mpl: 200 ± 5.000 | fcfs + mpl ~ oo + mpl |"),
+            md.contains("| 0.5 | fcfs + mpl: 1 min 40 s ± 10 s; oo + mpl: 1 min 55 s ± 6 s; lazy + mpl: 3 min 20 s ± 5 s | fcfs + mpl ~ oo + mpl |"),
             "{md}"
         );
         assert!(md.contains("| 1 | ") && md.contains("| none |"), "{md}");

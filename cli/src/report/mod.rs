@@ -12,6 +12,7 @@ pub mod lock;
 pub mod manifest;
 pub mod markdown;
 pub mod metrics;
+pub mod overlap;
 pub mod palette;
 pub mod picture;
 pub mod plots;
@@ -47,10 +48,20 @@ pub struct RunConfig {
     pub jobs: u64,
     /// Jobs dropped by filters.
     pub dropped: u64,
+    /// Malformed lines skipped (`--lenient`).
+    #[serde(default)]
+    pub skipped_lines: u64,
     /// Scheduler labels.
     pub schedulers: Vec<String>,
     /// Allocator labels.
     pub allocators: Vec<String>,
+    /// Estimate models (empty: exact only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimates: Vec<String>,
+    /// What the estimate models did with this log, for people: how many jobs fell back to their
+    /// run time for want of a requested time, which schedulers were replayed under one model only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimate_notes: Vec<String>,
     /// Load-factor specification as given.
     pub loads: String,
     /// Knee factor of the saturation rule.
@@ -61,13 +72,24 @@ pub struct RunConfig {
     pub simulated: usize,
     /// Cells reused from the cache.
     pub reused: usize,
-    /// Wall seconds of the whole sweep.
+    /// Wall seconds of the whole sweep (this run; a resumed one's earlier runs are below).
     pub wall_s: f64,
+    /// Wall seconds of the earlier complete runs into the directory that this one resumed, oldest
+    /// first (`--resume`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_wall_s: Vec<f64>,
+    /// Replay wall seconds the cells this run reused took when they were computed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reused_replay_s: f64,
     /// pwa-replay version.
     pub version: String,
     /// Input shaking (`--shake`): replicas and model, absent without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shake: Option<String>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Writes the summary table, figures, configuration and report of `rows` into `dir`;

@@ -1,14 +1,18 @@
-//! The five figures of a sweep (mean turnaround, maximum wait, mean wait, utilization and external
-//! fragmentation against load factor), drawn with plotters into 1200×800 PNGs: one line per scheduler + allocator with markers,
-//! the legend in its own column right of the plot (it never hides a line), axis labels with units,
-//! the trace and machine in the title, and a log y axis on request or when a curve explodes. A shaken
-//! sweep (`--shake`) draws each curve's 95% interval as a translucent band of its colour.
+//! The figures of a sweep (mean turnaround, maximum wait, mean wait, utilization and external
+//! fragmentation against load factor, and on a flat machine the mean bounded slowdown, the measure
+//! of backfilling studies), drawn with plotters into 1200×800 PNGs: one line per scheduler +
+//! allocator with markers, the legend in its own column right of the plot (it never hides a line,
+//! and widens for long labels), axis labels with units (a synthetic model's times in its time
+//! units), the trace and machine in the title (shrunk to fit), and a log y axis on request or when a
+//! curve explodes. A line that another would hide is drawn wider than it and named in the legend
+//! ([`overlap`]). A shaken sweep (`--shake`) draws each curve's 95% interval as a translucent band of
+//! its colour.
 //!
-//! The canvas, chart frame, curves, markers and legend rows are `pub(crate)` primitives that the
-//! paper figures (`paper::plot`) draw with too, so both kinds of figure look alike.
+//! The canvas, chart frame, curves, markers, tick labels and legend are `pub(crate)` primitives
+//! that the paper figures (`paper::plot`) draw with too, so both kinds of figure look alike.
 
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use anyhow::{Context, anyhow};
@@ -16,7 +20,10 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use pwa_replay::engine::RunMetrics;
+use pwa_replay::experiment::FigureData;
 
+use super::human::TimeUnit;
+use super::overlap::{self, Hidden};
 use super::palette::{self, Marker};
 use super::table::SummaryRow;
 
@@ -29,8 +36,12 @@ pub const AUTO_LOG_RATIO: f64 = 100.0;
 
 /// Figure size in pixels, legend column included.
 pub(crate) const SIZE: (u32, u32) = (1200, 800);
-/// Width of the legend column right of the plot.
+/// Narrowest legend column right of the plot (it widens for long labels, up to [`LEGEND_MAX`]).
 pub(crate) const LEGEND_W: u32 = 270;
+/// Widest legend column; a label longer still is set smaller, then cut in the middle.
+pub(crate) const LEGEND_MAX: u32 = 440;
+/// Where a legend row's label starts, right of its line sample and marker.
+const LABEL_X: i32 = 66;
 /// Family name the plot font is registered under.
 pub(crate) const FONT: &str = "sans-serif";
 
@@ -44,59 +55,100 @@ pub struct Figure {
     pub file: &'static str,
     /// Title (trace and machine are appended).
     pub title: &'static str,
-    /// Y axis label, with unit.
-    pub y_label: &'static str,
+    /// Y axis label; a time's unit is appended ([`Figure::y_label`]).
+    pub y_name: &'static str,
+    /// Whether the metric is a time of the workload (seconds, or a model's time units).
+    pub time: bool,
     /// The plotted metric.
     pub value: fn(&RunMetrics) -> f64,
     /// Its column name (the band of a shaken sweep is this metric's `_ci95`).
     pub metric: &'static str,
     /// Whether a log scale may be used (times yes, utilization no).
     pub may_log: bool,
+    /// Drawn only for sweeps on a flat machine (bounded slowdown: the backfilling studies').
+    pub flat_only: bool,
 }
 
-/// The five figures, in report order.
-pub const FIGURES: [Figure; 5] = [
+impl Figure {
+    /// The y axis label: a time's with the workload's unit (`(s)`, `(time units)`).
+    pub fn y_label(&self, unit: TimeUnit) -> String {
+        match (self.time, unit) {
+            (false, _) => self.y_name.to_string(),
+            (true, TimeUnit::Seconds) => format!("{} (s)", self.y_name),
+            (true, TimeUnit::Model) => format!("{} (time units)", self.y_name),
+        }
+    }
+}
+
+/// Every figure, in report order ([`figures`] picks a sweep's).
+pub const FIGURES: [Figure; 6] = [
     Figure {
         file: "turnaround.png",
         title: "Mean turnaround time",
-        y_label: "Mean turnaround time (s)",
+        y_name: "Mean turnaround time",
+        time: true,
         value: |m| m.mean_turnaround_s,
         metric: "mean_turnaround_s",
         may_log: true,
+        flat_only: false,
     },
     Figure {
         file: "max_wait.png",
         title: "Maximum waiting time",
-        y_label: "Maximum waiting time (s)",
+        y_name: "Maximum waiting time",
+        time: true,
         value: |m| m.max_wait_s,
         metric: "max_wait_s",
         may_log: true,
+        flat_only: false,
     },
     Figure {
         file: "mean_wait.png",
         title: "Mean waiting time",
-        y_label: "Mean waiting time (s)",
+        y_name: "Mean waiting time",
+        time: true,
         value: |m| m.mean_wait_s,
         metric: "mean_wait_s",
         may_log: true,
+        flat_only: false,
+    },
+    Figure {
+        file: "slowdown.png",
+        title: "Mean bounded slowdown",
+        y_name: "Mean bounded slowdown (τ = 10 s)",
+        time: false,
+        value: |m| m.mean_bounded_slowdown,
+        metric: "mean_bounded_slowdown",
+        may_log: true,
+        flat_only: true,
     },
     Figure {
         file: "utilization.png",
         title: "Utilization",
-        y_label: "Utilization (busy node-time / available)",
+        y_name: "Utilization (busy node-time / available)",
+        time: false,
         value: |m| m.utilization,
         metric: "utilization",
         may_log: false,
+        flat_only: false,
     },
     Figure {
         file: "fragmentation.png",
         title: "External fragmentation",
-        y_label: "Idle nodes a waiting job could use (share of node-time)",
+        y_name: "Idle nodes a waiting job could use (share of node-time)",
+        time: false,
         value: |m| m.external_fragmentation,
         metric: "external_fragmentation",
         may_log: false,
+        flat_only: false,
     },
 ];
+
+/// The figures of a sweep of `rows`: every one, but bounded slowdown on flat machines only.
+pub fn figures(rows: &[SummaryRow]) -> impl Iterator<Item = &'static Figure> {
+    let flat = rows.iter().all(|r| r.machine.starts_with("flat:"));
+    FIGURES.iter().filter(move |f| flat || !f.flat_only)
+}
 
 /// A line of a figure (also the series of `index.html`'s charts).
 pub(crate) struct Curve {
@@ -116,33 +168,35 @@ pub(crate) struct Curve {
     pub band: Vec<(f64, f64, f64)>,
 }
 
-/// What was drawn: file and whether its y axis is logarithmic.
-#[derive(Debug, Clone, PartialEq)]
+/// What was drawn: which figure (its PNG is the figure's file in the directory drawn into), and
+/// whether its y axis is logarithmic.
+#[derive(Debug, Clone)]
 pub struct Drawn {
-    /// The PNG written.
-    pub path: PathBuf,
     /// The figure.
-    pub file: &'static str,
+    pub figure: &'static Figure,
     /// Log y axis.
     pub log_y: bool,
 }
 
-/// Draws the figures of `rows` into `dir`.
+/// Draws the figures of `rows` ([`figures`]) into `dir`.
 pub fn draw_all(dir: &Path, rows: &[SummaryRow], log_y: bool) -> anyhow::Result<Vec<Drawn>> {
     register_font()?;
-    FIGURES
-        .iter()
+    figures(rows)
         .map(|fig| {
             let curves = curves(rows, fig);
             let log = fig.may_log && (log_y || explodes(&curves));
+            let (lo, hi) = y_span(fig, &curves, log);
+            let pts: Vec<&[(f64, f64)]> = curves.iter().map(|c| &c.points[..]).collect();
+            let hidden = overlap::hidden(&pts, (lo, hi), log);
+            let entries = legend(&curves, &hidden);
             let path = dir.join(fig.file);
-            write_figure(&path, |plot, legend| {
-                draw(plot, legend, rows, fig, &curves, log)
+            write_figure(&path, legend_width(&entries), |plot, area| {
+                draw(plot, rows, fig, &curves, &hidden, (lo, hi, log))?;
+                draw_legend(area, &entries)
             })
             .with_context(|| format!("drawing {}", path.display()))?;
             Ok(Drawn {
-                path,
-                file: fig.file,
+                figure: fig,
                 log_y: log,
             })
         })
@@ -217,6 +271,19 @@ fn explodes(curves: &[Curve]) -> bool {
     hi / lo > AUTO_LOG_RATIO
 }
 
+/// Whether a study's figure (an experiment's, a paper's) has a log y axis: asked for, or its
+/// positive values (means and interval ends) span more than [`AUTO_LOG_RATIO`]. Its PNG and its
+/// chart in `index.html` both open so.
+pub(crate) fn study_log_y(d: &FigureData) -> bool {
+    let ys = d
+        .points
+        .iter()
+        .filter(|p| p.est.mean.is_finite())
+        .flat_map(|p| [p.est.mean, p.est.ci_low, p.est.ci_high]);
+    let (lo, hi) = positive_span(ys);
+    d.log_y || hi / lo > AUTO_LOG_RATIO
+}
+
 fn positive_range(curves: &[Curve]) -> (f64, f64) {
     positive_span(curves.iter().flat_map(|c| {
         let band = c.band.iter().flat_map(|b| [b.1, b.2]);
@@ -232,16 +299,18 @@ pub(crate) fn positive_span(ys: impl Iterator<Item = f64>) -> (f64, f64) {
         })
 }
 
-/// Draws a figure into `path`: `paint` gets the plot area and the legend column of a white
-/// [`SIZE`] canvas. Drawn into `name.tmp-<pid>.png` (plotters picks the encoder by extension) and
-/// renamed over `path`, so an interrupted run never leaves a truncated figure under the final name.
+/// Draws a figure into `path`: `paint` gets the plot area and the legend column (`legend_w`
+/// pixels) of a white [`SIZE`] canvas. Drawn into `name.tmp-<pid>.png` (plotters picks the encoder
+/// by extension) and renamed over `path`, so an interrupted run never leaves a truncated figure
+/// under the final name.
 pub(crate) fn write_figure(
     path: &Path,
+    legend_w: u32,
     paint: impl FnOnce(&Area<'_>, &Area<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     let tmp = path.with_file_name(format!("{stem}.tmp-{}.png", std::process::id()));
-    let result = canvas(&tmp, paint)
+    let result = canvas(&tmp, legend_w, paint)
         .and_then(|()| std::fs::rename(&tmp, path).context("renaming the figure"));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -251,20 +320,56 @@ pub(crate) fn write_figure(
 
 fn canvas(
     path: &Path,
+    legend_w: u32,
     paint: impl FnOnce(&Area<'_>, &Area<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
-    let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+    let (plot, legend) = root.split_horizontally(SIZE.0 - legend_w);
     paint(&plot, &legend)?;
     root.present()?;
     Ok(())
 }
 
+/// Width in pixels of `text` in the plot font at `size` points.
+fn text_width(text: &str, size: u32) -> u32 {
+    (FONT, f64::from(size))
+        .into_font()
+        .box_size(text)
+        .map_or(0, |(w, _)| w)
+}
+
+/// `text` at the largest size from `size` down to `min` that is at most `width` pixels wide; at
+/// `min`, cut in the middle with `…` until it fits. A title or label is never drawn past its area.
+pub(crate) fn fit(text: &str, size: u32, min: u32, width: u32) -> (String, u32) {
+    let size = (min..=size)
+        .rev()
+        .find(|&s| text_width(text, s) <= width)
+        .unwrap_or(min);
+    if text_width(text, size) <= width {
+        return (text.to_string(), size);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    for keep in (1..chars.len()).rev() {
+        let head = keep.div_ceil(2);
+        let tail = keep - head;
+        let cut: String = chars[..head]
+            .iter()
+            .chain(std::iter::once(&'…'))
+            .chain(&chars[chars.len() - tail..])
+            .collect();
+        if text_width(&cut, size) <= width {
+            return (cut, size);
+        }
+    }
+    ("…".to_string(), size)
+}
+
 /// A chart on a figure's plot area, in f64 coordinates.
 pub(crate) type Chart<'a, 'b, X, Y> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<X, Y>>;
 
-/// A chart frame on `area`: `title` in a `caption`-point font, the house margin and label areas.
+/// A chart frame on `area`: `title` centred above it ([`title_lines`]: one line in a
+/// `caption`-point font, or two when it would not fit), the house margin and label areas.
 pub(crate) fn frame<'a, 'b, X, Y>(
     area: &'a Area<'b>,
     title: &str,
@@ -276,12 +381,36 @@ where
     X: AsRangedCoord<Value = f64>,
     Y: AsRangedCoord<Value = f64>,
 {
+    let area_w = area.dim_in_pixel().0;
+    let lines = title_lines(title, caption, area_w.saturating_sub(40));
+    let mut top = 12;
+    for (text, size) in &lines {
+        let left = (area_w.saturating_sub(text_width(text, *size)) / 2) as i32;
+        area.draw(&Text::new(text.clone(), (left, top), (FONT, *size)))?;
+        top += *size as i32 + 6;
+    }
     Ok(ChartBuilder::on(area)
-        .caption(title, (FONT, caption))
         .margin(20)
+        .margin_top(top as u32 + 8)
         .x_label_area_size(70)
         .y_label_area_size(110)
         .build_cartesian_2d(x, y)?)
+}
+
+/// A title in lines of `width` pixels: whole in a `caption`-point font if it fits; else split at
+/// its ` — ` into the figure's name and, smaller, what it is of (trace and machine); each line
+/// shrunk, and at last cut in the middle, to fit ([`fit`]).
+pub(crate) fn title_lines(title: &str, caption: u32, width: u32) -> Vec<(String, u32)> {
+    if text_width(title, caption) <= width {
+        return vec![(title.to_string(), caption)];
+    }
+    match title.split_once(" — ") {
+        Some((name, of)) => vec![
+            fit(name, caption, caption * 2 / 3, width),
+            fit(of, caption * 2 / 3, caption / 2, width),
+        ],
+        None => vec![fit(title, caption, caption / 2, width)],
+    }
 }
 
 /// How a curve is drawn: colour, line width, marker and its radius.
@@ -323,7 +452,7 @@ where
 }
 
 /// One legend row at `(x0, y)`: an optional line sample, an optional marker, the label in a
-/// `font`-pixel font.
+/// `font`-pixel font (smaller, or cut, where it would not fit the column).
 pub(crate) fn legend_row(
     area: &Area<'_>,
     (x0, y): (i32, i32),
@@ -340,24 +469,19 @@ pub(crate) fn legend_row(
         let (ox, oy) = area.get_base_pixel();
         marker(area, (ox + x0 + 22, oy + y), shape, colour, 6)?;
     }
+    let room = area.dim_in_pixel().0 as i32 - x0 - (LABEL_X - 10) - 6;
+    let (label, font) = fit(label, font as u32, 11, room.max(0) as u32);
     area.draw(&Text::new(
-        label.to_string(),
-        (x0 + 56, y - font / 2),
+        label,
+        (x0 + LABEL_X - 10, y - font as i32 / 2),
         (FONT, font),
     ))?;
     Ok(())
 }
 
-fn draw(
-    plot: &Area<'_>,
-    legend: &Area<'_>,
-    rows: &[SummaryRow],
-    fig: &Figure,
-    curves: &[Curve],
-    log: bool,
-) -> anyhow::Result<()> {
-    let title = format!("{} — {} on {}", fig.title, rows[0].trace, rows[0].machine);
-    let x = x_range(rows);
+/// The y axis' span: on a log axis the positive values' with a margin (1…10 when there are
+/// none), else from 0 to just above the largest value (1 for utilization-like figures at least).
+fn y_span(fig: &Figure, curves: &[Curve], log: bool) -> (f64, f64) {
     if log {
         let (lo, hi) = positive_range(curves);
         let (lo, hi) = if lo.is_finite() {
@@ -365,27 +489,43 @@ fn draw(
         } else {
             (1.0, 10.0)
         };
-        let (lo, hi) = (lo / 1.5, hi * 1.5);
-        let y = (lo..hi).log_scale().with_key_points(log_keys(lo, hi));
-        draw_chart(plot, &title, fig, x, y, curves, &LOG_AXIS)?;
-    } else {
-        let hi = curves
-            .iter()
-            .flat_map(|c| {
-                c.points
-                    .iter()
-                    .map(|p| p.1)
-                    .chain(c.band.iter().map(|b| b.2))
-            })
-            .fold(0.0f64, f64::max);
-        let hi = match (fig.may_log, hi > 0.0) {
-            (true, true) => hi * 1.05,
-            (true, false) => 1.0,
-            (false, _) => hi.max(1.0) * 1.02,
-        };
-        draw_chart(plot, &title, fig, x, 0.0..hi, curves, &LINEAR_AXIS)?;
+        return (lo / 1.5, hi * 1.5);
     }
-    draw_legend(legend, curves)
+    let hi = curves
+        .iter()
+        .flat_map(|c| {
+            c.points
+                .iter()
+                .map(|p| p.1)
+                .chain(c.band.iter().map(|b| b.2))
+        })
+        .fold(0.0f64, f64::max);
+    let hi = match (fig.may_log, hi > 0.0) {
+        (true, true) => hi * 1.05,
+        (true, false) => 1.0,
+        (false, _) => hi.max(1.0) * 1.02,
+    };
+    (0.0, hi)
+}
+
+fn draw(
+    plot: &Area<'_>,
+    rows: &[SummaryRow],
+    fig: &Figure,
+    curves: &[Curve],
+    hidden: &[Option<Hidden>],
+    (lo, hi, log): (f64, f64, bool),
+) -> anyhow::Result<()> {
+    let title = format!("{} — {} on {}", fig.title, rows[0].trace, rows[0].machine);
+    let y_label = fig.y_label(TimeUnit::of(&rows[0].trace));
+    let labels = (title.as_str(), y_label.as_str());
+    let x = x_range(rows);
+    if log {
+        let y = (lo..hi).log_scale().with_key_points(log_keys(lo, hi));
+        draw_chart(plot, labels, x, y, curves, hidden, &LOG_AXIS)
+    } else {
+        draw_chart(plot, labels, x, lo..hi, curves, hidden, &LINEAR_AXIS)
+    }
 }
 
 fn x_range(rows: &[SummaryRow]) -> Range<f64> {
@@ -416,11 +556,11 @@ const LINEAR_AXIS: YAxis = YAxis {
 
 fn draw_chart<Y>(
     area: &Area<'_>,
-    title: &str,
-    fig: &Figure,
+    (title, y_label): (&str, &str),
     x: Range<f64>,
     y: Y,
     curves: &[Curve],
+    hidden: &[Option<Hidden>],
     axis: &YAxis,
 ) -> anyhow::Result<()>
 where
@@ -431,7 +571,7 @@ where
     chart
         .configure_mesh()
         .x_desc("Load factor")
-        .y_desc(fig.y_label)
+        .y_desc(y_label)
         .label_style((FONT, 20))
         .axis_desc_style((FONT, 24))
         .x_label_formatter(&|v| load_tick(*v))
@@ -443,21 +583,51 @@ where
     for c in curves {
         draw_band(&mut chart, c, axis)?;
     }
-    for c in curves {
+    let (width, radius) = line_and_marker(curves.len());
+    for (c, h) in curves.iter().zip(hidden) {
         let pts: Vec<(f64, f64)> = c
             .points
             .iter()
             .copied()
             .filter(|p| (axis.shown)(p))
             .collect();
-        let (width, radius) = line_and_marker(curves.len());
         let stroke = Stroke {
             colour: c.colour,
             width,
             marker: c.marker,
             radius,
         };
+        draw_casing(&mut chart, area, &c.points, h.as_ref(), stroke)?;
         draw_curve(&mut chart, area, pts, &[], stroke)?;
+    }
+    Ok(())
+}
+
+/// Where later curves hide the curve through `pts` ([`overlap`]): its covered points and the
+/// segments between two of them drawn wider than stroke `s` — per curve above, 4 pixels more line
+/// and 3 more marker radius — so that its colour shows around theirs.
+pub(crate) fn draw_casing<X, Y>(
+    chart: &mut Chart<'_, '_, X, Y>,
+    area: &Area<'_>,
+    pts: &[(f64, f64)],
+    hidden: Option<&Hidden>,
+    s: Stroke,
+) -> anyhow::Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let Some(h) = hidden else {
+        return Ok(());
+    };
+    let style = s.colour.stroke_width(s.width + 4 * h.depth);
+    for pair in h.points.windows(2).filter(|w| w[1] == w[0] + 1) {
+        let seg = vec![pts[pair[0]], pts[pair[1]]];
+        chart.draw_series(std::iter::once(PathElement::new(seg, style)))?;
+    }
+    for &k in &h.points {
+        let at = chart.backend_coord(&pts[k]);
+        marker(area, at, s.marker, s.colour, s.radius + 3 * h.depth as i32)?;
     }
     Ok(())
 }
@@ -495,20 +665,80 @@ fn line_and_marker(curves: usize) -> (u32, i32) {
 }
 
 /// One line of the legend.
-enum Entry {
+pub(crate) enum Entry {
     /// A section title.
     Title(String),
     /// A sample (line and/or marker) and its label.
     Item {
+        /// The label.
         label: String,
+        /// The line sample's colour.
         line: Option<RGBColor>,
+        /// The marker sample.
         marker: Option<(Marker, RGBColor)>,
     },
+    /// A remark under the item above it (where a hidden line is hidden).
+    Note(String),
+}
+
+impl Entry {
+    /// An item with the line and marker of a curve.
+    pub(crate) fn sample(label: &str, colour: RGBColor, marker: Marker) -> Entry {
+        Entry::Item {
+            label: label.to_string(),
+            line: Some(colour),
+            marker: Some((marker, colour)),
+        }
+    }
+}
+
+/// The legend's last section when lines are hidden ([`overlap`]): each hidden line, and under it
+/// by which line and where. `lines` are the curves' `(label, colour, marker)` and `xs` their x
+/// values, in drawing order.
+pub(crate) fn hidden_entries(
+    lines: &[(&str, RGBColor, Marker)],
+    xs: &[Vec<f64>],
+    hidden: &[Option<Hidden>],
+    x_text: fn(f64) -> String,
+) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for (i, h) in hidden.iter().enumerate() {
+        let Some(h) = h else { continue };
+        if out.is_empty() {
+            out.push(Entry::Title("Lines under others".into()));
+        }
+        let (label, colour, marker) = lines[i];
+        out.push(Entry::sample(label, colour, marker));
+        out.push(Entry::Note(overlap::note(
+            h,
+            &xs[i],
+            lines[h.under].0,
+            x_text,
+        )));
+    }
+    out
 }
 
 /// The legend: one entry per series; or, when several schedulers meet several allocators (colour
-/// = scheduler, marker = allocator), one entry per scheduler and one per allocator.
-fn legend(curves: &[Curve]) -> Vec<Entry> {
+/// = scheduler, marker = allocator), one entry per scheduler and one per allocator; then the lines
+/// drawn over others ([`hidden_entries`]).
+fn legend(curves: &[Curve], hidden: &[Option<Hidden>]) -> Vec<Entry> {
+    let mut out = policy_entries(curves);
+    let lines: Vec<(&str, RGBColor, Marker)> = curves
+        .iter()
+        .map(|c| (c.label.as_str(), c.colour, c.marker))
+        .collect();
+    let xs: Vec<Vec<f64>> = curves
+        .iter()
+        .map(|c| c.points.iter().map(|p| p.0).collect())
+        .collect();
+    out.extend(hidden_entries(&lines, &xs, hidden, load_tick));
+    out
+}
+
+/// One entry per series; or, when several schedulers meet several allocators, one per scheduler
+/// and one per allocator.
+pub(crate) fn policy_entries(curves: &[Curve]) -> Vec<Entry> {
     let mut scheds: Vec<&Curve> = Vec::new();
     let mut allocs: Vec<&Curve> = Vec::new();
     for c in curves {
@@ -520,11 +750,9 @@ fn legend(curves: &[Curve]) -> Vec<Entry> {
         }
     }
     if scheds.len() < 2 || allocs.len() < 2 {
-        let items = curves.iter().map(|c| Entry::Item {
-            label: c.label.clone(),
-            line: Some(c.colour),
-            marker: Some((c.marker, c.colour)),
-        });
+        let items = curves
+            .iter()
+            .map(|c| Entry::sample(&c.label, c.colour, c.marker));
         return std::iter::once(Entry::Title("Policy".into()))
             .chain(items)
             .collect();
@@ -545,15 +773,38 @@ fn legend(curves: &[Curve]) -> Vec<Entry> {
     out
 }
 
+/// Row height and font size of a legend of `n` entries: rows shrink to fit the figure's height.
+fn legend_rows(n: usize) -> (i32, i32) {
+    let avail = SIZE.1 as i32 - LEGEND_TOP - 20;
+    let row = (avail / n.max(1) as i32).clamp(16, 36);
+    (row, (row * 14 / 25).clamp(12, 20))
+}
+
+/// Top of a legend's first row.
+const LEGEND_TOP: i32 = 54;
+
+/// The legend column's width: the widest entry's, between [`LEGEND_W`] and [`LEGEND_MAX`].
+pub(crate) fn legend_width(entries: &[Entry]) -> u32 {
+    let (_, font) = legend_rows(entries.len());
+    let font = font as u32;
+    let widest = entries
+        .iter()
+        .map(|e| match e {
+            Entry::Title(t) => 10 + text_width(t, font + 2),
+            Entry::Item { label, .. } => LABEL_X as u32 + text_width(label, font),
+            Entry::Note(n) => LABEL_X as u32 + text_width(n, font - 2),
+        })
+        .max()
+        .unwrap_or(0);
+    (widest + 16).clamp(LEGEND_W, LEGEND_MAX)
+}
+
 /// The legend column, rows shrunk to fit the figure's height.
-pub(crate) fn draw_legend(area: &Area<'_>, curves: &[Curve]) -> anyhow::Result<()> {
-    let entries = legend(curves);
-    let (x0, top) = (10, 54);
-    let avail = SIZE.1 as i32 - top - 20;
-    let row = (avail / entries.len().max(1) as i32).clamp(16, 36);
-    let font = (row * 14 / 25).clamp(12, 20);
+pub(crate) fn draw_legend(area: &Area<'_>, entries: &[Entry]) -> anyhow::Result<()> {
+    let x0 = 10;
+    let (row, font) = legend_rows(entries.len());
     for (i, e) in entries.iter().enumerate() {
-        let y = top + row * i as i32;
+        let y = LEGEND_TOP + row * i as i32;
         match e {
             Entry::Title(t) => {
                 area.draw(&Text::new(
@@ -567,6 +818,16 @@ pub(crate) fn draw_legend(area: &Area<'_>, curves: &[Curve]) -> anyhow::Result<(
                 line,
                 marker: m,
             } => legend_row(area, (x0, y), font, *line, *m, label)?,
+            Entry::Note(n) => {
+                let room = area.dim_in_pixel().0.saturating_sub(LABEL_X as u32 + 6);
+                let (n, size) = fit(n, (font - 2) as u32, 10, room);
+                let grey = RGBColor(90, 90, 90);
+                area.draw(&Text::new(
+                    n,
+                    (x0 + LABEL_X - 10, y - font / 2 - 4),
+                    (FONT, size).into_font().color(&grey),
+                ))?;
+            }
         }
     }
     Ok(())
@@ -627,7 +888,7 @@ pub(crate) fn number(v: f64) -> String {
 }
 
 /// A load-factor tick: one decimal on a 0.1 grid (`1.0`, `1.1`), else up to three (`0.25`).
-fn load_tick(v: f64) -> String {
+pub(crate) fn load_tick(v: f64) -> String {
     if ((v * 10.0).round() - v * 10.0).abs() < 1e-9 {
         format!("{v:.1}")
     } else {
@@ -635,8 +896,11 @@ fn load_tick(v: f64) -> String {
     }
 }
 
-/// Log-axis ticks at 1, 2 and 5 × 10^k inside `lo..hi`.
+/// Log-axis ticks at 1, 2 and 5 × 10^k inside `lo..hi` (none unless `0 < lo < hi`).
 pub(crate) fn log_keys(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo > 0.0 && hi.is_finite() && lo < hi) {
+        return Vec::new();
+    }
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     (a..=b)
         .flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k)))
@@ -713,6 +977,8 @@ mod tests {
         assert_eq!(load_tick(0.25), "0.25");
         assert_eq!(log_tick(200_000.0), "2×10⁵");
         assert_eq!(log_tick(1_000_000.0), "10⁶");
+        assert_eq!(log_keys(0.5, 30.0), [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        assert!(log_keys(0.0, 30.0).is_empty(), "no log axis reaches 0");
     }
 
     #[test]
@@ -731,33 +997,39 @@ mod tests {
         assert!(!explodes(&[c(&[0.0, 0.0])]));
     }
 
-    #[test]
-    fn legend_is_factorised_only_when_both_labels_vary() {
-        let c = |s: &str, a: &str| Curve {
+    fn curve(s: &str, a: &str, points: &[(f64, f64)]) -> Curve {
+        Curve {
             label: format!("{s} + {a}"),
             scheduler: s.into(),
             allocator: a.into(),
             colour: palette::scheduler_colour(s),
             marker: palette::allocator_marker(a),
-            points: vec![],
+            points: points.to_vec(),
             band: vec![],
-        };
-        let titles = |e: &[Entry]| -> Vec<String> {
-            e.iter()
-                .map(|e| match e {
-                    Entry::Title(t) => format!("# {t}"),
-                    Entry::Item { label, .. } => label.clone(),
-                })
-                .collect()
-        };
-        let per_series = legend(&[c("fcfs", "mpl"), c("oo", "mpl")]);
+        }
+    }
+
+    fn titles(e: &[Entry]) -> Vec<String> {
+        e.iter()
+            .map(|e| match e {
+                Entry::Title(t) => format!("# {t}"),
+                Entry::Item { label, .. } => label.clone(),
+                Entry::Note(n) => format!("({n})"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn legend_is_factorised_only_when_both_labels_vary() {
+        let c = |s: &str, a: &str| curve(s, a, &[]);
+        let per_series = legend(&[c("fcfs", "mpl"), c("oo", "mpl")], &[None, None]);
         assert_eq!(titles(&per_series), ["# Policy", "fcfs + mpl", "oo + mpl"]);
         let grid: Vec<Curve> = ["fcfs", "oo", "delay"]
             .iter()
             .flat_map(|s| ["ff", "mpl"].map(|a| c(s, a)))
             .collect();
         assert_eq!(
-            titles(&legend(&grid)),
+            titles(&legend(&grid, &vec![None; grid.len()])),
             [
                 "# Scheduler (colour)",
                 "fcfs",
@@ -767,6 +1039,61 @@ mod tests {
                 "ff",
                 "mpl"
             ]
+        );
+    }
+
+    #[test]
+    fn a_line_under_another_is_named_in_the_legend_with_where() {
+        let oo = curve("oo", "mpl", &[(0.5, 10.0), (1.0, 20.0), (1.5, 90.0)]);
+        let window = curve(
+            "window:240",
+            "mpl",
+            &[(0.5, 10.0), (1.0, 20.0), (1.5, 300.0)],
+        );
+        let pts: Vec<&[(f64, f64)]> = vec![&oo.points, &window.points];
+        let hidden = overlap::hidden(&pts, (0.0, 300.0), false);
+        let curves = [oo, window];
+        assert_eq!(
+            titles(&legend(&curves, &hidden)),
+            [
+                "# Policy",
+                "oo + mpl",
+                "window:240 + mpl",
+                "# Lines under others",
+                "oo + mpl",
+                "(under window:240 + mpl at 0.5–1.0)"
+            ]
+        );
+    }
+
+    #[test]
+    fn titles_and_labels_fit_their_room() {
+        register_font().expect("the plot font");
+        let title = "Mean turnaround time — synth:uniform-decreasing,mesh=32x32,jobs=10000,rate=1 \
+                     on mesh:32x32";
+        let lines = title_lines(title, 30, 780);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0], ("Mean turnaround time".to_string(), 30));
+        assert!(lines[1].0.starts_with("synth:") && lines[1].0.ends_with("on mesh:32x32"));
+        assert!(
+            lines.iter().all(|(t, s)| text_width(t, *s) <= 780),
+            "{lines:?}"
+        );
+        assert_eq!(
+            title_lines("Utilization — kth-sp2 on flat:100", 30, 780).len(),
+            1
+        );
+        let (cut, size) = fit(&"x".repeat(500), 20, 12, 300);
+        assert!(cut.contains('…') && text_width(&cut, size) <= 300, "{cut}");
+        let entries = [Entry::sample(
+            "conservative+flat+user",
+            palette::scheduler_colour("conservative"),
+            Marker::Circle,
+        )];
+        let w = legend_width(&entries);
+        assert!(
+            w > LEGEND_W && w >= LABEL_X as u32 + text_width("conservative+flat+user", 20),
+            "{w}"
         );
     }
 }

@@ -8,6 +8,7 @@ use pwa_replay::sweep::{Knee, KneeRule};
 use serde::Serialize;
 
 use super::RunConfig;
+use super::human::{self, TimeUnit};
 use super::spread;
 
 use super::table::SummaryRow;
@@ -23,8 +24,54 @@ pub struct Table {
     pub columns: Vec<String>,
     /// Right-aligned (numeric) columns.
     pub numeric: Vec<bool>,
-    /// The rows, one text per column.
+    /// The rows, one text per column (numbers rounded for people).
     pub rows: Vec<Vec<String>>,
+    /// The exact value behind each cell of `rows` that has one, for sorting (`index.html`); empty
+    /// when the texts sort by themselves.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<Vec<Option<f64>>>,
+}
+
+impl Table {
+    /// A table titled `title` with `note`, `columns` (those marked `true` numeric) and no rows.
+    fn new(title: impl Into<String>, note: impl Into<String>, columns: &[(&str, bool)]) -> Table {
+        Table {
+            title: title.into(),
+            note: note.into(),
+            columns: columns.iter().map(|c| c.0.to_string()).collect(),
+            numeric: columns.iter().map(|c| c.1).collect(),
+            rows: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// Appends a row of cells: their text and, for numbers, the exact value.
+    fn push(&mut self, cells: Vec<Cell>) {
+        self.keys.push(cells.iter().map(|c| c.1).collect());
+        self.rows.push(cells.into_iter().map(|c| c.0).collect());
+    }
+}
+
+/// A cell: its text and, for a number, the exact value it rounds.
+type Cell = (String, Option<f64>);
+
+fn text(s: impl Into<String>) -> Cell {
+    (s.into(), None)
+}
+
+/// A time of the workload (a duration with units, or four digits of a model's time units).
+fn time(x: f64, unit: TimeUnit) -> Cell {
+    (human::time(x, unit), Some(x))
+}
+
+/// A real to four significant digits.
+fn real(x: f64) -> Cell {
+    (human::real(x), Some(x))
+}
+
+/// A load factor as written on the command line.
+fn load(lf: f64) -> Cell {
+    (lf.to_string(), Some(lf))
 }
 
 /// The configuration rows (name, value) shown at the top of the report.
@@ -42,27 +89,28 @@ pub fn configuration(rows: &[SummaryRow], config: Option<&RunConfig>) -> Vec<(St
     };
     row("trace file", format!("`{}`", c.trace_path));
     row("sha256 (uncompressed)", format!("`{}`", c.trace_sha256));
-    row(
-        "jobs replayed",
-        format!("{} ({} dropped by filters)", c.jobs, c.dropped),
-    );
+    row("jobs replayed", jobs_replayed(c));
     row("schedulers", code_list(&c.schedulers));
     row("allocators", code_list(&c.allocators));
+    if !c.estimates.is_empty() {
+        let notes: String = c.estimate_notes.iter().map(|n| format!("; {n}")).collect();
+        row("estimates", format!("{}{notes}", code_list(&c.estimates)));
+    }
     row("load factors", format!("`{}`", c.loads));
     row(
         "cells",
         format!(
             "{} ({} simulated, {} reused)",
-            rows.len(),
-            c.simulated,
-            c.reused
+            human::count(rows.len() as u64),
+            human::count(c.simulated as u64),
+            human::count(c.reused as u64)
         ),
     );
     if let Some(shake) = &c.shake {
         row("input shaking", shake.clone());
     }
     row("threads", c.threads.to_string());
-    row("wall time", format!("{:.1} s", c.wall_s));
+    row("wall time", wall_time(c));
     row("pwa-replay", c.version.clone());
     row(
         "provenance",
@@ -71,6 +119,44 @@ pub fn configuration(rows: &[SummaryRow], config: Option<&RunConfig>) -> Vec<(St
             .into(),
     );
     out
+}
+
+/// This run's wall time; for a resumed run also the replay time of the cells it reused and the
+/// wall time of the earlier runs (`0.1 s this run (24 cells reused, whose replays took 11.8 s);
+/// earlier runs: 12.3 s`).
+fn wall_time(c: &RunConfig) -> String {
+    let this = human::duration(c.wall_s);
+    if c.reused == 0 && c.earlier_wall_s.is_empty() {
+        return this;
+    }
+    let mut s = format!(
+        "{this} this run ({} cells reused, whose replays took {})",
+        human::count(c.reused as u64),
+        human::duration(c.reused_replay_s)
+    );
+    if !c.earlier_wall_s.is_empty() {
+        let earlier: Vec<String> = c
+            .earlier_wall_s
+            .iter()
+            .map(|&w| human::duration(w))
+            .collect();
+        s += &format!("; earlier runs: {}", earlier.join(", "));
+    }
+    s
+}
+
+/// `18,441 (3 dropped by filters)`, then the malformed lines `--lenient` skipped, if any.
+fn jobs_replayed(c: &RunConfig) -> String {
+    let skipped = match c.skipped_lines {
+        0 => String::new(),
+        1 => ", 1 malformed line skipped (--lenient)".to_string(),
+        n => format!(", {} malformed lines skipped (--lenient)", human::count(n)),
+    };
+    format!(
+        "{} ({} dropped by filters{skipped})",
+        human::count(c.jobs),
+        human::count(c.dropped)
+    )
 }
 
 fn code_list(v: &[String]) -> String {
@@ -82,12 +168,13 @@ fn code_list(v: &[String]) -> String {
 
 /// Every table of the report, in report order (a table with nothing to show is left out).
 pub fn all(rows: &[SummaryRow], rule: &KneeRule) -> Vec<Table> {
+    let unit = TimeUnit::of(&rows[0].trace);
     [
-        Some(knees(rows, rule)),
-        key_numbers(rows),
-        fairness(rows),
-        against_fcfs(rows),
-        confidence(rows),
+        Some(knees(rows, rule, unit)),
+        key_numbers(rows, unit),
+        fairness(rows, unit),
+        against_fcfs(rows, unit),
+        confidence(rows, unit),
     ]
     .into_iter()
     .flatten()
@@ -118,49 +205,41 @@ pub fn knee_of(points: &[&SummaryRow], rule: &KneeRule) -> Knee {
     rule.knee(&curve)
 }
 
-fn knees(rows: &[SummaryRow], rule: &KneeRule) -> Table {
-    let body = series(rows)
-        .into_iter()
-        .map(|(label, pts)| {
-            let k = knee_of(&pts, rule);
-            let at = |lf: Option<f64>| {
-                lf.and_then(|lf| pts.iter().find(|r| r.load_factor == lf))
-                    .map_or("–".to_string(), |r| {
-                        format!("{:.0}", r.metrics.mean_turnaround_s)
-                    })
-            };
-            vec![
-                label,
-                k.knee.map_or("–".into(), |l| l.to_string()),
-                k.saturated_at
-                    .map_or("not reached".into(), |l| l.to_string()),
-                format!("{:.0}", pts[0].metrics.mean_turnaround_s),
-                at(k.knee),
-            ]
-        })
-        .collect();
-    Table {
-        title: "Knee per policy".into(),
-        note: format!(
+fn knees(rows: &[SummaryRow], rule: &KneeRule, unit: TimeUnit) -> Table {
+    let mut t = Table::new(
+        "Knee per policy",
+        format!(
             "A load factor is *saturated* when the mean turnaround time exceeds {} × its value at \
              the series' lightest load; the **knee** is the largest load factor before the first \
              saturated one (docs/OUTPUTS.md).",
             rule.factor
         ),
-        columns: strings(&[
-            "policy",
-            "knee",
-            "first saturated",
-            "mean turnaround at lightest load (s)",
-            "at knee (s)",
-        ]),
-        numeric: vec![false, true, true, true, true],
-        rows: body,
+        &[
+            ("policy", false),
+            ("knee", true),
+            ("first saturated", true),
+            (
+                &human::time_column("mean turnaround at lightest load", unit),
+                true,
+            ),
+            (&human::time_column("at knee", unit), true),
+        ],
+    );
+    for (label, pts) in series(rows) {
+        let k = knee_of(&pts, rule);
+        let at = |lf: Option<f64>| {
+            lf.and_then(|lf| pts.iter().find(|r| r.load_factor == lf))
+                .map_or(text("–"), |r| time(r.metrics.mean_turnaround_s, unit))
+        };
+        t.push(vec![
+            text(label),
+            k.knee.map_or(text("–"), load),
+            k.saturated_at.map_or(text("not reached"), load),
+            time(pts[0].metrics.mean_turnaround_s, unit),
+            at(k.knee),
+        ]);
     }
-}
-
-fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
+    t
 }
 
 /// The load factor every series has: 1.0 (the trace as recorded) when possible, else the largest.
@@ -178,86 +257,90 @@ pub(crate) fn common_load(rows: &[SummaryRow]) -> Option<f64> {
     loads.into_iter().find(|&lf| has(lf))
 }
 
-/// The load factor every series has ([`common_load`]) and a row per series there: its label, then
-/// `cells` of its metrics.
-fn at_common_load(
-    rows: &[SummaryRow],
-    cells: fn(&RunMetrics) -> Vec<String>,
-) -> Option<(f64, Vec<Vec<String>>)> {
+fn key_numbers(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
     let lf = common_load(rows)?;
-    let body = series(rows)
-        .into_iter()
-        .filter_map(|(label, pts)| {
-            let m = &pts.iter().find(|r| r.load_factor == lf)?.metrics;
-            Some(std::iter::once(label).chain(cells(m)).collect())
-        })
-        .collect();
-    Some((lf, body))
-}
-
-fn key_numbers(rows: &[SummaryRow]) -> Option<Table> {
-    let (lf, body) = at_common_load(rows, |m| {
-        vec![
-            format!("{:.0}", m.mean_turnaround_s),
-            format!("{:.0}", m.mean_wait_s),
-            format!("{:.0}", m.p95_wait_s),
-            format!("{:.0}", m.max_wait_s),
-            format!("{:.3}", m.utilization),
-            format!("{:.2}", m.mean_bounded_slowdown),
-        ]
-    })?;
-    Some(Table {
-        title: format!("Key numbers at load factor {lf}"),
-        note: String::new(),
-        columns: strings(&[
-            "policy",
-            "mean turnaround (s)",
-            "mean wait (s)",
-            "p95 wait (s)",
-            "max wait (s)",
-            "utilization",
-            "mean bounded slowdown",
-        ]),
-        numeric: vec![false, true, true, true, true, true, true],
-        rows: body,
-    })
+    let column = |name: &str| human::time_column(name, unit);
+    let mut t = Table::new(
+        format!("Key numbers at load factor {lf}"),
+        "",
+        &[
+            ("policy", false),
+            (&column("mean turnaround"), true),
+            (&column("mean wait"), true),
+            (&column("p95 wait"), true),
+            (&column("max wait"), true),
+            ("utilization", true),
+            ("mean bounded slowdown", true),
+        ],
+    );
+    for (label, pts) in series(rows) {
+        let Some(r) = pts.iter().find(|r| r.load_factor == lf) else {
+            continue;
+        };
+        let m = &r.metrics;
+        t.push(vec![
+            text(label),
+            time(m.mean_turnaround_s, unit),
+            time(m.mean_wait_s, unit),
+            time(m.p95_wait_s, unit),
+            time(m.max_wait_s, unit),
+            real(m.utilization),
+            real(m.mean_bounded_slowdown),
+        ]);
+    }
+    Some(t)
 }
 
 /// Who won and who lost, at the load factor of the key numbers: Jain's index over the users'
 /// mean bounded slowdowns and the worst user's mean wait and mean bounded slowdown.
-fn fairness(rows: &[SummaryRow]) -> Option<Table> {
-    let (lf, body) = at_common_load(rows, |m| {
-        vec![
-            format!("{:.3}", m.jain_bounded_slowdown),
-            format!("{:.0}", m.worst_user_mean_wait_s),
-            format!("{:.2}", m.worst_user_mean_bounded_slowdown),
-        ]
-    })?;
-    Some(Table {
-        title: format!("Fairness between users at load factor {lf}"),
-        note: "Jain's index over the users' mean bounded slowdowns (1: every user alike); the \
-               worst user's means, each the largest over the users."
-            .to_string(),
-        columns: strings(&[
-            "policy",
-            "Jain's index",
-            "worst user's mean wait (s)",
-            "worst user's mean bounded slowdown",
-        ]),
-        numeric: vec![false, true, true, true],
-        rows: body,
-    })
+fn fairness(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
+    let lf = common_load(rows)?;
+    let mut t = Table::new(
+        format!("Fairness between users at load factor {lf}"),
+        "Jain's index over the users' mean bounded slowdowns (1: every user alike); the worst \
+         user's means, each the largest over the users.",
+        &[
+            ("policy", false),
+            ("Jain's index", true),
+            (&human::time_column("worst user's mean wait", unit), true),
+            ("worst user's mean bounded slowdown", true),
+        ],
+    );
+    for (label, pts) in series(rows) {
+        let Some(r) = pts.iter().find(|r| r.load_factor == lf) else {
+            continue;
+        };
+        let m = &r.metrics;
+        t.push(vec![
+            text(label),
+            real(m.jain_bounded_slowdown),
+            time(m.worst_user_mean_wait_s, unit),
+            real(m.worst_user_mean_bounded_slowdown),
+        ]);
+    }
+    Some(t)
 }
 
 /// Where each policy's mean wait is below FCFS's with the same allocator (when FCFS is in the grid):
 /// the load factors, and both means at the highest load factor they share.
-fn against_fcfs(rows: &[SummaryRow]) -> Option<Table> {
+fn against_fcfs(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
     let all = series(rows);
     let fcfs_of = |alloc: &str| {
         all.iter()
             .find(|(_, p)| p[0].scheduler == "fcfs" && p[0].allocator == alloc)
     };
-    let mut body = Vec::new();
+    let mut t = Table::new(
+        "Against FCFS",
+        "Load factors where each policy's mean wait is below FCFS's with the same allocator.",
+        &[
+            ("policy", false),
+            ("lower mean wait than FCFS at load factors", false),
+            (
+                &human::time_column("mean wait vs FCFS's at the highest common load", unit),
+                false,
+            ),
+        ],
+    );
     for (label, pts) in &all {
         let Some((_, base)) = fcfs_of(&pts[0].allocator).filter(|_| pts[0].scheduler != "fcfs")
         else {
@@ -283,29 +366,19 @@ fn against_fcfs(rows: &[SummaryRow]) -> Option<Table> {
         } else {
             wins.join(", ")
         };
-        body.push(vec![
-            label.clone(),
-            wins,
-            format!("{w:.0} vs {f:.0} (load factor {top})"),
-        ]);
+        let vs = format!(
+            "{} vs {} (load factor {top})",
+            human::time(w, unit),
+            human::time(f, unit)
+        );
+        t.push(vec![text(label.clone()), text(wins), (vs, Some(w))]);
     }
-    (!body.is_empty()).then(|| Table {
-        title: "Against FCFS".into(),
-        note: "Load factors where each policy's mean wait is below FCFS's with the same allocator."
-            .into(),
-        columns: strings(&[
-            "policy",
-            "lower mean wait than FCFS at load factors",
-            "mean wait (s) vs FCFS's at the highest common load",
-        ]),
-        numeric: vec![false; 3],
-        rows: body,
-    })
+    (!t.rows.is_empty()).then_some(t)
 }
 
 /// With `--shake`: per load factor, the policy pairs whose 95% intervals of the mean turnaround
 /// overlap (the sweep does not tell them apart there).
-fn confidence(rows: &[SummaryRow]) -> Option<Table> {
+fn confidence(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
     let n = rows
         .iter()
         .find_map(|r| r.spread.as_ref())
@@ -314,39 +387,44 @@ fn confidence(rows: &[SummaryRow]) -> Option<Table> {
     let mut loads: Vec<f64> = rows.iter().map(|r| r.load_factor).collect();
     loads.sort_by(f64::total_cmp);
     loads.dedup();
-    let body = loads
-        .into_iter()
-        .map(|lf| {
-            let at: Vec<(String, (f64, f64))> = rows
-                .iter()
-                .filter(|r| r.load_factor == lf)
-                .map(|r| {
-                    let h = r.spread.as_ref().and_then(|s| s.half_width(metric));
-                    (r.series(), (r.metrics.mean_turnaround_s, h.unwrap_or(0.0)))
-                })
-                .collect();
-            let values: Vec<String> = at
-                .iter()
-                .map(|(l, (m, h))| format!("{l}: {} ± {}", short(*m), short(*h)))
-                .collect();
-            vec![lf.to_string(), values.join("; "), overlapping(&at)]
-        })
-        .collect();
-    Some(Table {
-        title: "Confidence".into(),
-        note: format!(
+    let mut t = Table::new(
+        "Confidence",
+        format!(
             "Each cell is the mean of {n} replays of shaken input (docs/OUTPUTS.md, \"Confidence\"); \
              the interval is the 95% Student-t interval of the mean turnaround time. Policies whose \
              intervals overlap at a load factor are not told apart by this sweep there."
         ),
-        columns: strings(&[
-            "load factor",
-            "mean turnaround (s) ± 95% half-width",
-            "overlapping pairs",
-        ]),
-        numeric: vec![true, false, false],
-        rows: body,
-    })
+        &[
+            ("load factor", true),
+            (
+                &human::time_column("mean turnaround ± 95% half-width", unit),
+                false,
+            ),
+            ("overlapping pairs", false),
+        ],
+    );
+    for lf in loads {
+        let at: Vec<(String, (f64, f64))> = rows
+            .iter()
+            .filter(|r| r.load_factor == lf)
+            .map(|r| {
+                let h = r.spread.as_ref().and_then(|s| s.half_width(metric));
+                (r.series(), (r.metrics.mean_turnaround_s, h.unwrap_or(0.0)))
+            })
+            .collect();
+        let values: Vec<String> = at
+            .iter()
+            .map(|(l, (m, h))| {
+                format!("{l}: {} ± {}", human::time(*m, unit), human::time(*h, unit))
+            })
+            .collect();
+        t.push(vec![
+            load(lf),
+            text(values.join("; ")),
+            text(overlapping(&at)),
+        ]);
+    }
+    Some(t)
 }
 
 /// The pairs `a ~ b` of intervals `(mean, half-width)` that overlap, or `none`.
@@ -363,14 +441,5 @@ fn overlapping(at: &[(String, (f64, f64))]) -> String {
         "none".to_string()
     } else {
         pairs.join("; ")
-    }
-}
-
-/// A time for the confidence table: whole seconds from 100 up, three decimals below.
-fn short(x: f64) -> String {
-    if x.abs() >= 100.0 {
-        format!("{x:.0}")
-    } else {
-        format!("{x:.3}")
     }
 }

@@ -62,7 +62,7 @@ pub fn draw(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<Option<Drawn>> {
             axes(&mut chart, plots::number, "User's mean waiting time (s)")?;
             lines(&mut chart, plot, &curves, |_| true)?;
         }
-        plots::draw_legend(legend, &curves)
+        plots::draw_legend(legend, &plots::policy_entries(&curves))
     })
     .with_context(|| format!("drawing {}", path.display()))?;
     Ok(Some(Drawn {

@@ -136,6 +136,7 @@ fn names_in(dir: &Path) -> Vec<String> {
 
 fn fetch(f: &Fixture, name: &str, base: &str, dir: &Path) -> assert_cmd::assert::Assert {
     bin()
+        .env_remove("PWA_OFFLINE")
         .env("PWA_CATALOG", &f.catalog)
         .args(["fetch", name, "--base-url", base, "--dir"])
         .arg(dir)
@@ -186,6 +187,32 @@ fn refused_connection_leaves_nothing() {
     fetch(&f, "good", &format!("http://127.0.0.1:{port}"), &dir)
         .failure()
         .stderr(predicate::str::contains("GOOD.swf.gz"));
+    assert!(names_in(&dir).is_empty(), "{:?}", names_in(&dir));
+}
+
+#[test]
+fn offline_fetch_touches_no_network_and_says_how_to_get_the_file() {
+    let f = fixture(0);
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let dir = f.root.join("traces");
+    bin()
+        .env("PWA_OFFLINE", "1")
+        .env("PWA_CATALOG", &f.catalog)
+        .args(["fetch", "good", "--base-url", &base, "--dir"])
+        .arg(&dir)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("PWA_OFFLINE=1"))
+        .stderr(predicate::str::contains("GOOD.swf.gz"));
+    let asked = listener.accept();
+    assert!(
+        asked
+            .as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock),
+        "the offline fetch connected: {asked:?}"
+    );
     assert!(names_in(&dir).is_empty(), "{:?}", names_in(&dir));
 }
 

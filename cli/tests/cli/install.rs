@@ -24,6 +24,23 @@ fn completions_cover_every_subcommand_for_each_shell() {
     fails_with(bin().args(["completions", "tcsh"]), &["tcsh", "bash"]);
 }
 
+/// `pwa-replay completions bash | head -1` panicked in `clap_complete` on the closed pipe.
+#[test]
+fn completions_into_a_closed_pipe_end_quietly() {
+    for sub in [&["completions", "bash"][..], &["man"]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pwa-replay"))
+            .args(sub)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("starts");
+        drop(child.stdout.take()); // the reader goes away before the script is written
+        let out = child.wait_with_output().expect("ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && err.is_empty(), "{sub:?}: {err}");
+    }
+}
+
 #[test]
 fn the_manual_page_is_roff_and_one_page_per_command_is_written() {
     bin()
@@ -33,6 +50,26 @@ fn the_manual_page_is_roff_and_one_page_per_command_is_written() {
         .stdout(predicate::str::starts_with(".ie \\n(.g .ds Aq"))
         .stdout(predicate::str::contains(".TH pwa-replay 1"))
         .stdout(predicate::str::contains("catalog"));
+    // The NAME line names every subcommand, as `--help` lists them.
+    let page = String::from_utf8(ok(bin().arg("man")).stdout).expect("utf-8");
+    let name = page
+        .lines()
+        .skip_while(|l| *l != ".SH NAME")
+        .nth(1)
+        .expect("a NAME section");
+    let help = String::from_utf8(ok(bin().arg("--help")).stdout).expect("utf-8");
+    let subcommands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| *s != "help")
+        .collect();
+    assert!(subcommands.len() >= 14, "{help}");
+    for sub in subcommands {
+        assert!(name.contains(sub), "the NAME line lacks {sub}: {name}");
+    }
     let dir = tempfile::tempdir().expect("tempdir");
     ok(bin().args(["man", "--out"]).arg(dir.path().join("man1")));
     for page in ["pwa-replay.1", "pwa-replay-sweep.1", "pwa-replay-catalog.1"] {
@@ -65,6 +102,35 @@ fn make_install_puts_binary_pages_and_completions_under_the_prefix() {
         .output()
         .expect("installed binary runs");
     assert!(String::from_utf8_lossy(&installed.stdout).starts_with("pwa-replay "));
+}
+
+#[test]
+fn make_replay_installs_only_the_plot_font_and_make_test_everything_the_tests_need() {
+    let dry = |target: &str| {
+        let o = make(target, &["-n"], None).output().expect("make runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).expect("utf-8")
+    };
+    let replay = dry("replay");
+    assert!(replay.contains("fonts-dejavu-core"), "{replay}");
+    for unneeded in ["chromium", "python3-venv"] {
+        assert!(
+            !replay.contains(unneeded),
+            "make replay installs {unneeded}: {replay}"
+        );
+    }
+    // `make test` (and CI, `make setup`) installs the browser and Python's venv as well.
+    let setup = dry("setup");
+    for needed in ["fonts-dejavu-core", "chromium", "python3-venv"] {
+        assert!(setup.contains(needed), "make setup lacks {needed}: {setup}");
+    }
+    let makefile = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../Makefile"));
+    assert!(
+        makefile.contains("\ntest: setup\n"),
+        "make test installs through make setup"
+    );
+    let ci = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../.ci/run"));
+    assert!(ci.contains("make setup\n"), "CI installs everything first");
 }
 
 #[test]

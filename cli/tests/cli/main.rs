@@ -7,6 +7,7 @@ mod experiment;
 mod faults;
 mod fetch;
 mod install;
+mod newcomer;
 mod pages;
 mod paper;
 mod provenance;

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::browser::{dom, drive, rgb, screenshot, url};
-use crate::support::{bin, ok, swf_line, write};
+use crate::support::{bin, experiment, ok, swf_line, write};
 
 const SCHEDS: [&str; 3] = ["fcfs", "oo", "window:4"];
 const CHARTS: [&str; 5] = [
@@ -431,9 +431,8 @@ fn viewer_answers_hover_and_play() {
 #[test]
 fn experiment_page_shows_every_figure_series_and_claim() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = write(
+    let out = experiment(
         tmp.path(),
-        "study.toml",
         r#"
 title = "A page study"
 [defaults]
@@ -459,13 +458,9 @@ predicate = "below"
 a = "oo+ff"
 b = "fcfs+ff"
 "#,
+        "out",
+        &[],
     );
-    let out = tmp.path().join("out");
-    ok(bin()
-        .arg("experiment")
-        .arg(&file)
-        .args(["--quiet", "--out"])
-        .arg(&out));
     let page = out.join("index.html");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(
@@ -494,5 +489,129 @@ b = "fcfs+ff"
         shot.inked() > 20_000,
         "blank page: {} inked pixels",
         shot.inked()
+    );
+}
+
+/// The scale a chart's SVG opened with (`data-scale` after `data-chart="id"`).
+fn opening_scale<'a>(dom: &'a str, id: &str) -> &'a str {
+    let at = dom
+        .find(&format!("data-chart=\"{id}\""))
+        .unwrap_or_else(|| panic!("no chart {id}"));
+    let rest = &dom[at..];
+    let v = &rest[rest.find("data-scale=\"").expect("a scale") + 12..];
+    &v[..v.find('"').unwrap()]
+}
+
+/// An experiment figure whose values span more than a hundredfold is a log-scale PNG; its chart in
+/// index.html opens on the same scale (a linear chart would flatten OO into zero under FCFS).
+#[test]
+fn an_experiment_chart_opens_with_its_pngs_scale() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = experiment(
+        tmp.path(),
+        r#"title = "Synthetic saturation"
+
+[[panel]]
+name = "mesh"
+workload = "synth:uniform,mesh=16x16,jobs=400,rate=1"
+sched = ["fcfs", "oo"]
+alloc = ["ff"]
+x = { values = [0.5, 2, 8], label = "load factor" }
+
+[[figure]]
+name = "wait"
+panel = "mesh"
+y = "mean_wait_s"
+
+[[figure]]
+name = "util"
+panel = "mesh"
+y = "utilization"
+"#,
+        "out",
+        &[],
+    );
+    let waits: Vec<f64> = std::fs::read_to_string(out.join("wait.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    let (lo, hi) = waits
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), &w| (l.min(w), h.max(w)));
+    assert!(
+        hi / lo > 100.0,
+        "the waits span {lo}…{hi}: not a log figure"
+    );
+    let d = dom(&url(&out.join("index.html"), ""), tmp.path());
+    assert_eq!(opening_scale(&d, "wait"), "log");
+    assert_eq!(opening_scale(&d, "util"), "linear");
+}
+
+/// The report's tables round times into units (`1 h 2 min`, `2.3 d`); sorting a column orders the
+/// rows by the exact values behind them, not by the digits shown.
+#[test]
+fn a_rounded_column_sorts_by_its_exact_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    // On 4 nodes: job 2 (4 nodes, ~2.9 d) waits for job 1 (3 nodes); FCFS holds job 3 (1 node)
+    // behind it, OO starts it at once. Mean turnaround: FCFS 1.93 d, OO 23 h 11 min — by the
+    // digits shown FCFS would sort first, by value OO does.
+    let mut log = String::from("; MaxNodes: 4\n");
+    log += &swf_line(1, 0, 200, 3, 1);
+    log += &swf_line(2, 20, 250_000, 4, 1);
+    log += &swf_line(3, 40, 60, 1, 1);
+    let trace = write(tmp.path(), "units.swf", &log);
+    let out = tmp.path().join("out");
+    ok(bin()
+        .args(["sweep", "--trace"])
+        .arg(&trace)
+        .args([
+            "--sched",
+            "fcfs,oo",
+            "--alloc",
+            "flat",
+            "--estimate",
+            "exact",
+        ])
+        .args(["--loads", "0.5,1"])
+        .args(["--quiet", "--out"])
+        .arg(&out));
+    let lines = drive(
+        &out.join("index.html"),
+        r#"
+        const table = [...d.querySelectorAll('table.sortable')]
+            .find((t) => t.querySelector('th').textContent === 'policy' && t.querySelectorAll('th').length === 7);
+        const th = table.querySelectorAll('th')[1];
+        th.click();
+        return [...table.querySelectorAll('tbody tr')].map((r) => r.children[0].textContent + ': ' + r.children[1].textContent);
+        "#,
+        tmp.path(),
+    );
+    let csv = crate::support::csv_rows(&out.join("summary.csv"));
+    let exact = |series: &str| -> f64 {
+        let (s, _) = series.split_once(" + ").unwrap();
+        csv.iter()
+            .find(|r| r["scheduler"] == s && r["load_factor"] == "1.0")
+            .unwrap()["mean_turnaround_s"]
+            .parse()
+            .unwrap()
+    };
+    let order: Vec<f64> = lines
+        .iter()
+        .map(|l| exact(l.split(": ").next().unwrap()))
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with("oo + flat: "), "{lines:?}");
+    assert!(
+        order.windows(2).all(|w| w[0] <= w[1]),
+        "{lines:?} {order:?}"
+    );
+    assert!(
+        lines.iter().all(|l| l.ends_with(" s")
+            || l.ends_with(" min")
+            || l.ends_with(" h")
+            || l.ends_with(" d")),
+        "times with units: {lines:?}"
     );
 }

@@ -98,6 +98,20 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 mod real_logs;
 pub use real_logs::{REAL_LOGS, real_logs};
 
+/// Writes the experiment file `toml` into `dir`, runs `experiment` on it (with `extra` flags) into
+/// `dir/<out>` and returns that directory.
+pub fn experiment(dir: &Path, toml: &str, out: &str, extra: &[&str]) -> PathBuf {
+    let file = write(dir, &format!("{out}.toml"), toml);
+    let out = dir.join(out);
+    ok(bin()
+        .arg("experiment")
+        .arg(&file)
+        .args(["--quiet", "--out"])
+        .arg(&out)
+        .args(extra));
+    out
+}
+
 /// Splits one CSV line into fields, honouring double quotes (a `synth:` label holds commas).
 pub fn fields(line: &str) -> Vec<String> {
     let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);

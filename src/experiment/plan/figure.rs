@@ -31,7 +31,7 @@ pub(super) fn figure(
             )
         })?;
     let p = &panels[panel];
-    let measure = measure::lookup(g.y.get_ref()).map_err(|m| at.err(&g.y.span(), "y", m))?;
+    let measure = y(at, &g.y)?;
     let series = match &g.series {
         None => (0..p.series.len()).collect(),
         Some(named) => named
@@ -40,13 +40,7 @@ pub(super) fn figure(
             .map(|s| series_of(at, p, s))
             .collect::<Result<Vec<_>, _>>()?,
     };
-    let divide_by = g
-        .divide_by
-        .as_ref()
-        .map(|d| {
-            measure::lookup_per_run(d.get_ref()).map_err(|m| at.err(&d.span(), "divide_by", m))
-        })
-        .transpose()?;
+    let divide_by = g.divide_by.as_ref().map(|d| divide_by(at, d)).transpose()?;
     let extra = g
         .also
         .iter()
@@ -54,7 +48,7 @@ pub(super) fn figure(
         .map(|e| {
             Ok(Extra {
                 series: series_of(at, p, &e.series)?,
-                measure: measure::lookup(e.y.get_ref()).map_err(|m| at.err(&e.y.span(), "y", m))?,
+                measure: y(at, &e.y)?,
                 label: e.label.clone(),
             })
         })
@@ -77,6 +71,25 @@ pub(super) fn figure(
         log_y: g.log_y,
         measure,
     })
+}
+
+/// The mistakes of `g` that do not depend on its panel, its measures: what can be said of a
+/// figure whose panel has mistakes of its own.
+pub(super) fn measures(at: &At<'_>, g: &spec::FigureSpec) -> Result<(), ExperimentError> {
+    let ys = std::iter::once(&g.y).chain(g.also.iter().map(|e| &e.y));
+    let errors = ys.filter_map(|m| y(at, m).err());
+    let divided = g.divide_by.as_ref().and_then(|d| divide_by(at, d).err());
+    ExperimentError::all(errors.chain(divided)).map_or(Ok(()), Err)
+}
+
+/// The measure a `y` names.
+fn y(at: &At<'_>, name: &Spanned<String>) -> Result<Measure, ExperimentError> {
+    measure::lookup(name.get_ref()).map_err(|m| at.err(&name.span(), "y", m))
+}
+
+/// The measure a `divide_by` names (one number per run).
+fn divide_by(at: &At<'_>, name: &Spanned<String>) -> Result<Measure, ExperimentError> {
+    measure::lookup_per_run(name.get_ref()).map_err(|m| at.err(&name.span(), "divide_by", m))
 }
 
 /// Marks the panels whose figures draw an observed measure as observing (every replica computes

@@ -225,12 +225,7 @@ impl Plan {
         let text = &substitute_params(file, text, quick, set)?;
         let f = ExperimentFile::parse(file, text)?;
         let at = At { file, text };
-        let mut panels = f
-            .panels
-            .iter()
-            .map(|p| panel::panel(&at, &f, p, quick, base))
-            .collect::<Result<Vec<_>, _>>()?;
-        if panels.is_empty() {
+        if f.panels.is_empty() {
             return Err(ExperimentError::new(
                 file,
                 1,
@@ -238,21 +233,50 @@ impl Plan {
                 "an experiment needs at least one [[panel]]".into(),
             ));
         }
-        unique(&at, f.panels.iter().map(|p| &p.name), "panel")?;
-        unique(&at, f.figures.iter().map(|p| &p.name), "figure")?;
-        claim::check_skip(&at, &f)?;
+        // Every mistake is reported at once: a figure is checked unless its panel failed (then
+        // only its measures are), a claim unless its figure did.
+        let mut errors: Vec<ExperimentError> = [
+            unique(&at, f.panels.iter().map(|p| &p.name), "panel"),
+            unique(&at, f.figures.iter().map(|p| &p.name), "figure"),
+            claim::check_skip(&at, &f),
+        ]
+        .into_iter()
+        .filter_map(Result::err)
+        .collect();
+        let (mut panels, failed) = split(
+            f.panels
+                .iter()
+                .map(|p| (&p.name, panel::panel(&at, &f, p, quick, base))),
+            &mut errors,
+        );
         let skip = if quick { &f.quick.skip[..] } else { &[] };
-        let figures = f
+        let (unchecked, checked): (Vec<_>, Vec<_>) = f
             .figures
             .iter()
-            .map(|g| figure::figure(&at, &panels, g, skip))
-            .collect::<Result<Vec<_>, _>>()?;
+            .partition(|g| failed.contains(&g.panel.get_ref()));
+        let (figures, mut failed) = split(
+            checked
+                .into_iter()
+                .map(|g| (&g.name, figure::figure(&at, &panels, g, skip))),
+            &mut errors,
+        );
+        errors.extend(
+            unchecked
+                .iter()
+                .filter_map(|g| figure::measures(&at, g).err()),
+        );
+        failed.extend(unchecked.iter().map(|g| g.name.get_ref()));
+        let (claims, _) = split(
+            f.claims
+                .iter()
+                .filter(|c| !failed.contains(&c.figure.get_ref()))
+                .map(|c| (&c.figure, claim::claim(&at, &panels, &figures, c, skip))),
+            &mut errors,
+        );
+        if let Some(e) = ExperimentError::all(errors) {
+            return Err(e);
+        }
         figure::mark_observing(&at, &mut panels, &figures, &f.figures)?;
-        let claims = f
-            .claims
-            .iter()
-            .map(|c| claim::claim(&at, &panels, &figures, c, skip))
-            .collect::<Result<Vec<_>, _>>()?;
         Ok(Plan {
             file: file.to_string(),
             title: f.title.unwrap_or_else(|| file.to_string()),
@@ -280,6 +304,26 @@ impl At<'_> {
             msg.into(),
         )
     }
+}
+
+/// The values of `named` that are `Ok`, and the names of those that are not, whose errors go to
+/// `errors`.
+fn split<'a, T>(
+    named: impl Iterator<Item = (&'a Spanned<String>, Result<T, ExperimentError>)>,
+    errors: &mut Vec<ExperimentError>,
+) -> (Vec<T>, Vec<&'a String>) {
+    let mut values = Vec::new();
+    let mut failed = Vec::new();
+    for (name, r) in named {
+        match r {
+            Ok(v) => values.push(v),
+            Err(e) => {
+                errors.push(e);
+                failed.push(name.get_ref());
+            }
+        }
+    }
+    (values, failed)
 }
 
 fn unique<'a>(

@@ -19,7 +19,7 @@ use crate::workload::EstimateModel;
 use crate::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 
 /// The panel `p` of file `f`, checked, with the `--quick` budget when `quick` and the command
-/// line's replay options `base` under the file's.
+/// line's replay options `base` under the file's; every mistake of its independent parts at once.
 pub(super) fn panel(
     at: &At<'_>,
     f: &ExperimentFile,
@@ -28,7 +28,6 @@ pub(super) fn panel(
     base: &ReplayOptions,
 ) -> Result<Panel, ExperimentError> {
     let d = &f.defaults;
-    let machine = machine(at, d, p)?;
     let replicate = (if quick {
         f.quick.replicate.as_ref()
     } else {
@@ -36,16 +35,28 @@ pub(super) fn panel(
     })
     .or(p.replicate.as_ref())
     .or(d.replicate.as_ref());
-    let (rule, watch) = match replicate {
-        Some(r) => stop_rule(r.get_ref()).map_err(|m| at.err(&r.span(), "replicate", m))?,
-        None => (
-            fixed(1),
-            measure::lookup("mean_turnaround_s").expect("a column"),
-        ),
+    let rule = replicate.map_or_else(
+        || {
+            let watch = measure::lookup("mean_turnaround_s").expect("a column");
+            Ok((fixed(1), watch))
+        },
+        |r| stop_rule(r.get_ref()).map_err(|m| at.err(&r.span(), "replicate", m)),
+    );
+    let parts = (
+        machine(at, d, p),
+        rule,
+        stop(at, d, p),
+        axis(at, &p.x, quick).and_then(|x| Ok((fixed_load_factor(at, p, &x)?, x))),
+        series(at, p),
+        replay_options(at, base, d, p),
+    );
+    let (machine, (rule, watch), stop, (load_factor, x), mut series, options) = match parts {
+        (Ok(m), Ok(r), Ok(s), Ok(x), Ok(se), Ok(o)) => (m, r, s, x, se, o),
+        (m, r, s, x, se, o) => {
+            let errors = [m.err(), r.err(), s.err(), x.err(), se.err(), o.err()];
+            return Err(ExperimentError::all(errors.into_iter().flatten()).expect("an error"));
+        }
     };
-    let stop = stop(at, d, p)?;
-    let x = axis(at, &p.x, quick)?;
-    let load_factor = fixed_load_factor(at, p, &x)?;
     if stop.is_some() && matches!(x.values, Xs::Auto(_)) {
         return Err(at.err(
             &p.x.values.span(),
@@ -54,7 +65,6 @@ pub(super) fn panel(
         ));
     }
     let skip: &[String] = if quick { &f.quick.skip[..] } else { &[] };
-    let mut series = series(at, p)?;
     series.retain(|s| !skip.contains(&s.label));
     let panel = Panel {
         name: p.name.get_ref().clone(),
@@ -76,19 +86,20 @@ pub(super) fn panel(
             .filter(|_| !is_synthetic(p.workload.get_ref()))
             .map(shake_model),
         stop,
-        options: replay_options(at, base, d, p)?,
+        options,
     };
-    if let Some(r) = replicate {
-        check_shaken(at, r, &panel)?;
-    }
     // A figure drawing a measure indexed by x (`decile_wait`) needs no {x} in the templates: the
     // x picks the value of the one cell.
     let indexed = f.figures.iter().any(|g| {
         g.panel.get_ref() == p.name.get_ref()
             && measure::lookup(g.y.get_ref()).is_ok_and(|m| m.by_x())
     });
-    check_cells(at, p, &panel, indexed)?;
-    Ok(panel)
+    let shaken = replicate.map_or(Ok(()), |r| check_shaken(at, r, &panel));
+    let cells = check_cells(at, p, &panel, indexed);
+    match ExperimentError::all([shaken.err(), cells.err()].into_iter().flatten()) {
+        Some(e) => Err(e),
+        None => Ok(panel),
+    }
 }
 
 /// The panel's machine, or `[defaults]`' (none: the workload's).

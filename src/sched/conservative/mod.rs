@@ -363,9 +363,11 @@ impl Scheduler for Conservative {
 
 /// `conservative`.
 pub(in crate::sched) const CONSERVATIVE: Form<()> =
-    Form::bare(|_| Box::<Conservative>::default()).cost(BACKFILL_COST);
-
+    Form::bare(|_| Box::<Conservative>::default())
+        .cost(BACKFILL_COST)
+        .estimates(|_| true);
 /// `conservative:order=O`: the policy's own build, in arrival order; a replay builds the order with
 /// [`SchedKind::build_with`](crate::sched::SchedKind::build_with).
 pub(in crate::sched) const ORDERED: Form<OrderName> =
-    Form::new(read_order, order_args, |_| (CONSERVATIVE.build)(&())).cost(BACKFILL_COST);
+    Form::new(read_order, order_args, |_| (CONSERVATIVE.build)(&())).cost(BACKFILL_COST)
+        .estimates(|_| true);

@@ -6,35 +6,64 @@ use pwa_replay::experiment::{FigureData, Verdict};
 
 use super::{Chart, Page, Series, hex};
 use crate::report::palette;
+use crate::report::plots;
 use crate::report::tables::Table;
 
-/// The page of a study: `config` rows, the claims and their verdicts (when there are any), then
-/// `charts` (each from [`Chart::from_figure`]).
+/// The page of a study: `config` rows, the claims and their verdicts (when there are any; marked
+/// indicative for a `quick` run), then `charts` (each from [`Chart::from_figure`]).
 pub fn study(
     title: &str,
     intro: &str,
     config: Vec<(String, String)>,
     charts: Vec<Chart>,
-    verdicts: &[Verdict],
+    (verdicts, quick): (&[Verdict], bool),
 ) -> Page {
     Page {
         title: title.to_string(),
         intro: intro.to_string(),
         config,
         tables: (!verdicts.is_empty())
-            .then(|| claims(verdicts))
+            .then(|| claims(verdicts, quick))
             .into_iter()
             .collect(),
         charts,
     }
 }
 
+/// What a study run on its `--quick` budget says above its claims.
+pub const QUICK_NOTE: &str = "Run on the `--quick` budget (fewer jobs or replicas): these verdicts \
+    are indicative only. A claim can read otherwise on the full run, which decides; run without \
+    `--quick` to settle it.";
+
+/// A claim's verdict: `holds`, `**differs**` or `not run`, `(indicative)` after it on a `quick`
+/// run.
+pub fn verdict(holds: Option<bool>, quick: bool) -> String {
+    let word = match holds {
+        Some(true) => "holds",
+        Some(false) => "**differs**",
+        None => "not run",
+    };
+    if quick && holds.is_some() {
+        format!("{word} (indicative)")
+    } else {
+        word.to_string()
+    }
+}
+
 /// The claims table: figure, statement, what was measured, verdict.
-fn claims(verdicts: &[Verdict]) -> Table {
+fn claims(verdicts: &[Verdict], quick: bool) -> Table {
     let held = verdicts.iter().filter(|v| v.holds == Some(true)).count();
     Table {
-        title: format!("Claims: {held} of {} hold", verdicts.len()),
-        note: String::new(),
+        title: format!(
+            "Claims: {held} of {} hold{}",
+            verdicts.len(),
+            if quick { " (indicative: --quick)" } else { "" }
+        ),
+        note: if quick {
+            QUICK_NOTE.into()
+        } else {
+            String::new()
+        },
         columns: ["figure", "statement", "measured", "verdict"]
             .map(String::from)
             .to_vec(),
@@ -42,19 +71,15 @@ fn claims(verdicts: &[Verdict]) -> Table {
         rows: verdicts
             .iter()
             .map(|v| {
-                let verdict = match v.holds {
-                    Some(true) => "holds",
-                    Some(false) => "**differs**",
-                    None => "not run",
-                };
                 vec![
                     v.figure.clone(),
                     v.statement.clone(),
                     v.measured.clone(),
-                    verdict.to_string(),
+                    verdict(v.holds, quick),
                 ]
             })
             .collect(),
+        keys: Vec::new(),
     }
 }
 
@@ -96,7 +121,7 @@ impl Chart {
             x_label: d.x_label.clone(),
             y_label: d.y_label.clone(),
             log_x: d.log_x,
-            log_y: d.log_y,
+            log_y: plots::study_log_y(d),
             png: Some(format!("{}.png", d.key())),
             series,
         }
@@ -162,10 +187,27 @@ mod tests {
             measured: "m".into(),
             holds: Some(false),
         };
-        let page = study("t", "", vec![], vec![c], &[v]);
+        let page = study(
+            "t",
+            "",
+            vec![],
+            vec![c.clone()],
+            (std::slice::from_ref(&v), false),
+        );
         assert_eq!(page.tables[0].title, "Claims: 0 of 1 hold");
         assert_eq!(page.tables[0].rows[0][3], "**differs**");
         assert_eq!(page.charts.len(), 1);
-        assert!(study("t", "", vec![], vec![], &[]).tables.is_empty());
+        assert!(
+            study("t", "", vec![], vec![], (&[], false))
+                .tables
+                .is_empty()
+        );
+        let quick = study("t", "", vec![], vec![c], (&[v], true));
+        assert_eq!(
+            quick.tables[0].title,
+            "Claims: 0 of 1 hold (indicative: --quick)"
+        );
+        assert_eq!(quick.tables[0].rows[0][3], "**differs** (indicative)");
+        assert_eq!(quick.tables[0].note, QUICK_NOTE);
     }
 }

@@ -36,15 +36,17 @@
   const charts = data.charts.map((c) => lineChart(figs, c));
   applyFragment(charts);
 
-  /** A table whose rows sort by a column when its header is clicked (again: reversed). */
+  /** A table whose rows sort by a column when its header is clicked (again: reversed), by the
+   *  exact value behind a rounded cell (`t.keys`) where there is one, else by its text. */
   function sortable(t, parent) {
     const table = htmlEl('table', { class: 'data sortable' }, null, parent);
     const head = htmlEl('tr', {}, null, htmlEl('thead', {}, null, table));
     const body = htmlEl('tbody', {}, null, table);
-    const rows = t.rows.map((r) => {
+    const rows = t.rows.map((cells, i) => {
       const tr = htmlEl('tr', {}, null, body);
-      r.forEach((v, j) => inline(v, htmlEl('td', t.numeric[j] ? { class: 'num' } : {}, null, tr)));
-      return { tr, r };
+      cells.forEach((v, j) => inline(v, htmlEl('td', t.numeric[j] ? { class: 'num' } : {}, null, tr)));
+      const keys = (t.keys && t.keys[i]) || [];
+      return { tr, r: cells.map((v, j) => (keys[j] ?? v)) };
     });
     t.columns.forEach((c, j) => {
       const th = htmlEl('th', { scope: 'col', 'aria-sort': 'none', title: 'sort' }, c, head);

@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! let charts = figs.iter().zip(&families).map(|(f, family)| Chart::from_figure(f, family)).collect();
-//! html::write_index(out, &html::figure::study(&plan.title, intro, config_rows, charts, &verdicts))?;
+//! html::write_index(out, &html::figure::study(&plan.title, intro, rows, charts, (&verdicts, quick)))?;
 //! ```
 
 pub mod figure;

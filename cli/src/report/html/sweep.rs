@@ -1,14 +1,15 @@
 //! The `index.html` of a sweep (written by `sweep`, `merge` and `plot` beside `report.md`): the
 //! report's configuration and tables ([`tables`]), the provenance of `manifest.json` (command
-//! line, build, host, configuration hash) and the five figures as interactive charts, with the
+//! line, build, host, configuration hash) and the figures as interactive charts, with the
 //! sweep figures' colours, markers and 95% bands ([`plots::curves`]).
 
 use pwa_replay::sweep::KneeRule;
 
 use super::{Chart, Page, Series, hex};
 use crate::report::RunConfig;
+use crate::report::human::TimeUnit;
 use crate::report::manifest::Manifest;
-use crate::report::plots::{self, Drawn, FIGURES};
+use crate::report::plots::{self, Drawn};
 use crate::report::table::SummaryRow;
 use crate::report::tables;
 
@@ -34,11 +35,7 @@ pub fn page(
             .into(),
         config,
         tables: tables::all(rows, rule),
-        charts: FIGURES
-            .iter()
-            .zip(drawn)
-            .map(|(fig, d)| chart(rows, fig, d))
-            .collect(),
+        charts: drawn.iter().map(|d| chart(rows, d)).collect(),
     }
 }
 
@@ -84,7 +81,8 @@ fn provenance_rows(m: &Manifest) -> Vec<(String, String)> {
     rows
 }
 
-fn chart(rows: &[SummaryRow], fig: &plots::Figure, d: &Drawn) -> Chart {
+fn chart(rows: &[SummaryRow], d: &Drawn) -> Chart {
+    let fig = d.figure;
     let (trace, machine) = (&rows[0].trace, &rows[0].machine);
     let series = plots::curves(rows, fig)
         .into_iter()
@@ -109,13 +107,13 @@ fn chart(rows: &[SummaryRow], fig: &plots::Figure, d: &Drawn) -> Chart {
         })
         .collect();
     Chart {
-        id: d.file.trim_end_matches(".png").into(),
+        id: fig.file.trim_end_matches(".png").into(),
         title: format!("{} — {trace} on {machine}", fig.title),
         x_label: "Load factor".into(),
-        y_label: fig.y_label.into(),
+        y_label: fig.y_label(TimeUnit::of(trace)),
         log_x: false,
         log_y: d.log_y,
-        png: Some(d.file.into()),
+        png: Some(fig.file.into()),
         series,
     }
 }
