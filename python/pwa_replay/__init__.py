@@ -73,13 +73,20 @@ def run(
     lenient: bool = False,
     first_job: int = 0,
     max_jobs: Optional[int] = None,
+    shake: bool = False,
+    shake_submit: Optional[float] = None,
+    shake_runtime: Optional[float] = None,
+    seed: Optional[int] = None,
     **options: Any,
 ) -> Result:
     """Replays ``trace`` (a catalog name, an SWF path, or a ``synth:`` label) on ``machine``
     (default: the trace's) under the built-in scheduler ``sched`` or the Python ``policy``, with
     the allocator ``alloc`` (default: the trace's first). ``validate`` checks the schedule with
     the independent validator and raises :class:`Error` when it is invalid. ``first_job`` and
-    ``max_jobs`` replay a window of the workload (its first arrival shifted to 0). The replay
+    ``max_jobs`` (at least 1) replay a window of the workload (its first arrival shifted to 0).
+    ``shake=True`` replays the workload shaken with ``seed`` (default 0) as one replica of
+    ``sweep --shake`` is: submit times moved by up to ``shake_submit`` s (default 10), run times
+    scaled by up to 1 ± ``shake_runtime`` (default 0). The replay
     ``options`` are the command line's replay flags, named with underscores
     (``kill_at_estimate=True``, ``dilation="linear:0.5"``; docs/PYTHON.md lists them)."""
     metrics, jobs, extra = _native.run(
@@ -94,6 +101,10 @@ def run(
         lenient=lenient,
         first_job=first_job,
         max_jobs=max_jobs,
+        shake=shake,
+        shake_submit=shake_submit,
+        shake_runtime=shake_runtime,
+        seed=seed,
         **options,
     )
     return Result(
@@ -186,9 +197,20 @@ def catalog() -> pl.DataFrame:
     return pl.DataFrame(_native.catalog())
 
 
-def stats(trace: str, machine: Optional[str] = None, lenient: bool = False) -> dict:
-    """The statistics ``pwa-replay stats --format json`` prints, as a dict."""
-    return json.loads(_native.stats(trace, machine=machine, lenient=lenient))
+def stats(
+    trace: str,
+    machine: Optional[str] = None,
+    lenient: bool = False,
+    load_factor: Optional[float] = None,
+    estimate: str = "exact",
+) -> dict:
+    """The report ``pwa-replay stats --format json`` prints (the same keys and values), as a
+    dict; ``load_factor`` and ``estimate`` as its ``--load-factor`` and ``--estimate``."""
+    return json.loads(
+        _native.stats(
+            trace, machine=machine, lenient=lenient, load_factor=load_factor, estimate=estimate
+        )
+    )
 
 
 def labels() -> dict:
