@@ -23,15 +23,17 @@ malformed log).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence, Union
 
 import polars as pl
 
 from . import _native
 from ._native import Error, Job, Placement, Reservation, State
+from .series import CellsFailed, PolicySeries, default_workers, is_python_label, run_cells
 
 __all__ = [
+    "CellsFailed",
     "Error",
     "Job",
     "Placement",
@@ -140,15 +142,51 @@ def sweep(
     validate: bool = False,
     lenient: bool = False,
     threads: Optional[int] = None,
+    policy: Any = None,
     **options: Any,
 ) -> pl.DataFrame:
     """Replays every scheduler × allocator × estimate model × load factor of ``trace`` in
     parallel; ``None`` lists take the trace's default grid, ``loads`` a list or a spec
     (``"0.5,1"``, ``"0.1:1:0.1"``, ``"auto"``, the default). The replay ``options`` are those of
-    :func:`run`. One row per cell, the columns of ``summary.csv``."""
+    :func:`run`. One row per cell, the columns of ``summary.csv``.
+
+    Python policies are series too: ``sched`` labels ``py:PATH:Class[:key=value,…]`` and the
+    objects or classes of ``policy`` (one or a list; a dict names them), their cells replayed on
+    ``threads`` worker processes (:mod:`pwa_replay.series`), after the built-in series' rows.
+    They need a fixed list of loads. :class:`CellsFailed` reports cells whose policy raised."""
+    labels_given = _as_list(sched)
+    py_series = [PolicySeries.parse(l) for l in labels_given or [] if is_python_label(l)]
+    py_series += _policy_series(policy)
+    if not py_series:
+        return _builtin_sweep(trace, labels_given, alloc, loads, machine, estimate, validate,
+                              lenient, threads, options)
+    grid = None
+    if labels_given is None or alloc is None or estimate is None:
+        grid = _native.default_grid(trace, machine=machine, lenient=lenient)
+    builtin = [l for l in labels_given if not is_python_label(l)] if labels_given is not None else grid[0]
+    allocs = _as_list(alloc) or grid[1]
+    estimates = _as_list(estimate) or grid[2] or ["exact"]
+    load_list = _native.load_list(loads)
+    frames = []
+    if builtin:
+        frames.append(_builtin_sweep(trace, builtin, allocs, load_list, machine, estimates,
+                                     validate, lenient, threads, options))
+    run_kw = dict(machine=machine, validate=validate, lenient=lenient, **options)
+    rows, failed = run_cells(trace, py_series, allocs, estimates, load_list,
+                             default_workers(threads), run_kw)
+    if rows:
+        frames.append(_summary_rows(rows, any(e != "exact" for e in estimates)))
+    frame = pl.concat(frames, how="vertical") if frames else pl.DataFrame()
+    if failed:
+        raise CellsFailed(failed, frame)
+    return frame
+
+
+def _builtin_sweep(trace, sched, alloc, loads, machine, estimate, validate, lenient, threads,
+                   options) -> pl.DataFrame:
     cols = _native.sweep(
         trace,
-        sched=_as_list(sched),
+        sched=sched,
         alloc=_as_list(alloc),
         loads=loads,
         machine=machine,
@@ -159,6 +197,29 @@ def sweep(
         **options,
     )
     return pl.DataFrame(cols)
+
+
+def _policy_series(policy: Any) -> list:
+    """The series of ``policy=``: one object or class, a list of them, or a dict by label."""
+    if policy is None:
+        return []
+    if isinstance(policy, dict):
+        return [replace(PolicySeries.of(p), label=f"py:{name}") for name, p in policy.items()]
+    given = list(policy) if isinstance(policy, (list, tuple)) else [policy]
+    series = [PolicySeries.of(p) for p in given]
+    labels = [s.label for s in series]
+    if len(set(labels)) < len(labels):
+        raise Error(f"policy=: two policies of one class ({', '.join(labels)}): name them with a dict")
+    return series
+
+
+def _summary_rows(rows: list, with_estimate: bool) -> pl.DataFrame:
+    """The rows of Python series as the summary's columns (the labels, then every metric)."""
+    keys = list(rows[0])
+    metrics = keys[keys.index("alloc_calls_skipped") + 1:]
+    labels = ["trace", "machine", "scheduler", "allocator", "load_factor"]
+    labels += ["estimate"] if with_estimate else []
+    return pl.DataFrame({k: [r[k] for r in rows] for k in labels + metrics})
 
 
 def _as_list(v: Union[None, str, Sequence[str]]) -> Optional[list]:

@@ -228,7 +228,8 @@ impl Chosen {
                     .with_options(options)
                     .run(&mut NoObserver);
                 let mut st = state.bind(py).borrow_mut();
-                if let Some(e) = st.error.take() {
+                if let Some((e, at)) = st.error.take() {
+                    e.value(py).setattr("sim_time", at)?;
                     return Err(e);
                 }
                 extra.set_item("calls", st.calls)?;
@@ -568,6 +569,39 @@ fn sweep<'py>(
     summary_columns(py, &loaded.name, loaded.machine, &results)
 }
 
+/// The load factors of a fixed load spec (a list, `0.5,1`, `0.1:1:0.1`), in order; `auto` is an
+/// error (its load factors depend on the results).
+#[pyfunction]
+fn load_list(loads: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<f64>> {
+    match load_spec(loads)? {
+        LoadSpec::List(v) => Ok(v),
+        LoadSpec::Auto(_) => Err(PyValueError::new_err(
+            "loads=\"auto\" climbs each series to its knee inside the native executor: give a list \
+             (or \"0.5,1\", \"0.1:1:0.1\") for a sweep with Python policies",
+        )),
+    }
+}
+
+/// The default grid of `trace` (on `machine`): `(schedulers, allocators, estimates)` as labels.
+#[pyfunction]
+#[pyo3(signature = (trace, *, machine=None, lenient=false))]
+fn default_grid(
+    py: Python<'_>,
+    trace: &str,
+    machine: Option<&str>,
+    lenient: bool,
+) -> PyResult<(Vec<String>, Vec<String>, Vec<String>)> {
+    let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
+    let g = py
+        .detach(|| trace::load_each(trace, machine, lenient, true, Some(&mut |_, _| {})))
+        .map_err(err)?
+        .grid;
+    fn names<T: ToString>(v: &[T]) -> Vec<String> {
+        v.iter().map(ToString::to_string).collect()
+    }
+    Ok((names(&g.schedulers), names(&g.allocators), names(&g.estimates)))
+}
+
 /// `threads`, or the number of cores.
 fn threads_or_cores(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(|| {
@@ -721,6 +755,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add_function(wrap_pyfunction!(experiment, m)?)?;
     m.add_function(wrap_pyfunction!(labels_known, m)?)?;
+    m.add_function(wrap_pyfunction!(load_list, m)?)?;
+    m.add_function(wrap_pyfunction!(default_grid, m)?)?;
     m.add_class::<policy::PyJob>()?;
     m.add_class::<policy::State>()?;
     m.add_class::<policy::QueueView>()?;

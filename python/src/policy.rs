@@ -21,7 +21,7 @@
 //! its start, and `take(placement)` keeps a job that outlasts the reservation in it.
 //!
 //! A Python exception stops the calls: the replay ends (its jobs left waiting) and the exception
-//! is raised by `run()`.
+//! is raised by `run()`, with the simulated time it was raised at as its `sim_time` attribute.
 
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -183,8 +183,8 @@ pub struct State {
     /// The machine's node count (read once).
     nodes: Option<u32>,
     clock: Clock,
-    /// The first exception a call raised.
-    pub(crate) error: Option<PyErr>,
+    /// The first exception a call raised, and the simulated time it was raised at.
+    pub(crate) error: Option<(PyErr, SimTime)>,
     /// Calls made, and their wall time.
     pub(crate) calls: u64,
     pub(crate) python_s: f64,
@@ -586,7 +586,7 @@ impl PyPolicy {
         st.calls += 1;
         st.python_s += t0.elapsed().as_secs_f64();
         if let Err(e) = result {
-            st.error = Some(e);
+            st.error = Some((e, st.clock.get()));
         }
     }
 }
@@ -617,7 +617,10 @@ impl Scheduler for PyPolicy {
                         self.call(py, sys, name, Some(obj.into_bound(py).into_any()));
                     }
                 }
-                Err(e) => state.borrow_mut().error = Some(e),
+                Err(e) => {
+                    let mut st = state.borrow_mut();
+                    st.error = Some((e, st.clock.get()));
+                }
             }
         });
         self.pass.arm(sys);
@@ -632,7 +635,10 @@ impl Scheduler for PyPolicy {
                         let name = intern!(py, "on_departure");
                         self.call(py, sys, name, Some(list.into_any()));
                     }
-                    Err(e) => self.state.bind(py).borrow_mut().error = Some(e),
+                    Err(e) => {
+                        let mut st = self.state.bind(py).borrow_mut();
+                        st.error = Some((e, st.clock.get()));
+                    }
                 }
             });
         }
