@@ -23,6 +23,7 @@ malformed log).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence, Union
 
@@ -143,6 +144,7 @@ def sweep(
     lenient: bool = False,
     threads: Optional[int] = None,
     policy: Any = None,
+    cache: Union[None, str, Path] = None,
     **options: Any,
 ) -> pl.DataFrame:
     """Replays every scheduler × allocator × estimate model × load factor of ``trace`` in
@@ -153,7 +155,10 @@ def sweep(
     Python policies are series too: ``sched`` labels ``py:PATH:Class[:key=value,…]`` and the
     objects or classes of ``policy`` (one or a list; a dict names them), their cells replayed on
     ``threads`` worker processes (:mod:`pwa_replay.series`), after the built-in series' rows.
-    They need a fixed list of loads. :class:`CellsFailed` reports cells whose policy raised."""
+    They need a fixed list of loads. :class:`CellsFailed` reports cells whose policy raised. With
+    a ``cache`` folder, the Python cells' results are kept there by what they depend on (the
+    policy file's sha256, class and arguments among it): run again, the sweep replays only the
+    cells that failed or whose policy changed."""
     labels_given = _as_list(sched)
     py_series = [PolicySeries.parse(l) for l in labels_given or [] if is_python_label(l)]
     py_series += _policy_series(policy)
@@ -172,8 +177,8 @@ def sweep(
         frames.append(_builtin_sweep(trace, builtin, allocs, load_list, machine, estimates,
                                      validate, lenient, threads, options))
     run_kw = dict(machine=machine, validate=validate, lenient=lenient, **options)
-    rows, failed = run_cells(trace, py_series, allocs, estimates, load_list,
-                             default_workers(threads), run_kw)
+    rows, failed, _ = run_cells(trace, py_series, (allocs, estimates, load_list),
+                                default_workers(threads), run_kw, cache and Path(cache))
     if rows:
         frames.append(_summary_rows(rows, any(e != "exact" for e in estimates)))
     frame = pl.concat(frames, how="vertical") if frames else pl.DataFrame()

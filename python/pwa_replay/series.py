@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.metadata
 import importlib.util
+import json
 import multiprocessing
 import os
 import pickle
@@ -151,36 +153,63 @@ def _replay(trace: str, cell: _Cell, run_kw: dict):
         return ("error", str(cell), getattr(e, "sim_time", None), traceback.format_exc())
 
 
+try:
+    _VERSION = importlib.metadata.version("pwa-replay")
+except importlib.metadata.PackageNotFoundError:  # imported from a source tree
+    _VERSION = "source"
+
+
+def _key(trace: str, cell: _Cell, run_kw: dict) -> str:
+    """What a cell's results depend on, hashed: the workload, the policy's digest (its file's
+    bytes, class and arguments, or the pickled object), the cell, the replay options and the
+    package's version (the engine's)."""
+    what = repr((trace, cell.series.digest, cell.alloc, cell.estimate, cell.load_factor,
+                 sorted(run_kw.items()), _VERSION))
+    return hashlib.sha256(what.encode()).hexdigest()
+
+
+def _replay_all(trace: str, cells: list, workers: int, run_kw: dict) -> list:
+    """The cells' results in order, on ``workers`` processes (in this one for 1)."""
+    if workers <= 1 or len(cells) <= 1:
+        return [_replay(trace, c, run_kw) for c in cells]
+    # Spawned, not forked: a fork of a process with the engine's and polars' thread pools
+    # running can inherit a held lock.
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(cells)), mp_context=ctx) as pool:
+        return list(pool.map(_replay, [trace] * len(cells), cells, [run_kw] * len(cells)))
+
+
 def run_cells(
     trace: str,
     series: Sequence[PolicySeries],
-    allocs: Sequence[str],
-    estimates: Sequence[str],
-    loads: Sequence[float],
+    grid: tuple,
     workers: int,
     run_kw: dict,
-) -> tuple[list, list]:
-    """Every cell of the Python series, on ``workers`` processes (in this one for 1): the rows'
+    cache: Optional[Path] = None,
+) -> tuple[list, list, int]:
+    """Every cell of the Python series over ``grid`` (allocators, estimates, loads): the rows'
     metrics in grid order (series, allocator, estimate, load) with the series label as scheduler,
-    and the failures."""
+    the failures, and the number of cells simulated. With a ``cache`` folder, a cell whose key
+    (:func:`_key`) has a result there is read, not replayed, and every cell that finishes is
+    written there: a sweep run again replays the cells it failed and those of edited policies."""
+    allocs, estimates, loads = grid
     cells = [_Cell(s, a, e, lf) for s in series for a in allocs for e in estimates for lf in loads]
-    if workers <= 1 or len(cells) <= 1:
-        out = [_replay(trace, c, run_kw) for c in cells]
-    else:
-        # Spawned, not forked: a fork of a process with the engine's and polars' thread pools
-        # running can inherit a held lock.
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(workers, len(cells)), mp_context=ctx) as pool:
-            out = list(pool.map(_replay, [trace] * len(cells), cells, [run_kw] * len(cells)))
+    stored = [cache / f"{_key(trace, c, run_kw)}.json" if cache else None for c in cells]
+    todo = [i for i, p in enumerate(stored) if p is None or not p.is_file()]
+    out = dict(zip(todo, _replay_all(trace, [cells[i] for i in todo], workers, run_kw)))
     rows, failed = [], []
-    for cell, result in zip(cells, out):
-        if result[0] == "ok":
-            metrics = result[1]
-            metrics["scheduler"] = cell.series.label
-            rows.append(metrics)
-        else:
+    for i, (cell, path) in enumerate(zip(cells, stored)):
+        result = out.get(i) or ("ok", json.loads(path.read_text()))
+        if result[0] != "ok":
             failed.append(result[1:])
-    return rows, failed
+            continue
+        metrics = result[1]
+        if path is not None and i in out:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(metrics))
+        metrics["scheduler"] = cell.series.label
+        rows.append(metrics)
+    return rows, failed, len(todo)
 
 
 def default_workers(threads: Optional[int]) -> int:

@@ -107,3 +107,42 @@ def test_a_failing_policy_fails_its_cells_only(tmp_path):
     assert "2 cell(s) failed" in text and "at simulated time" in text
     # The other cells finished: the built-in series and the other Python one.
     assert e.value.frame["scheduler"].to_list() == ["fcfs", "fcfs", "py:Fcfs", "py:Fcfs"]
+
+
+def test_a_cache_replays_only_failed_cells_and_edited_policies(tmp_path):
+    log = tmp_path / "built.txt"
+    source = (
+        "from pwa_replay.policies import Fcfs\n"
+        "class Counted(Fcfs):\n"
+        "    def __init__(self, fail=False):\n"
+        f"        open({str(log)!r}, 'a').write('x')\n"
+        "        self.fail = fail\n"
+        "    def schedule(self, state):\n"
+        "        if self.fail and state.now > 200:\n"
+        "            raise ValueError('broken')\n"
+        "        super().schedule(state)\n"
+    )
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text(source)
+    b.write_text(source.replace("fail=False", "fail=True"))
+    kw = dict(sched=[f"py:{a}:Counted", f"py:{b}:Counted", "fcfs"], alloc=["ff"],
+              loads=[0.8, 1.2], threads=1, cache=tmp_path / "cache")
+
+    def built():
+        n = len(log.read_text()) if log.exists() else 0
+        log.write_text("")
+        return n
+
+    with pytest.raises(pr.CellsFailed):
+        pr.sweep(SYNTH, **kw)
+    assert built() == 4
+    b.write_text(source + "# fixed\n")  # its two cells run again, a's come from the cache
+    first = pr.sweep(SYNTH, **kw)
+    assert built() == 2
+    assert pr.sweep(SYNTH, **kw).drop(WALL).equals(first.drop(WALL)) and built() == 0
+    a.write_text(source + "\n# edited\n")
+    pr.sweep(SYNTH, **kw)
+    assert built() == 2
+    fcfs = first.filter(pl.col("scheduler") == "fcfs").drop(WALL + ["scheduler"])
+    for label in (f"py:{a}:Counted", f"py:{b}:Counted"):
+        assert first.filter(pl.col("scheduler") == label).drop(WALL + ["scheduler"]).equals(fcfs)

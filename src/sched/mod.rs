@@ -400,8 +400,18 @@ pub fn scheduler_labels() -> String {
 
 /// A scheduler label that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("scheduler `{0}` is not one of {labels}", labels = scheduler_labels())]
+#[error("scheduler `{0}` is not one of {labels}{hint}", labels = scheduler_labels(), hint = python_hint(&self.0))]
 pub struct SchedParseError(pub String);
+
+/// For a label of a Python policy (`py:…`): where such series run.
+fn python_hint(label: &str) -> &'static str {
+    if label.trim_start().starts_with("py:") {
+        "; a Python policy (py:PATH:Class) is a series of the Python package's sweep \
+         (pwa_replay.sweep, docs/PYTHON.md): this engine embeds no Python interpreter"
+    } else {
+        ""
+    }
+}
 
 impl fmt::Display for SchedKind {
     /// The label: the name, then the arguments the line's form writes.
