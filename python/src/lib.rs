@@ -593,13 +593,25 @@ fn default_grid(
 ) -> PyResult<(Vec<String>, Vec<String>, Vec<String>)> {
     let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
     let g = py
-        .detach(|| trace::load_each(trace, machine, lenient, true, Some(&mut |_, _| {})))
+        .detach(|| {
+            trace::load_each(
+                trace,
+                machine,
+                (lenient, InputRewrite::AsLogged),
+                true,
+                Some(&mut |_, _| {}),
+            )
+        })
         .map_err(err)?
         .grid;
     fn names<T: ToString>(v: &[T]) -> Vec<String> {
         v.iter().map(ToString::to_string).collect()
     }
-    Ok((names(&g.schedulers), names(&g.allocators), names(&g.estimates)))
+    Ok((
+        names(&g.schedulers),
+        names(&g.allocators),
+        names(&g.estimates),
+    ))
 }
 
 /// `threads`, or the number of cores.

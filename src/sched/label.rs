@@ -210,9 +210,18 @@ mod tests {
 
     #[test]
     fn a_python_policy_label_says_where_it_runs() {
-        let e = "py:policies/sjf.py:Sjf".parse::<crate::sched::SchedKind>().unwrap_err();
-        assert!(e.to_string().contains("this engine embeds no Python interpreter"), "{e}");
-        let e = "nope".parse::<crate::sched::SchedKind>().unwrap_err().to_string();
+        let e = "py:policies/sjf.py:Sjf"
+            .parse::<crate::sched::SchedKind>()
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("this engine embeds no Python interpreter"),
+            "{e}"
+        );
+        let e = "nope"
+            .parse::<crate::sched::SchedKind>()
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains("Python"), "{e}");
     }
 
