@@ -13,6 +13,7 @@ ALLOC   ?=
 LOADS   ?= auto
 OUT     ?= out/$(TRACE)
 PREFIX  ?= $(HOME)/.local
+TMPDIR  ?= /tmp
 FONT    := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 # Measured: a cold `make build` (the binary alone) on a shared, saturated 2-core machine (README, Install).
 FIRST_BUILD := about 4-5 min on 2 cores, polars is most of it
@@ -22,7 +23,7 @@ REPLAY = $(strip $(BIN) sweep --trace $(TRACE) $(if $(SCHED),--sched $(SCHED)) $
 	  --loads $(LOADS) --out $(OUT))
 
 .PHONY: setup setup-replay build first-build-notice replay replay-run stats test smoke smoke-run test-slurm bench bench-memory bench-grid paper install install-files clean \
-	fuzz fuzz-smoke fuzz-corpus soak build-sharing python pytest
+	fuzz fuzz-smoke fuzz-corpus soak build-sharing python pytest wheel wheel-test
 
 # What a fresh Debian machine may lack, as shell checks that name the missing package: the plot
 # font (every figure), headless Chromium (the tests of the HTML pages), Python's venv (the Python
@@ -86,6 +87,7 @@ test: setup
 	$(CARGO) test --locked --profile $(PROFILE) --workspace --exclude pwa-replay-py
 	$(MAKE) --no-print-directory smoke-run
 	$(MAKE) --no-print-directory pytest
+	$(MAKE) --no-print-directory wheel-test
 
 ## python: the Python package pwa_replay (python/) built by maturin in the shared profile and
 ## installed, editable, into target/py-venv (created when missing) with polars, pytest, numpy and
@@ -112,6 +114,22 @@ $(PYVENV)/.built: $(PYVENV)/.deps $(PY_INPUTS)
 ## pytest: the Python package's tests (python/tests), against the binary for the CLI comparisons.
 pytest: python
 	PWA_REPLAY_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -rs python/tests
+
+## wheel: the Python package as an abi3 wheel (one file for every CPython >= 3.9 on this platform)
+## in target/wheels/, built by maturin in the shared profile (reusing what `make python` compiled);
+## PROFILE=release for one to hand out.
+WHEELS := target/wheels
+wheel: $(PYVENV)/.deps
+	rm -f $(WHEELS)/pwa_replay-*.whl
+	$(PYVENV)/bin/maturin build --quiet --locked --profile $(PROFILE) -m python/Cargo.toml --out $(WHEELS)
+
+## wheel-test: the wheel pip-installed into a fresh virtual environment (target/wheel-venv, remade
+## each time) and a replay run by that environment's Python from outside the repository.
+WHEEL_VENV := target/wheel-venv
+wheel-test: wheel
+	rm -rf $(WHEEL_VENV) && python3 -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(WHEELS)/pwa_replay-*.whl
+	cd $(TMPDIR) && $(abspath $(WHEEL_VENV))/bin/python $(abspath tools/wheel-check.py) $(abspath $(WHEEL_VENV))
 
 ## smoke: two load factors of a real log through the optimised binary, validated.
 smoke: build smoke-run

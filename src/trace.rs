@@ -16,9 +16,13 @@
 //!   "sha256" (the resume caches' key) is the sha256 of the canonical label ([`canonical_label`]:
 //!   every parameter spelled out, seed included).
 //!
+//! [`report`] is what `stats` says of a loaded trace.
+//!
 //! Search path: `$PWA_TRACES` (`:`-separated), then `./traces`, `./../shared/traces` (relative to
 //! the current directory), then `traces/` and `../shared/traces` of the workspace this library was
 //! built from (so a built binary or extension finds the repository's traces from any directory).
+
+pub mod report;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -23,15 +23,18 @@ malformed log).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence, Union
 
 import polars as pl
 
 from . import _native
 from ._native import Error, Job, Placement, Reservation, State
+from .series import CellsFailed, PolicySeries, default_workers, is_python_label, run_cells
 
 __all__ = [
+    "CellsFailed",
     "Error",
     "Job",
     "Placement",
@@ -75,13 +78,20 @@ def run(
     lenient: bool = False,
     first_job: int = 0,
     max_jobs: Optional[int] = None,
+    shake: bool = False,
+    shake_submit: Optional[float] = None,
+    shake_runtime: Optional[float] = None,
+    seed: Optional[int] = None,
     **options: Any,
 ) -> Result:
     """Replays ``trace`` (a catalog name, an SWF path, or a ``synth:`` label) on ``machine``
     (default: the trace's) under the built-in scheduler ``sched`` or the Python ``policy``, with
     the allocator ``alloc`` (default: the trace's first). ``validate`` checks the schedule with
     the independent validator and raises :class:`Error` when it is invalid. ``first_job`` and
-    ``max_jobs`` replay a window of the workload (its first arrival shifted to 0). The replay
+    ``max_jobs`` (at least 1) replay a window of the workload (its first arrival shifted to 0).
+    ``shake=True`` replays the workload shaken with ``seed`` (default 0) as one replica of
+    ``sweep --shake`` is: submit times moved by up to ``shake_submit`` s (default 10), run times
+    scaled by up to 1 ± ``shake_runtime`` (default 0). The replay
     ``options`` are the command line's replay flags, named with underscores
     (``kill_at_estimate=True``, ``dilation="linear:0.5"``; docs/PYTHON.md lists them)."""
     metrics, jobs, users, extra = _native.run(
@@ -96,6 +106,10 @@ def run(
         lenient=lenient,
         first_job=first_job,
         max_jobs=max_jobs,
+        shake=shake,
+        shake_submit=shake_submit,
+        shake_runtime=shake_runtime,
+        seed=seed,
         **options,
     )
     return Result(
@@ -133,15 +147,55 @@ def sweep(
     validate: bool = False,
     lenient: bool = False,
     threads: Optional[int] = None,
+    policy: Any = None,
+    cache: Union[None, str, Path] = None,
     **options: Any,
 ) -> pl.DataFrame:
     """Replays every scheduler × allocator × estimate model × load factor of ``trace`` in
     parallel; ``None`` lists take the trace's default grid, ``loads`` a list or a spec
     (``"0.5,1"``, ``"0.1:1:0.1"``, ``"auto"``, the default). The replay ``options`` are those of
-    :func:`run`. One row per cell, the columns of ``summary.csv``."""
+    :func:`run`. One row per cell, the columns of ``summary.csv``.
+
+    Python policies are series too: ``sched`` labels ``py:PATH:Class[:key=value,…]`` and the
+    objects or classes of ``policy`` (one or a list; a dict names them), their cells replayed on
+    ``threads`` worker processes (:mod:`pwa_replay.series`), after the built-in series' rows.
+    They need a fixed list of loads. :class:`CellsFailed` reports cells whose policy raised. With
+    a ``cache`` folder, the Python cells' results are kept there by what they depend on (the
+    policy file's sha256, class and arguments among it): run again, the sweep replays only the
+    cells that failed or whose policy changed."""
+    labels_given = _as_list(sched)
+    py_series = [PolicySeries.parse(l) for l in labels_given or [] if is_python_label(l)]
+    py_series += _policy_series(policy)
+    if not py_series:
+        return _builtin_sweep(trace, labels_given, alloc, loads, machine, estimate, validate,
+                              lenient, threads, options)
+    grid = None
+    if labels_given is None or alloc is None or estimate is None:
+        grid = _native.default_grid(trace, machine=machine, lenient=lenient)
+    builtin = [l for l in labels_given if not is_python_label(l)] if labels_given is not None else grid[0]
+    allocs = _as_list(alloc) or grid[1]
+    estimates = _as_list(estimate) or grid[2] or ["exact"]
+    load_list = _native.load_list(loads)
+    frames = []
+    if builtin:
+        frames.append(_builtin_sweep(trace, builtin, allocs, load_list, machine, estimates,
+                                     validate, lenient, threads, options))
+    run_kw = dict(machine=machine, validate=validate, lenient=lenient, **options)
+    rows, failed, _ = run_cells(trace, py_series, (allocs, estimates, load_list),
+                                default_workers(threads), run_kw, cache and Path(cache))
+    if rows:
+        frames.append(_summary_rows(rows, any(e != "exact" for e in estimates)))
+    frame = pl.concat(frames, how="vertical") if frames else pl.DataFrame()
+    if failed:
+        raise CellsFailed(failed, frame)
+    return frame
+
+
+def _builtin_sweep(trace, sched, alloc, loads, machine, estimate, validate, lenient, threads,
+                   options) -> pl.DataFrame:
     cols = _native.sweep(
         trace,
-        sched=_as_list(sched),
+        sched=sched,
         alloc=_as_list(alloc),
         loads=loads,
         machine=machine,
@@ -152,6 +206,29 @@ def sweep(
         **options,
     )
     return pl.DataFrame(cols)
+
+
+def _policy_series(policy: Any) -> list:
+    """The series of ``policy=``: one object or class, a list of them, or a dict by label."""
+    if policy is None:
+        return []
+    if isinstance(policy, dict):
+        return [replace(PolicySeries.of(p), label=f"py:{name}") for name, p in policy.items()]
+    given = list(policy) if isinstance(policy, (list, tuple)) else [policy]
+    series = [PolicySeries.of(p) for p in given]
+    labels = [s.label for s in series]
+    if len(set(labels)) < len(labels):
+        raise Error(f"policy=: two policies of one class ({', '.join(labels)}): name them with a dict")
+    return series
+
+
+def _summary_rows(rows: list, with_estimate: bool) -> pl.DataFrame:
+    """The rows of Python series as the summary's columns (the labels, then every metric)."""
+    keys = list(rows[0])
+    metrics = keys[keys.index("alloc_calls_skipped") + 1:]
+    labels = ["trace", "machine", "scheduler", "allocator", "load_factor"]
+    labels += ["estimate"] if with_estimate else []
+    return pl.DataFrame({k: [r[k] for r in rows] for k in labels + metrics})
 
 
 def _as_list(v: Union[None, str, Sequence[str]]) -> Optional[list]:
@@ -190,9 +267,20 @@ def catalog() -> pl.DataFrame:
     return pl.DataFrame(_native.catalog())
 
 
-def stats(trace: str, machine: Optional[str] = None, lenient: bool = False) -> dict:
-    """The statistics ``pwa-replay stats --format json`` prints, as a dict."""
-    return json.loads(_native.stats(trace, machine=machine, lenient=lenient))
+def stats(
+    trace: str,
+    machine: Optional[str] = None,
+    lenient: bool = False,
+    load_factor: Optional[float] = None,
+    estimate: str = "exact",
+) -> dict:
+    """The report ``pwa-replay stats --format json`` prints (the same keys and values), as a
+    dict; ``load_factor`` and ``estimate`` as its ``--load-factor`` and ``--estimate``."""
+    return json.loads(
+        _native.stats(
+            trace, machine=machine, lenient=lenient, load_factor=load_factor, estimate=estimate
+        )
+    )
 
 
 def labels() -> dict:

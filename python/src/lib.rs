@@ -32,11 +32,12 @@ use pwa_replay::machine::{AllocKind, Allocator, MachineSpec};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sweep::{Cell, CellError, Grid, LoadSpec, Series};
 use pwa_replay::trace::Loader;
+use pwa_replay::trace::report::StatsStream;
 use pwa_replay::workload::rewrite::InputRewrite;
-use pwa_replay::workload::stats::WorkloadStats;
+use pwa_replay::workload::shake::{self, DEFAULT_SUBMIT_S, ShakeModel};
 use pwa_replay::workload::{EstimateModel, Workload};
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -62,10 +63,12 @@ where
         .map_err(|e: T::Err| err(format!("{what}={text:?}: {e}")))
 }
 
-/// A workload scaled to `load_factor`, with estimates from `estimate`.
+/// A workload scaled to `load_factor`, shaken when `shake` says with which model and seed (as a
+/// replica of a shaking sweep is), with estimates from `estimate`.
 fn prepare(
     loaded: &mut Loaded,
     load_factor: f64,
+    shake: Option<(ShakeModel, u64)>,
     estimate: EstimateModel,
 ) -> Result<Workload, Message> {
     // The rule of a sweep's load factors, so that a run accepts what a sweep does.
@@ -79,8 +82,37 @@ fn prepare(
             chain(&e)
         )
     })?;
+    if let Some((model, seed)) = shake {
+        w = shake::shake(&w, seed, &model)
+            .map_err(|e| format!("shaking {}: {}", loaded.name, chain(&e)))?;
+    }
     w.set_estimates(estimate);
     Ok(w)
+}
+
+/// The shaking of a run: `None` unless `shake`; the model's defaults are the command line's.
+fn shaking(
+    shake: bool,
+    submit_s: Option<f64>,
+    runtime_frac: Option<f64>,
+    seed: Option<u64>,
+) -> PyResult<Option<(ShakeModel, u64)>> {
+    if !shake {
+        if submit_s.is_some() || runtime_frac.is_some() || seed.is_some() {
+            return Err(PyValueError::new_err(
+                "shake_submit=, shake_runtime= and seed= shake the workload: they need shake=True",
+            ));
+        }
+        return Ok(None);
+    }
+    let model = ShakeModel {
+        submit_s: submit_s.unwrap_or(DEFAULT_SUBMIT_S),
+        runtime_frac: runtime_frac.unwrap_or(0.0),
+    };
+    model
+        .check()
+        .map_err(|e| PyValueError::new_err(format!("shake_submit= / shake_runtime=: {e}")))?;
+    Ok(Some((model, seed.unwrap_or(0))))
 }
 
 /// The jobs `first..first + count` of a loaded workload (to its end without `count`), numbered
@@ -197,7 +229,8 @@ impl Chosen {
                     .with_options(options)
                     .run(&mut NoObserver);
                 let mut st = state.bind(py).borrow_mut();
-                if let Some(e) = st.error.take() {
+                if let Some((e, at)) = st.error.take() {
+                    e.value(py).setattr("sim_time", at)?;
                     return Err(e);
                 }
                 extra.set_item("calls", st.calls)?;
@@ -206,6 +239,21 @@ impl Chosen {
             }
         }
     }
+}
+
+/// `first_job` (≥ 0) and `max_jobs` (≥ 1, or `None`: to the end), checked as Python values.
+fn job_window(first_job: i64, max_jobs: Option<i64>) -> PyResult<(usize, Option<usize>)> {
+    let first = usize::try_from(first_job)
+        .map_err(|_| PyValueError::new_err(format!("first_job={first_job}: must be 0 or more")))?;
+    let count = match max_jobs {
+        Some(n) if n < 1 => {
+            return Err(PyValueError::new_err(format!(
+                "max_jobs={n}: must be 1 or more (None replays to the end)"
+            )));
+        }
+        n => n.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+    };
+    Ok((first, count))
 }
 
 /// What `run` replays: the trace, its machine and allocator, the jobs kept, load and estimates.
@@ -219,6 +267,7 @@ struct RunInput<'a> {
     first_job: usize,
     max_jobs: Option<usize>,
     load_factor: f64,
+    shake: Option<(ShakeModel, u64)>,
     estimate: EstimateModel,
 }
 
@@ -255,7 +304,8 @@ impl RunInput<'_> {
         if self.first_job > 0 || self.max_jobs.is_some() {
             loaded.workload = window(&loaded, self.first_job, self.max_jobs).map_err(err)?;
         }
-        let workload = prepare(&mut loaded, self.load_factor, self.estimate).map_err(err)?;
+        let workload =
+            prepare(&mut loaded, self.load_factor, self.shake, self.estimate).map_err(err)?;
         Ok((loaded, workload, alloc))
     }
 }
@@ -266,7 +316,8 @@ impl RunInput<'_> {
 /// the per-user tables as column lists, and for a policy its call count and time.
 #[pyfunction]
 #[pyo3(signature = (trace, *, machine=None, sched=None, policy=None, alloc=None, load_factor=1.0,
-    estimate="exact", validate=false, lenient=false, first_job=0, max_jobs=None, **options))]
+    estimate="exact", validate=false, lenient=false, first_job=0, max_jobs=None, shake=false,
+    shake_submit=None, shake_runtime=None, seed=None, **options))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -279,11 +330,16 @@ fn run<'py>(
     estimate: &str,
     validate: bool,
     lenient: bool,
-    first_job: usize,
-    max_jobs: Option<usize>,
+    first_job: i64,
+    max_jobs: Option<i64>,
+    shake: bool,
+    shake_submit: Option<f64>,
+    shake_runtime: Option<f64>,
+    seed: Option<u64>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<[Bound<'py, PyDict>; 4]> {
     let options = replay_options(options)?;
+    let (first_job, max_jobs) = job_window(first_job, max_jobs)?;
     let chosen = Chosen::of(sched, policy)?;
     let input = RunInput {
         trace,
@@ -294,6 +350,7 @@ fn run<'py>(
         first_job,
         max_jobs,
         load_factor,
+        shake: shaking(shake, shake_submit, shake_runtime, seed)?,
         estimate: parse("estimate", estimate)?,
     };
     let (loaded, workload, alloc) = input.load(py)?;
@@ -330,6 +387,9 @@ fn run<'py>(
         0
     };
     d.set_item("estimate_fallbacks", fallbacks)?;
+    if let Some((_, seed)) = input.shake {
+        d.set_item("seed", seed)?;
+    }
     add_options(&d, &options)?;
     d.set_item("validated", validate)?;
     d.set_item("alloc_calls_skipped", outcome.skipped_checks)?;
@@ -525,6 +585,51 @@ fn sweep<'py>(
     summary_columns(py, &loaded.name, loaded.machine, &results)
 }
 
+/// The load factors of a fixed load spec (a list, `0.5,1`, `0.1:1:0.1`), in order; `auto` is an
+/// error (its load factors depend on the results).
+#[pyfunction]
+fn load_list(loads: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<f64>> {
+    match load_spec(loads)? {
+        LoadSpec::List(v) => Ok(v),
+        LoadSpec::Auto(_) => Err(PyValueError::new_err(
+            "loads=\"auto\" climbs each series to its knee inside the native executor: give a list \
+             (or \"0.5,1\", \"0.1:1:0.1\") for a sweep with Python policies",
+        )),
+    }
+}
+
+/// The default grid of `trace` (on `machine`): `(schedulers, allocators, estimates)` as labels.
+#[pyfunction]
+#[pyo3(signature = (trace, *, machine=None, lenient=false))]
+fn default_grid(
+    py: Python<'_>,
+    trace: &str,
+    machine: Option<&str>,
+    lenient: bool,
+) -> PyResult<(Vec<String>, Vec<String>, Vec<String>)> {
+    let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
+    let g = py
+        .detach(|| {
+            trace::load_each(
+                trace,
+                machine,
+                (lenient, InputRewrite::AsLogged),
+                true,
+                Some(&mut |_, _| {}),
+            )
+        })
+        .map_err(err)?
+        .grid;
+    fn names<T: ToString>(v: &[T]) -> Vec<String> {
+        v.iter().map(ToString::to_string).collect()
+    }
+    Ok((
+        names(&g.schedulers),
+        names(&g.allocators),
+        names(&g.estimates),
+    ))
+}
+
 /// `threads`, or the number of cores.
 fn threads_or_cores(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(|| {
@@ -556,21 +661,32 @@ fn catalog<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(list)
 }
 
-/// The workload statistics of `pwa-replay stats --format json`, as a JSON text.
+/// The report of `pwa-replay stats --format json` (the same keys and values), as a JSON text: the
+/// jobs scaled by `load_factor` when given, their estimates checked under `estimate`.
 #[pyfunction]
-#[pyo3(signature = (trace, *, machine=None, lenient=false))]
-fn stats(py: Python<'_>, trace: &str, machine: Option<&str>, lenient: bool) -> PyResult<String> {
+#[pyo3(signature = (trace, *, machine=None, lenient=false, load_factor=None, estimate="exact"))]
+fn stats(
+    py: Python<'_>,
+    trace: &str,
+    machine: Option<&str>,
+    lenient: bool,
+    load_factor: Option<f64>,
+    estimate: &str,
+) -> PyResult<String> {
     let machine: Option<MachineSpec> = machine.map(|m| parse("machine", m)).transpose()?;
-    let loaded = py
-        .detach(|| trace::load(trace, machine, (lenient, InputRewrite::AsLogged), true))
-        .map_err(err)?;
-    let s = WorkloadStats::of(&loaded.workload, loaded.machine, &loaded.dropped);
-    let mut v = serde_json::to_value(&s).map_err(|e| err(e.to_string()))?;
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("trace".into(), loaded.name.into());
-        obj.insert("sha256".into(), loaded.sha256.into());
-    }
-    Ok(v.to_string())
+    let mut acc = StatsStream::new(load_factor, parse("estimate", estimate)?)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let report = py.detach(|| {
+        let loaded = trace::load_each(
+            trace,
+            machine,
+            (lenient, InputRewrite::AsLogged),
+            true,
+            Some(&mut |c, j| acc.push(c, j)),
+        )?;
+        Ok::<_, Message>(acc.report(&loaded))
+    });
+    serde_json::to_string(&report.map_err(err)?).map_err(|e| err(e.to_string()))
 }
 
 /// Runs the experiment file at `path` (docs/EXPERIMENTS.md; `quick`: its short budget) on
@@ -667,6 +783,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add_function(wrap_pyfunction!(experiment, m)?)?;
     m.add_function(wrap_pyfunction!(labels_known, m)?)?;
+    m.add_function(wrap_pyfunction!(load_list, m)?)?;
+    m.add_function(wrap_pyfunction!(default_grid, m)?)?;
     m.add_class::<policy::PyJob>()?;
     m.add_class::<policy::State>()?;
     m.add_class::<policy::QueueView>()?;

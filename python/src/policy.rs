@@ -7,7 +7,8 @@
 //! hooks `on_arrival(state, job)` and `on_departure(state, jobs)` run as the engine delivers the
 //! events (with the same `state`: a hook may start jobs too).
 //!
-//! The [`State`] a call receives is one object for the whole replay, valid only during a call: it
+//! The [`State`] a call receives is one object for the whole replay, valid only during a call (kept
+//! and used after it, every attribute and the queue raise `RuntimeError`): it
 //! keeps the waiting jobs ([`PyJob`], one Python object per job, made once at its arrival) in
 //! arrival order, and reaches the engine through a pointer set for the duration of the call.
 //! `state.queue` is a live view of them ([`QueueView`]): nothing is copied per call, so a call
@@ -20,7 +21,7 @@
 //! its start, and `take(placement)` keeps a job that outlasts the reservation in it.
 //!
 //! A Python exception stops the calls: the replay ends (its jobs left waiting) and the exception
-//! is raised by `run()`.
+//! is raised by `run()`, with the simulated time it was raised at as its `sim_time` attribute.
 
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -182,34 +183,40 @@ pub struct State {
     /// The machine's node count (read once).
     nodes: Option<u32>,
     clock: Clock,
-    /// The first exception a call raised.
-    pub(crate) error: Option<PyErr>,
+    /// The first exception a call raised, and the simulated time it was raised at.
+    pub(crate) error: Option<(PyErr, SimTime)>,
     /// Calls made, and their wall time.
     pub(crate) calls: u64,
     pub(crate) python_s: f64,
 }
 
 impl State {
+    /// The engine of the current call: an error outside a call (a state kept after its call
+    /// answers nothing, so that no stale figure passes for a live one).
+    fn attached(&self) -> PyResult<NonNull<dyn System>> {
+        self.sys.ok_or_else(|| {
+            PyRuntimeError::new_err(
+                "the scheduling state is only valid during the call it was passed to",
+            )
+        })
+    }
+
+    /// The waiting jobs, during a call.
+    fn waiting_jobs(&self) -> PyResult<&[Py<PyJob>]> {
+        self.attached()?;
+        Ok(&self.queue)
+    }
+
     /// Free nodes now, through a shared borrow (for iterations over the queue).
     fn free_now(&self) -> PyResult<u32> {
-        match self.sys {
-            // SAFETY: as in `sys`.
-            Some(p) => Ok(unsafe { p.as_ref() }.free_nodes()),
-            None => Err(PyRuntimeError::new_err(
-                "the scheduling state is only valid during the call it was passed to",
-            )),
-        }
+        // SAFETY: as in `sys`.
+        Ok(unsafe { self.attached()?.as_ref() }.free_nodes())
     }
 
     fn sys(&mut self) -> PyResult<&mut dyn System> {
-        match self.sys {
-            // SAFETY: `sys` is set by `Attached::new` from a live `&mut dyn System` and cleared
-            // before that borrow ends; the object is unsendable, so only this thread reaches it.
-            Some(mut p) => Ok(unsafe { p.as_mut() }),
-            None => Err(PyRuntimeError::new_err(
-                "the scheduling state is only valid during the call it was passed to",
-            )),
-        }
+        // SAFETY: `sys` is set by `Attached::new` from a live `&mut dyn System` and cleared
+        // before that borrow ends; the object is unsendable, so only this thread reaches it.
+        Ok(unsafe { self.attached()?.as_mut() })
     }
 
     /// The job `job` names: a `Job` object or its index.
@@ -234,22 +241,24 @@ impl State {
 impl State {
     /// Simulated time now (s).
     #[getter]
-    fn now(&self) -> SimTime {
-        self.clock.get()
+    fn now(&self) -> PyResult<SimTime> {
+        self.attached()?;
+        Ok(self.clock.get())
     }
 
     /// The waiting jobs in arrival order, as a live view ([`QueueView`]).
     #[getter]
-    fn queue(slf: Bound<'_, Self>) -> QueueView {
-        QueueView {
+    fn queue(slf: Bound<'_, Self>) -> PyResult<QueueView> {
+        slf.borrow().attached()?;
+        Ok(QueueView {
             state: slf.unbind(),
-        }
+        })
     }
 
     /// Number of jobs waiting.
     #[getter]
-    fn waiting(&self) -> usize {
-        self.queue.len()
+    fn waiting(&self) -> PyResult<usize> {
+        Ok(self.waiting_jobs()?.len())
     }
 
     /// Free nodes now.
@@ -363,8 +372,8 @@ pub struct QueueView {
 
 #[pymethods]
 impl QueueView {
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.state.borrow(py).queue.len()
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.state.borrow(py).waiting_jobs()?.len())
     }
 
     fn __getitem__<'py>(
@@ -373,12 +382,13 @@ impl QueueView {
         index: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let st = self.state.borrow(py);
-        let n = st.queue.len();
+        let queue = st.waiting_jobs()?;
+        let n = queue.len();
         if let Ok(slice) = index.cast::<PySlice>() {
             let ix = slice.indices(n as isize)?;
             let picked = (0..ix.slicelength).map(|k| {
                 let i = ix.start + k as isize * ix.step;
-                st.queue[i as usize].bind(py)
+                queue[i as usize].bind(py)
             });
             return Ok(PyList::new(py, picked)?.into_any());
         }
@@ -386,18 +396,19 @@ impl QueueView {
         let at = if i < 0 { i + n as isize } else { i };
         usize::try_from(at)
             .ok()
-            .and_then(|at| st.queue.get(at))
+            .and_then(|at| queue.get(at))
             .map(|j| j.bind(py).clone().into_any())
             .ok_or_else(|| PyIndexError::new_err("queue index out of range"))
     }
 
-    fn __iter__(&self, py: Python<'_>) -> QueueIter {
-        QueueIter {
+    fn __iter__(&self, py: Python<'_>) -> PyResult<QueueIter> {
+        self.state.borrow(py).attached()?;
+        Ok(QueueIter {
             state: self.state.clone_ref(py),
             after: None,
             fitting: false,
             reservation: None,
-        }
+        })
     }
 
     /// The waiting jobs after `after` (a job; from the head when `None`), in arrival order, that
@@ -415,6 +426,7 @@ impl QueueView {
         after: Option<&Bound<'_, PyAny>>,
         reservation: Option<Py<PyReservation>>,
     ) -> PyResult<QueueIter> {
+        self.state.borrow(py).attached()?;
         Ok(QueueIter {
             state: self.state.clone_ref(py),
             after: after.map(State::job_id).transpose()?.map(|j| j.0),
@@ -446,11 +458,12 @@ impl QueueIter {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyJob>>> {
         let st = self.state.borrow(py);
+        let queue = st.waiting_jobs()?;
         let from = match self.after {
             None => 0,
-            Some(a) => st.queue.partition_point(|j| j.get().index <= a),
+            Some(a) => queue.partition_point(|j| j.get().index <= a),
         };
-        let rest = st.queue.get(from..).unwrap_or_default();
+        let rest = queue.get(from..).unwrap_or_default();
         let job = if self.fitting {
             let free = st.free_now()?;
             let now = st.clock.get();
@@ -573,7 +586,7 @@ impl PyPolicy {
         st.calls += 1;
         st.python_s += t0.elapsed().as_secs_f64();
         if let Err(e) = result {
-            st.error = Some(e);
+            st.error = Some((e, st.clock.get()));
         }
     }
 }
@@ -604,7 +617,10 @@ impl Scheduler for PyPolicy {
                         self.call(py, sys, name, Some(obj.into_bound(py).into_any()));
                     }
                 }
-                Err(e) => state.borrow_mut().error = Some(e),
+                Err(e) => {
+                    let mut st = state.borrow_mut();
+                    st.error = Some((e, st.clock.get()));
+                }
             }
         });
         self.pass.arm(sys);
@@ -619,7 +635,10 @@ impl Scheduler for PyPolicy {
                         let name = intern!(py, "on_departure");
                         self.call(py, sys, name, Some(list.into_any()));
                     }
-                    Err(e) => self.state.bind(py).borrow_mut().error = Some(e),
+                    Err(e) => {
+                        let mut st = self.state.bind(py).borrow_mut();
+                        st.error = Some((e, st.clock.get()));
+                    }
                 }
             });
         }

@@ -4,7 +4,7 @@
 
 use pwa_replay::catalog::Catalog;
 use pwa_replay::machine::MachineSpec;
-use pwa_replay::trace::{self as lib, LoadError, NoMachine};
+use pwa_replay::trace::{self as lib, Each, LoadError, NoMachine};
 use pwa_replay::workload::rewrite::InputRewrite;
 
 pub use pwa_replay::trace::{LoadedTrace as Loaded, chain};
@@ -26,6 +26,17 @@ pub fn load(
     (lenient, input): (bool, InputRewrite),
     flat_ok: bool,
 ) -> Result<Loaded, Message> {
+    load_each(trace, machine, (lenient, input), flat_ok, None)
+}
+
+/// [`load`], each job streamed to `each` (and not kept) when given.
+pub fn load_each(
+    trace: &str,
+    machine: Option<MachineSpec>,
+    (lenient, input): (bool, InputRewrite),
+    flat_ok: bool,
+    each: Each<'_>,
+) -> Result<Loaded, Message> {
     let no_machine = if flat_ok {
         NoMachine::FlatFromHeader
     } else {
@@ -38,7 +49,7 @@ pub fn load(
         input,
         no_machine,
         &lib::no_fetch,
-        None,
+        each,
     )
     .map_err(|e| match e {
         LoadError::NeedsMachine { what } => format!(

@@ -238,6 +238,23 @@ mod tests {
     }
 
     #[test]
+    fn a_python_policy_label_says_where_it_runs() {
+        let e = "py:policies/sjf.py:Sjf"
+            .parse::<crate::sched::SchedKind>()
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("this engine embeds no Python interpreter"),
+            "{e}"
+        );
+        let e = "nope"
+            .parse::<crate::sched::SchedKind>()
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("Python"), "{e}");
+    }
+
+    #[test]
     fn a_value_runs_to_the_next_separator_and_may_hold_colons_slashes_and_equals() {
         let l = Label::read("easy:order=py:policies/prio.py:score").unwrap();
         assert_eq!(l.name, "easy");

@@ -441,13 +441,18 @@ pub fn scheduler_labels() -> String {
 /// A scheduler label that could not be read: the registry's labels, and what was likely meant
 /// ([`label_hint`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("scheduler `{0}` is not one of {labels}{hint}", labels = scheduler_labels(), hint = label_hint(.0))]
+#[error("scheduler `{0}` is not one of {labels}{hint}", labels = scheduler_labels(), hint = label_hint(&self.0))]
 pub struct SchedParseError(pub String);
 
-/// What a label that does not read likely meant: for a known name with the wrong arguments, how
-/// that name is written (`; window is written window:K`); else the nearest names (`; did you mean
-/// `easy`?`); empty when none is near.
+/// What a label that does not read likely meant: for a Python policy (`py:…`), where such series
+/// run; for a known name with the wrong arguments, how that name is written (`; window is written
+/// window:K`); else the nearest names (`; did you mean `easy`?`); empty when none is near.
 fn label_hint(text: &str) -> String {
+    if text.trim_start().starts_with("py:") {
+        return "; a Python policy (py:PATH:Class) is a series of the Python package's sweep \
+                (pwa_replay.sweep, docs/PYTHON.md): this engine embeds no Python interpreter"
+            .into();
+    }
     let name = Label::read(text).map_or(text.trim(), |l| l.name);
     let forms: Vec<&str> = SCHEDULERS
         .iter()

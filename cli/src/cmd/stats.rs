@@ -3,17 +3,12 @@
 //! with units, grouped digits), or JSON / CSV with exact values. A raw SWF file without `--machine`
 //! is described on a flat machine sized from its header.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
-use anyhow::{Context, bail};
-use pwa_replay::machine::MachineSpec;
-use pwa_replay::swf::{Header, SkipReport};
+use anyhow::Context;
+use pwa_replay::trace::report::{StatsStream, TraceReport as Report};
+use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::stats::Bucket;
-use pwa_replay::workload::{
-    Conversion, DropReason, EstimateModel, EstimateReport, Job, StatsBuilder, WorkloadStats,
-};
-use serde::Serialize;
 
 use crate::report::human::{self, TimeUnit};
 use crate::trace::{NoMachine, TraceArgs};
@@ -49,56 +44,15 @@ pub struct Args {
     pub estimate: EstimateModel,
 }
 
-/// The JSON object: the trace's identity and the statistics.
-#[derive(Debug, Serialize)]
-struct Report {
-    trace: String,
-    path: String,
-    sha256: String,
-    shape: String,
-    computer: String,
-    load_factor: Option<f64>,
-    skipped_lines: u64,
-    skipped: SkipReport,
-    /// The estimate model checked (`--estimate`).
-    estimate: String,
-    /// Jobs without a requested time (SWF field 9).
-    no_requested_time: u64,
-    /// Jobs whose run time exceeds their estimate.
-    overrun_estimate: u64,
-    #[serde(flatten)]
-    stats: WorkloadStats,
-}
-
 /// Runs the subcommand: the log is streamed (each job converted, scaled, given its estimate and
 /// counted, then forgotten), so memory does not grow with the number of jobs.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if args.estimate == EstimateModel::Tsafrir {
-        bail!(
-            "stats --estimate tsafrir: the model draws estimates for a whole workload, which stats \
-             reads one job at a time; its estimates are below the run time only for jobs longer than the limit"
-        );
-    }
-    let mut acc = Accumulator::new(args.load_factor, args.estimate);
+    let mut acc = StatsStream::new(args.load_factor, args.estimate)
+        .context("stats --load-factor / --estimate")?;
     let t = args
         .input
         .load_each(NoMachine::FlatFromHeader, &mut |c, j| acc.push(c, j))?;
-    let (stats, EstimateReport { missing, overrun }) =
-        acc.finish(t.conversion.procs_per_node, t.machine, &t.dropped);
-    let report = Report {
-        trace: t.name,
-        path: t.path.display().to_string(),
-        sha256: t.sha256,
-        shape: t.conversion.shape.to_string(),
-        computer: computer(&t.header),
-        load_factor: args.load_factor,
-        skipped_lines: t.skipped.skipped_lines(),
-        skipped: t.skipped,
-        estimate: args.estimate.to_string(),
-        no_requested_time: missing,
-        overrun_estimate: overrun,
-        stats,
-    };
+    let report = acc.report(&t);
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
         Format::Csv => csv(&report),
@@ -108,64 +62,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .lock()
         .write_all(text.as_bytes())
         .context("writing to stdout")
-}
-
-/// One job at a time, what `Workload::scaled`, `Workload::set_estimates` and `WorkloadStats::of`
-/// do to a whole workload (and bit for bit the same figures).
-struct Accumulator {
-    load_factor: Option<f64>,
-    estimate: EstimateModel,
-    first_submit: Option<f64>,
-    report: EstimateReport,
-    stats: Option<StatsBuilder>,
-}
-
-impl Accumulator {
-    fn new(load_factor: Option<f64>, estimate: EstimateModel) -> Self {
-        Accumulator {
-            load_factor,
-            estimate,
-            first_submit: None,
-            report: EstimateReport::default(),
-            stats: None,
-        }
-    }
-
-    fn push(&mut self, c: &Conversion, job: &Job) {
-        let mut job = job.clone();
-        if let Some(lf) = self.load_factor {
-            let first = *self.first_submit.get_or_insert(job.submit);
-            job.submit = (job.submit - first) / lf;
-        }
-        job.estimate = self.estimate.estimate(&job).unwrap_or(job.runtime);
-        self.report.missing += u64::from(job.requested.is_none());
-        self.report.overrun += u64::from(job.runtime > job.estimate);
-        self.stats
-            .get_or_insert_with(|| StatsBuilder::new(c.procs_per_node))
-            .push(&job);
-    }
-
-    fn finish(
-        self,
-        procs_per_node: u32,
-        machine: MachineSpec,
-        dropped: &BTreeMap<DropReason, u64>,
-    ) -> (WorkloadStats, EstimateReport) {
-        let stats = self
-            .stats
-            .unwrap_or_else(|| StatsBuilder::new(procs_per_node))
-            .finish(machine, dropped);
-        (stats, self.report)
-    }
-}
-
-/// `Computer` and `Installation` of the header, when given.
-fn computer(h: &Header) -> String {
-    [h.computer(), h.installation()]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// One scalar figure, typed so that the table can round it for people and CSV keep it exact.
@@ -305,35 +201,4 @@ fn bars(h: &[Bucket]) -> String {
             format!("  {}{l}  {c:>cw$}  {}\n", " ".repeat(pad), "#".repeat(n))
         })
         .collect()
-}
-
-#[cfg(test)]
-mod streaming_tests {
-    use super::*;
-    use pwa_replay::workload::synth::SynthSpec;
-
-    /// The streamed figures are bit for bit those of scaling, estimating and describing the whole
-    /// workload at once (what `stats` did before it streamed).
-    #[test]
-    fn streaming_matches_the_whole_workload() {
-        let (spec, seed) = SynthSpec::from_label("synth:uniform,mesh=8x8,jobs=500").unwrap();
-        let w = spec.generate(seed).unwrap();
-        let m = spec.mesh_spec();
-        let dropped = BTreeMap::from([(DropReason::TooLarge, 3)]);
-        for (lf, model) in [
-            (None, EstimateModel::Exact),
-            (Some(0.7), EstimateModel::Factor(0.5)),
-        ] {
-            let mut whole = match lf {
-                Some(lf) => w.scaled(lf).unwrap(),
-                None => w.clone(),
-            };
-            let report = whole.set_estimates(model);
-            let expected = WorkloadStats::of(&whole, m, &dropped);
-            let mut acc = Accumulator::new(lf, model);
-            let conv = Conversion::for_machine(m);
-            w.jobs.iter().for_each(|j| acc.push(&conv, j));
-            assert_eq!(acc.finish(1, m, &dropped), (expected, report));
-        }
-    }
 }

@@ -10,12 +10,14 @@ use super::plots::Drawn;
 use super::table::SummaryRow;
 use super::tables::{self, Table};
 
-/// The report as Markdown.
+/// The report as Markdown; `user_waits` says whether the users' figure was drawn (and its y axis
+/// logarithmic).
 pub fn render(
     rows: &[SummaryRow],
     config: Option<&RunConfig>,
     rule: &KneeRule,
     drawn: &[Drawn],
+    user_waits: Option<bool>,
 ) -> String {
     let mut md = String::new();
     let (trace, machine) = (&rows[0].trace, &rows[0].machine);
@@ -29,7 +31,11 @@ pub fn render(
     for t in tables::all(rows, rule) {
         table(&mut md, &t);
     }
-    figures(&mut md, drawn);
+    let figs = drawn.iter().map(|d| (d.figure.file, d.log_y));
+    figures(
+        &mut md,
+        figs.chain(user_waits.map(|log| (super::user_waits::FILE, log))),
+    );
     md
 }
 
@@ -50,11 +56,11 @@ fn table(md: &mut String, t: &Table) {
     let _ = writeln!(md);
 }
 
-fn figures(md: &mut String, drawn: &[Drawn]) {
+/// The figures `(file, log y axis)`.
+fn figures(md: &mut String, drawn: impl Iterator<Item = (&'static str, bool)>) {
     let _ = writeln!(md, "## Figures\n");
-    for d in drawn {
-        let scale = if d.log_y { " (log scale)" } else { "" };
-        let file = d.figure.file;
+    for (file, log_y) in drawn {
+        let scale = if log_y { " (log scale)" } else { "" };
         let _ = writeln!(md, "![{file}{scale}]({file})\n");
     }
 }
@@ -89,7 +95,7 @@ mod tests {
             row("oo", 0.1, 90.0),
             row("oo", 0.2, 100.0),
         ];
-        let md = render(&rows, None, &KneeRule::default(), &[]);
+        let md = render(&rows, None, &KneeRule::default(), &[], None);
         assert!(
             md.contains("| fcfs + mpl | 0.2 | 0.3 | 1 min 40 s | 2 min 30 s |"),
             "{md}"
@@ -106,7 +112,7 @@ mod tests {
     fn times_are_rounded_for_people_and_a_models_are_in_its_time_units() {
         let mut rows = vec![row("fcfs", 1.0, 2_852_578.0), row("oo", 1.0, 725.0)];
         rows[0].metrics.utilization = 0.747_123;
-        let md = render(&rows, None, &KneeRule::default(), &[]);
+        let md = render(&rows, None, &KneeRule::default(), &[], None);
         assert!(
             md.contains("| policy | mean turnaround | mean wait |"),
             "{md}"
@@ -119,7 +125,7 @@ mod tests {
         for r in &mut rows {
             r.trace = "synth:uniform,rate=1".into();
         }
-        let md = render(&rows, None, &KneeRule::default(), &[]);
+        let md = render(&rows, None, &KneeRule::default(), &[], None);
         assert!(
             md.contains("| policy | mean turnaround (time units) |"),
             "{md}"
@@ -142,12 +148,12 @@ mod tests {
             wait("lazy", 0.5, 40.0),
             wait("lazy", 1.0, 90.0),
         ];
-        let md = render(&rows, None, &KneeRule::default(), &[]);
+        let md = render(&rows, None, &KneeRule::default(), &[], None);
         assert!(
             md.contains("| lazy + mpl | 1 | 1 min 30 s vs 8 min 20 s (load factor 1) |"),
             "{md}"
         );
-        let alone = render(&rows[2..], None, &KneeRule::default(), &[]);
+        let alone = render(&rows[2..], None, &KneeRule::default(), &[], None);
         assert!(!alone.contains("Against FCFS"), "no FCFS, no section");
     }
 
@@ -168,7 +174,7 @@ mod tests {
             shaken("oo", 1.0, 500.0, 10.0),
             shaken("lazy", 1.0, 400.0, 5.0),
         ];
-        let md = render(&rows, None, &KneeRule::default(), &[]);
+        let md = render(&rows, None, &KneeRule::default(), &[], None);
         assert!(md.contains("## Confidence"), "{md}");
         assert!(md.contains("mean of 8 replays"), "{md}");
         assert!(
@@ -176,7 +182,13 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| 1 | ") && md.contains("| none |"), "{md}");
-        let plain = render(&[row("fcfs", 1.0, 5.0)], None, &KneeRule::default(), &[]);
+        let plain = render(
+            &[row("fcfs", 1.0, 5.0)],
+            None,
+            &KneeRule::default(),
+            &[],
+            None,
+        );
         assert!(!plain.contains("Confidence"), "no shaking, no section");
     }
 }

@@ -131,12 +131,12 @@ pub fn redraw(
     log_y: bool,
     provenance: Option<&manifest::Manifest>,
 ) -> anyhow::Result<()> {
-    let mut drawn = plots::draw_all(dir, rows, log_y)?;
-    drawn.extend(user_waits::draw(dir, rows)?);
+    let drawn = plots::draw_all(dir, rows, log_y)?;
+    let user_waits = user_waits::draw(dir, rows)?;
     let rule = KneeRule {
         factor: config.map_or(KneeRule::default().factor, |c| c.knee_factor),
     };
-    let md = markdown::render(rows, config, &rule, &drawn);
+    let md = markdown::render(rows, config, &rule, &drawn, user_waits);
     atomic::write_bytes(&dir.join("report.md"), md.as_bytes())?;
     let page = html::sweep::page(rows, config, &rule, &drawn, provenance);
     html::write_index(dir, &page)

@@ -3,7 +3,6 @@
 //! the sortable tables of `index.html` ([`super::html`]). Cell text may hold Markdown code spans
 //! (`` `fcfs` ``); both renderers show them as code.
 
-use pwa_replay::engine::RunMetrics;
 use pwa_replay::sweep::{Knee, KneeRule};
 use serde::Serialize;
 

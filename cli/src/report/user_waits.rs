@@ -16,15 +16,16 @@ use pwa_replay::sweep::Cell;
 
 use super::jobs;
 use super::palette;
-use super::plots::{self, Curve, Drawn, Stroke};
+use super::plots::{self, Curve, Stroke};
 use super::table::SummaryRow;
 use super::tables;
 
 /// The figure's file name.
 pub const FILE: &str = "user_waits.png";
 
-/// Draws [`FILE`] into `dir` when the sweep's machine is flat and some per-user table is there.
-pub fn draw(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<Option<Drawn>> {
+/// Draws [`FILE`] into `dir` when the sweep's machine is flat and some per-user table is there:
+/// whether its y axis is logarithmic, or `None` when not drawn.
+pub fn draw(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<Option<bool>> {
     if !rows.first().is_some_and(|r| r.machine.starts_with("flat:")) {
         return Ok(None);
     }
@@ -44,7 +45,8 @@ pub fn draw(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<Option<Drawn>> {
     let log = hi / lo > plots::AUTO_LOG_RATIO;
     let users = curves.iter().map(|c| c.points.len()).max().unwrap_or(1) as f64;
     let x = 0.0..users + 1.0;
-    plots::write_figure(&path, |plot, legend| {
+    let entries = plots::policy_entries(&curves);
+    plots::write_figure(&path, plots::legend_width(&entries), |plot, legend| {
         if log {
             let (lo, hi) = (lo / 1.5, hi * 1.5);
             let y = (lo..hi)
@@ -62,14 +64,10 @@ pub fn draw(dir: &Path, rows: &[SummaryRow]) -> anyhow::Result<Option<Drawn>> {
             axes(&mut chart, plots::number, "User's mean waiting time (s)")?;
             lines(&mut chart, plot, &curves, |_| true)?;
         }
-        plots::draw_legend(legend, &plots::policy_entries(&curves))
+        plots::draw_legend(legend, &entries)
     })
     .with_context(|| format!("drawing {}", path.display()))?;
-    Ok(Some(Drawn {
-        path,
-        file: FILE,
-        log_y: log,
-    }))
+    Ok(Some(log))
 }
 
 /// The mesh, axis labels and ticks (`tick` for the y axis).

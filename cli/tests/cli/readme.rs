@@ -10,7 +10,7 @@
 //! * `make replay` runs its own command line (`make replay-run`, the built binary, two loads);
 //!   `make install` installs into a scratch prefix; `make test`, `build`, `build-sharing`, `paper`,
 //!   `setup`, `bench`, `bench-memory`, `bench-grid`, `fuzz`, `fuzz-smoke`, `fuzz-corpus`, `soak`,
-//!   `test-slurm` and `python` cannot run inside the test suite (they are it, or take minutes or
+//!   `test-slurm`, `python`, `wheel` and `wheel-test` cannot run inside the test suite (they are it, or take minutes or
 //!   root), so their dry run (`make -n`) must show the command they stand for.
 
 use std::collections::BTreeSet;
@@ -285,6 +285,10 @@ fn exercise_make(cmd: &str, cwd: &Path, traces: &Path, replayed: &mut BTreeSet<S
         "bench-memory" => dry("tools/bench-memory.sh"),
         "bench-grid" => dry("--loads 0.1:2.0:0.1"),
         "test-slurm" => dry("tests/slurm/run.sh"),
+        "wheel-test" => dry("tools/wheel-check.py"),
+        "wheel" if vars.contains(&"PROFILE=release") => {
+            dry("maturin build --quiet --locked --profile release")
+        }
         "python" => {
             // Once built, `make -n python` has nothing to do: `-B` shows what a build runs.
             let out = make(target, &["-n", "-B"], Some(traces))

@@ -1,0 +1,217 @@
+"""Python policies as series of a sweep, beside the built-in schedulers.
+
+A series is named by a label, ``py:PATH:Class`` or ``py:PATH:Class:key=value,…`` (the class
+``Class`` of the Python file ``PATH``, built with those keyword arguments: values are Python
+literals, else strings), or given as an object or a class (:func:`pwa_replay.sweep`'s
+``policy=``). Its label carries the sha256 of the file (:attr:`PolicySeries.digest`, with the
+class and the arguments), what a cache of results keys the series by.
+
+Every cell (series × allocator × estimate model × load factor) replays a fresh copy of the policy
+(unpickled from the same bytes, so no state passes from one cell to the next), in a pool of worker
+processes: Python holds one interpreter lock per process, so processes, not threads, are what
+runs policies side by side. The results do not depend on the number of workers: each cell is one
+deterministic replay, and rows are put in grid order whatever finishes first. A policy that raises
+fails its cell only: the others finish, and :class:`CellsFailed` names the failed cells with each
+one's Python traceback and the simulated time of the exception.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import multiprocessing
+import os
+import pickle
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from . import _native
+
+__all__ = ["CellsFailed", "PolicySeries", "is_python_label", "load_class"]
+
+
+class CellsFailed(_native.Error):
+    """Cells of a sweep whose policy raised: ``failed`` lists ``(cell, sim_time, traceback)``;
+    ``frame`` holds the rows of the cells that finished."""
+
+    def __init__(self, failed: list, frame: Any):
+        self.failed = failed
+        self.frame = frame
+        lines = [f"{len(failed)} cell(s) failed: " + "; ".join(c for c, _, _ in failed)]
+        for cell, at, tb in failed:
+            when = "" if at is None else f" at simulated time {at:g} s"
+            lines.append(f"--- {cell}{when}:\n{tb.rstrip()}")
+        super().__init__("\n".join(lines))
+
+
+def is_python_label(label: str) -> bool:
+    """Whether ``label`` names a Python policy (``py:…``)."""
+    return label.strip().startswith("py:")
+
+
+def load_class(path: Path, name: str) -> type:
+    """The class ``name`` of the Python file at ``path`` (the file run as a module of its own)."""
+    if not path.is_file():
+        raise _native.Error(f"py:{path}:{name}: no such file")
+    module = f"pwa_replay_policy_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}"
+    spec = importlib.util.spec_from_file_location(module, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    try:
+        return getattr(mod, name)
+    except AttributeError:
+        raise _native.Error(f"py:{path}:{name}: {path} has no `{name}`") from None
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+@dataclass(frozen=True)
+class PolicySeries:
+    """A Python policy series: its label, and what a worker needs to build the policy — the
+    pickled object (``blob``), or the file, class and arguments of a ``py:`` label."""
+
+    label: str
+    blob: Optional[bytes] = None
+    path: Optional[Path] = None
+    cls: Optional[str] = None
+    args: dict = field(default_factory=dict)
+    digest: str = ""
+
+    @staticmethod
+    def parse(label: str, base: Path = Path(".")) -> "PolicySeries":
+        """``py:PATH:Class[:key=value,…]``, ``PATH`` relative to ``base``."""
+        parts = label.strip()[3:].split(":")
+        if len(parts) not in (2, 3) or not parts[0] or not parts[1].isidentifier():
+            raise _native.Error(
+                f"sched={label!r}: a Python policy is py:PATH:Class or py:PATH:Class:key=value,…"
+            )
+        args = {}
+        for kv in filter(None, (parts[2].split(",") if len(parts) == 3 else [])):
+            key, eq, value = kv.partition("=")
+            if not eq or not key.strip().isidentifier():
+                raise _native.Error(f"sched={label!r}: `{kv}` is not key=value")
+            args[key.strip()] = _literal(value.strip())
+        path = (base / parts[0]).resolve()
+        load_class(path, parts[1])  # fail here, once, rather than in every cell
+        digest = hashlib.sha256(path.read_bytes())
+        digest.update(f"\0{parts[1]}\0{sorted(args.items())!r}".encode())
+        return PolicySeries(label.strip(), path=path, cls=parts[1], args=args,
+                            digest=digest.hexdigest())
+
+    @staticmethod
+    def of(policy: Any) -> "PolicySeries":
+        """A policy object (each cell gets a copy) or a class (each cell builds one)."""
+        name = policy.__name__ if isinstance(policy, type) else type(policy).__name__
+        try:
+            blob = pickle.dumps(policy)
+        except Exception as e:
+            raise _native.Error(
+                f"policy {name}: the cells run in worker processes, so a policy must pickle "
+                f"(define its class at module level): {e}"
+            ) from e
+        return PolicySeries(f"py:{name}", blob=blob, digest=hashlib.sha256(blob).hexdigest())
+
+    def build(self) -> Any:
+        """A fresh policy for one cell."""
+        if self.blob is not None:
+            made = pickle.loads(self.blob)
+            return made() if isinstance(made, type) else made
+        return load_class(self.path, self.cls)(**self.args)
+
+
+@dataclass(frozen=True)
+class _Cell:
+    series: PolicySeries
+    alloc: str
+    estimate: str
+    load_factor: float
+
+    def __str__(self) -> str:
+        return f"{self.series.label} / {self.alloc} / {self.estimate} @ {self.load_factor:g}"
+
+
+def _replay(trace: str, cell: _Cell, run_kw: dict):
+    """One cell in a worker: ``("ok", metrics)`` or ``("error", cell, sim_time, traceback)``."""
+    try:
+        metrics, _, _ = _native.run(
+            trace, policy=cell.series.build(), alloc=cell.alloc, estimate=cell.estimate,
+            load_factor=cell.load_factor, **run_kw,
+        )
+        return ("ok", metrics)
+    except Exception as e:  # the cell fails, the sweep goes on
+        return ("error", str(cell), getattr(e, "sim_time", None), traceback.format_exc())
+
+
+try:
+    _VERSION = importlib.metadata.version("pwa-replay")
+except importlib.metadata.PackageNotFoundError:  # imported from a source tree
+    _VERSION = "source"
+
+
+def _key(trace: str, cell: _Cell, run_kw: dict) -> str:
+    """What a cell's results depend on, hashed: the workload, the policy's digest (its file's
+    bytes, class and arguments, or the pickled object), the cell, the replay options and the
+    package's version (the engine's)."""
+    what = repr((trace, cell.series.digest, cell.alloc, cell.estimate, cell.load_factor,
+                 sorted(run_kw.items()), _VERSION))
+    return hashlib.sha256(what.encode()).hexdigest()
+
+
+def _replay_all(trace: str, cells: list, workers: int, run_kw: dict) -> list:
+    """The cells' results in order, on ``workers`` processes (in this one for 1)."""
+    if workers <= 1 or len(cells) <= 1:
+        return [_replay(trace, c, run_kw) for c in cells]
+    # Spawned, not forked: a fork of a process with the engine's and polars' thread pools
+    # running can inherit a held lock.
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(cells)), mp_context=ctx) as pool:
+        return list(pool.map(_replay, [trace] * len(cells), cells, [run_kw] * len(cells)))
+
+
+def run_cells(
+    trace: str,
+    series: Sequence[PolicySeries],
+    grid: tuple,
+    workers: int,
+    run_kw: dict,
+    cache: Optional[Path] = None,
+) -> tuple[list, list, int]:
+    """Every cell of the Python series over ``grid`` (allocators, estimates, loads): the rows'
+    metrics in grid order (series, allocator, estimate, load) with the series label as scheduler,
+    the failures, and the number of cells simulated. With a ``cache`` folder, a cell whose key
+    (:func:`_key`) has a result there is read, not replayed, and every cell that finishes is
+    written there: a sweep run again replays the cells it failed and those of edited policies."""
+    allocs, estimates, loads = grid
+    cells = [_Cell(s, a, e, lf) for s in series for a in allocs for e in estimates for lf in loads]
+    stored = [cache / f"{_key(trace, c, run_kw)}.json" if cache else None for c in cells]
+    todo = [i for i, p in enumerate(stored) if p is None or not p.is_file()]
+    out = dict(zip(todo, _replay_all(trace, [cells[i] for i in todo], workers, run_kw)))
+    rows, failed = [], []
+    for i, (cell, path) in enumerate(zip(cells, stored)):
+        result = out.get(i) or ("ok", json.loads(path.read_text()))
+        if result[0] != "ok":
+            failed.append(result[1:])
+            continue
+        metrics = result[1]
+        if path is not None and i in out:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(metrics))
+        metrics["scheduler"] = cell.series.label
+        rows.append(metrics)
+    return rows, failed, len(todo)
+
+
+def default_workers(threads: Optional[int]) -> int:
+    """``threads``, or the number of cores."""
+    return threads if threads is not None else (os.cpu_count() or 1)
