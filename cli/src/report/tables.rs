@@ -3,6 +3,7 @@
 //! the sortable tables of `index.html` ([`super::html`]). Cell text may hold Markdown code spans
 //! (`` `fcfs` ``); both renderers show them as code.
 
+use pwa_replay::engine::RunMetrics;
 use pwa_replay::sweep::{Knee, KneeRule};
 use serde::Serialize;
 
@@ -272,22 +273,30 @@ fn key_numbers(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
             ("mean bounded slowdown", true),
         ],
     );
-    for (label, pts) in series(rows) {
-        let Some(r) = pts.iter().find(|r| r.load_factor == lf) else {
-            continue;
-        };
-        let m = &r.metrics;
-        t.push(vec![
-            text(label),
+    push_at(&mut t, rows, lf, |m| {
+        vec![
             time(m.mean_turnaround_s, unit),
             time(m.mean_wait_s, unit),
             time(m.p95_wait_s, unit),
             time(m.max_wait_s, unit),
             real(m.utilization),
             real(m.mean_bounded_slowdown),
-        ]);
-    }
+        ]
+    });
     Some(t)
+}
+
+/// A row per series that has load factor `lf`: its label, then `cells` of its metrics there.
+fn push_at(t: &mut Table, rows: &[SummaryRow], lf: f64, cells: impl Fn(&RunMetrics) -> Vec<Cell>) {
+    for (label, pts) in series(rows) {
+        if let Some(r) = pts.iter().find(|r| r.load_factor == lf) {
+            t.push(
+                std::iter::once(text(label))
+                    .chain(cells(&r.metrics))
+                    .collect(),
+            );
+        }
+    }
 }
 
 /// Who won and who lost, at the load factor of the key numbers: Jain's index over the users'
@@ -305,18 +314,13 @@ fn fairness(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
             ("worst user's mean bounded slowdown", true),
         ],
     );
-    for (label, pts) in series(rows) {
-        let Some(r) = pts.iter().find(|r| r.load_factor == lf) else {
-            continue;
-        };
-        let m = &r.metrics;
-        t.push(vec![
-            text(label),
+    push_at(&mut t, rows, lf, |m| {
+        vec![
             real(m.jain_bounded_slowdown),
             time(m.worst_user_mean_wait_s, unit),
             real(m.worst_user_mean_bounded_slowdown),
-        ]);
-    }
+        ]
+    });
     Some(t)
 }
 
