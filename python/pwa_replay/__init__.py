@@ -225,7 +225,7 @@ def _policy_series(policy: Any) -> list:
 def _summary_rows(rows: list, with_estimate: bool) -> pl.DataFrame:
     """The rows of Python series as the summary's columns (the labels, then every metric)."""
     keys = list(rows[0])
-    metrics = keys[keys.index("alloc_calls_skipped") + 1:]
+    metrics = keys[keys.index("skipped_lines") + 1:]
     labels = ["trace", "machine", "scheduler", "allocator", "load_factor"]
     labels += ["estimate"] if with_estimate else []
     return pl.DataFrame({k: [r[k] for r in rows] for k in labels + metrics})

@@ -144,7 +144,7 @@ class _Cell:
 def _replay(trace: str, cell: _Cell, run_kw: dict):
     """One cell in a worker: ``("ok", metrics)`` or ``("error", cell, sim_time, traceback)``."""
     try:
-        metrics, _, _ = _native.run(
+        metrics, *_ = _native.run(
             trace, policy=cell.series.build(), alloc=cell.alloc, estimate=cell.estimate,
             load_factor=cell.load_factor, **run_kw,
         )
