@@ -8,6 +8,7 @@ mod options;
 mod paper;
 mod report;
 mod slurm;
+mod study;
 mod trace;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};

@@ -1,5 +1,5 @@
 //! `pwa-replay merge OUT PART…`: puts the shards of one sweep (`sweep --shard I/N`) back together;
-//! the parts of an experiment (`experiment --shard I/N`) go to [`crate::cmd::experiment::merge`].
+//! the parts of an experiment (`experiment --shard I/N`) go to [`crate::study::merge`].
 //!
 //! Each part is read through its `manifest.json` (configuration hash, grid, shard), `sweep.json`
 //! and `summary.parquet` (exact values). The parts must share one configuration hash and shard
@@ -51,9 +51,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args
         .parts
         .iter()
-        .any(|p| p.join(crate::cmd::experiment::RESULTS_FILE).is_file())
+        .any(|p| p.join(crate::study::RESULTS_FILE).is_file())
     {
-        return crate::cmd::experiment::merge(&args.out, &args.parts, args.quiet);
+        return crate::study::merge(&args.out, &args.parts, args.quiet);
     }
     let mut parts = Vec::new();
     let mut unfinished = Vec::new();

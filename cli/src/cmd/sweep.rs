@@ -42,7 +42,6 @@ use pwa_replay::workload::EstimateModel;
 use pwa_replay::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 use pwa_replay::workload::tracepath::sha256_bytes;
 
-use crate::cmd::experiment::Replicas;
 use crate::options::ReplayArgs;
 use crate::report::atomic::remove_stale_temporaries;
 use crate::report::lock::OutLock;
@@ -52,6 +51,7 @@ use crate::report::spread;
 use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
 use crate::slurm::SlurmArgs;
+use crate::study::Replicas;
 use crate::trace::{LoadedTrace, NoMachine, TraceArgs};
 
 /// Options of `pwa-replay sweep`.

@@ -12,9 +12,7 @@
 //! [`semitorus`] writes `semitorus/README.md` with that study's distances and verdicts, [`lazy`]
 //! writes Table I (`lazy/table1.csv`).
 
-pub mod data;
 pub mod lazy;
-pub mod plot;
 pub mod readme;
 pub mod semitorus;
 
@@ -26,13 +24,14 @@ use pwa_replay::engine::RunMetrics;
 use pwa_replay::experiment::{self, Plan, Unit, Verdict, run as exp};
 use pwa_replay::sweep::CellError;
 
-use data::FigureData;
+use crate::study::data::FigureData;
+use crate::study::{data, plot};
 
-use crate::cmd::experiment::Replicas;
 use crate::report::atomic::remove_stale_temporaries;
 use crate::report::html;
 use crate::report::lock::OutLock;
 use crate::report::progress::stop_on_ctrl_c;
+use crate::study::Replicas;
 use readme::Budget;
 
 /// A paper's experiment file, built into the binary.

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context;
 use pwa_replay::sched::SchedKind;
 
-use super::data::FigureData;
+use crate::study::data::FigureData;
 use pwa_replay::experiment::Verdict;
 /// What the synthetic runs of the window-k file did, for the text (read from its plan).
 #[derive(Debug, Clone, PartialEq)]

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::data::FigureData;
+use crate::study::data::FigureData;
 
 /// The rows of the table: a series and the fully connected machine it is compared with, under the
 /// same scheduler. The semitorus series against both references; contiguous boxes (`ff`, no

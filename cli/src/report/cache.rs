@@ -1,7 +1,7 @@
 //! The result cache behind `--resume`: one small JSON file per finished replica under
 //! `<out>/cells/`, keyed by its full configuration (for a sweep: trace sha256, machine, conversion,
 //! the experiment cell with scheduler, allocator, load factor, the seed, pwa-replay version; see
-//! [`crate::cmd::experiment::Replicas`]).
+//! [`crate::study::Replicas`]).
 //!
 //! A file is reused only when its stored key equals the key asked for, so a changed trace, machine,
 //! filter or version never reuses stale results. Metrics are stored as exact text (see

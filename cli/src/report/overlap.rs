@@ -1,6 +1,6 @@
 //! Lines a figure would hide: a curve whose points lie under those of a curve drawn after it (OO
 //! under Window-240 while neither has reached its knee) would be invisible. Both kinds of figure
-//! (`plots`, `paper::plot`) find such curves here, draw each of them wider than the curves on top
+//! (`plots`, `study::plot`) find such curves here, draw each of them wider than the curves on top
 //! of it — a band of its colour around theirs, one step per curve above it — and say in the legend
 //! which curve hides it and where.
 //!

@@ -9,7 +9,7 @@
 //! its colour.
 //!
 //! The canvas, chart frame, curves, markers, tick labels and legend are `pub(crate)` primitives
-//! that the paper figures (`paper::plot`) draw with too, so both kinds of figure look alike.
+//! that the paper figures (`study::plot`) draw with too, so both kinds of figure look alike.
 
 use std::ops::Range;
 use std::path::Path;
