@@ -548,22 +548,25 @@ fn operand<'a>(
 
 /// `+ -`, left to right.
 fn sum(i: &str, depth: usize) -> Res<'_, Node> {
-    let (mut i, mut acc) = product(i, depth)?;
-    while let Ok((rest, op)) = alt((token("+"), token("-"))).parse(i) {
-        let (rest, rhs) = operand(rest, depth, product)?;
-        let op = if op == "+" { Op::Add } else { Op::Sub };
-        acc = Node::bin(op, acc, rhs);
-        i = rest;
-    }
-    Ok((i, acc))
+    left_to_right(i, depth, product, [("+", Op::Add), ("-", Op::Sub)])
 }
 
 /// `* /`, left to right.
 fn product(i: &str, depth: usize) -> Res<'_, Node> {
-    let (mut i, mut acc) = unary(i, depth)?;
-    while let Ok((rest, op)) = alt((token("*"), token("/"))).parse(i) {
-        let (rest, rhs) = operand(rest, depth, unary)?;
-        let op = if op == "*" { Op::Mul } else { Op::Div };
+    left_to_right(i, depth, unary, [("*", Op::Mul), ("/", Op::Div)])
+}
+
+/// One precedence level of binary operators `ops`, left to right, over operands read by `next`.
+fn left_to_right<'a>(
+    i: &'a str,
+    depth: usize,
+    next: fn(&'a str, usize) -> Res<'a, Node>,
+    ops: [(&'static str, Op); 2],
+) -> Res<'a, Node> {
+    let (mut i, mut acc) = next(i, depth)?;
+    while let Ok((rest, t)) = alt((token(ops[0].0), token(ops[1].0))).parse(i) {
+        let (rest, rhs) = operand(rest, depth, next)?;
+        let op = if t == ops[0].0 { ops[0].1 } else { ops[1].1 };
         acc = Node::bin(op, acc, rhs);
         i = rest;
     }
