@@ -31,6 +31,7 @@ import polars as pl
 
 from . import _native
 from ._native import Error, Job, Placement, Reservation, State
+from .orders import order_functions
 from .series import CellsFailed, PolicySeries, default_workers, is_python_label, run_cells
 
 __all__ = [
@@ -93,12 +94,20 @@ def run(
     ``sweep --shake`` is: submit times moved by up to ``shake_submit`` s (default 10), run times
     scaled by up to 1 ± ``shake_runtime`` (default 0). The replay
     ``options`` are the command line's replay flags, named with underscores
-    (``kill_at_estimate=True``, ``dilation="linear:0.5"``; docs/PYTHON.md lists them)."""
+    (``kill_at_estimate=True``, ``dilation="linear:0.5"``; docs/PYTHON.md lists them).
+
+    A queue order may be a Python function (:mod:`pwa_replay.orders`):
+    ``sched="easy:order=py:prio.py:score"`` (the file relative to the working directory), or
+    ``sched="easy:order=mine", orders={"mine": score}``. An exception it raises is raised here
+    with ``sim_time`` and ``job`` attributes."""
+    exprs, fns = order_functions(sched, options.pop("orders", None))
     metrics, jobs, users, extra = _native.run(
         trace,
         machine=machine,
         sched=sched,
         policy=policy,
+        order_fns=fns or None,
+        orders=exprs,
         alloc=alloc,
         load_factor=load_factor,
         estimate=estimate,

@@ -6,16 +6,18 @@
 //! library's message (file, line and field for a malformed log).
 //!
 //! * [`run`] replays one trace under a built-in scheduler (no Python is called during the replay,
-//!   and the interpreter lock is released) or a policy object ([`policy::PyPolicy`]);
+//!   and the interpreter lock is released), a built-in scheduler whose queue order is a Python
+//!   function ([`priority::PyPriorityFn`]), or a policy object ([`policy::PyPolicy`]);
 //! * [`sweep`] replays a scheduler × allocator × load-factor grid in parallel;
 //! * [`experiment`] runs an experiment file and checks its claims;
 //! * [`catalog`] and [`stats`] describe the catalogued logs and a workload.
 
 mod policy;
+mod priority;
 mod trace;
 
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use pwa_replay::engine::columns::{COLUMNS, JobColumn, Value, job_table};
 use pwa_replay::engine::users::{per_user, user_table};
@@ -41,6 +43,7 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use priority::{PyPriorityFn, Report};
 use trace::{Loaded, Message, chain};
 
 create_exception!(
@@ -186,15 +189,23 @@ fn add_options(d: &Bound<'_, PyDict>, options: &ReplayOptions) -> PyResult<()> {
 enum Chosen {
     /// A built-in label: no Python runs during the replay.
     Builtin(SchedKind),
+    /// A built-in label whose queue order is a Python function: its name, the function and
+    /// where its calls are counted.
+    Function(SchedKind, String, Arc<PyPriorityFn>, Arc<Mutex<Report>>),
     /// A Python object with `schedule(state)`.
     Python(Py<PyAny>),
 }
 
 impl Chosen {
-    /// The one of `sched` (a label) and `policy` (an object) given.
-    fn of(sched: Option<&str>, policy: Option<Py<PyAny>>) -> PyResult<Chosen> {
+    /// The one of `sched` (a label) and `policy` (an object) given; `order_fns` are the Python
+    /// functions that queue orders may name: name → `(function, static)`.
+    fn of(
+        sched: Option<&str>,
+        policy: Option<Py<PyAny>>,
+        order_fns: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Chosen> {
         match (sched.map(|s| parse("sched", s)).transpose()?, policy) {
-            (Some(s), None) => Ok(Chosen::Builtin(s)),
+            (Some(s), None) => Chosen::builtin(s, order_fns),
             (None, Some(p)) => Ok(Chosen::Python(p)),
             _ => Err(err(
                 "give exactly one of sched= (a built-in scheduler label) and policy= (an object with schedule(state))".into(),
@@ -202,8 +213,22 @@ impl Chosen {
         }
     }
 
+    /// The built-in `s`, with its order's function when `order_fns` holds one by its name.
+    fn builtin(s: SchedKind, order_fns: Option<&Bound<'_, PyDict>>) -> PyResult<Chosen> {
+        let given = s.order().zip(order_fns).and_then(|((_, name), fns)| {
+            let f = fns.get_item(name.as_str()).ok().flatten()?;
+            Some((name.as_str().to_string(), f))
+        });
+        let Some((name, f)) = given else {
+            return Ok(Chosen::Builtin(s));
+        };
+        let (func, is_static): (Py<PyAny>, bool) = f.extract()?;
+        let (f, report) = PyPriorityFn::new(func, is_static);
+        Ok(Chosen::Function(s, name, Arc::new(f), report))
+    }
+
     /// Replays `workload` under this scheduler: its label, the outcome, and for a Python policy
-    /// its call count and time in `extra`.
+    /// or priority function its call count and time in `extra`.
     fn replay(
         self,
         py: Python<'_>,
@@ -220,6 +245,38 @@ impl Chosen {
                         .with_options(options)
                         .run(&mut NoObserver)
                 });
+                Ok((s.to_string(), out))
+            }
+            Chosen::Function(s, name, f, report) => {
+                // The interpreter lock is held: the function is called at every pass.
+                let run = || -> Result<Outcome, EngineError> {
+                    let mut config = options.priority()?;
+                    config.functions.insert(name, f);
+                    let sched = s.build_with(workload, &config)?;
+                    Engine::new(workload, sched, allocator)
+                        .with_options(options)
+                        .run(&mut NoObserver)
+                };
+                let out = run();
+                let mut report = report.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some((e, at, job)) = report.error.take() {
+                    let value = e.value(py);
+                    let shown = match &job {
+                        Some(j) => format!(" for {}", j.bind(py).repr()?),
+                        None => String::new(),
+                    };
+                    value.setattr("sim_time", at)?;
+                    value.setattr("job", job)?;
+                    if value.hasattr("add_note")? {
+                        let note = format!(
+                            "raised by the priority function of {s}{shown} at simulated time {at} s"
+                        );
+                        value.call_method1("add_note", (note,))?;
+                    }
+                    return Err(e);
+                }
+                extra.set_item("calls", report.calls)?;
+                extra.set_item("python_s", report.python_s)?;
                 Ok((s.to_string(), out))
             }
             Chosen::Python(p) => {
@@ -312,12 +369,14 @@ impl RunInput<'_> {
 
 /// Replays `trace` under `sched` (a built-in label) or `policy` (a Python object with
 /// `schedule(state)`) and `alloc`, with the replay options given as further keyword arguments;
-/// returns `[metrics, jobs, users, extra]`: the summary columns (labels first), the per-job and
-/// the per-user tables as column lists, and for a policy its call count and time.
+/// `order_fns` holds the Python functions a label's order may name (name → `(function,
+/// static)`). Returns `[metrics, jobs, users, extra]`: the summary columns (labels first), the
+/// per-job and the per-user tables as column lists, and for a policy or a priority function its
+/// call count and time.
 #[pyfunction]
-#[pyo3(signature = (trace, *, machine=None, sched=None, policy=None, alloc=None, load_factor=1.0,
-    estimate="exact", validate=false, lenient=false, first_job=0, max_jobs=None, shake=false,
-    shake_submit=None, shake_runtime=None, seed=None, **options))]
+#[pyo3(signature = (trace, *, machine=None, sched=None, policy=None, order_fns=None, alloc=None,
+    load_factor=1.0, estimate="exact", validate=false, lenient=false, first_job=0, max_jobs=None,
+    shake=false, shake_submit=None, shake_runtime=None, seed=None, **options))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -325,6 +384,7 @@ fn run<'py>(
     machine: Option<&str>,
     sched: Option<&str>,
     policy: Option<Py<PyAny>>,
+    order_fns: Option<&Bound<'py, PyDict>>,
     alloc: Option<&str>,
     load_factor: f64,
     estimate: &str,
@@ -340,7 +400,7 @@ fn run<'py>(
 ) -> PyResult<[Bound<'py, PyDict>; 4]> {
     let options = replay_options(options)?;
     let (first_job, max_jobs) = job_window(first_job, max_jobs)?;
-    let chosen = Chosen::of(sched, policy)?;
+    let chosen = Chosen::of(sched, policy, order_fns)?;
     let input = RunInput {
         trace,
         machine: machine.map(|m| parse("machine", m)).transpose()?,

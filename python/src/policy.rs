@@ -32,7 +32,8 @@ use pwa_replay::SimTime;
 use pwa_replay::machine::Allocator;
 use pwa_replay::resource::{Placement, Request};
 use pwa_replay::sched::{DeferredPass, Scheduler, System, plan};
-use pwa_replay::workload::JobId;
+use pwa_replay::packed::{GroupId, PartitionId, QueueId, UserId};
+use pwa_replay::workload::{Job, JobId};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice};
@@ -40,10 +41,10 @@ use pyo3::{intern, pyclass, pymethods};
 
 /// The simulated clock, shared by the job objects for their `wait`.
 #[derive(Debug, Clone, Default)]
-struct Clock(Arc<AtomicU64>);
+pub(crate) struct Clock(Arc<AtomicU64>);
 
 impl Clock {
-    fn set(&self, t: SimTime) {
+    pub(crate) fn set(&self, t: SimTime) {
         self.0.store(t.to_bits(), Ordering::Relaxed);
     }
 
@@ -52,7 +53,8 @@ impl Clock {
     }
 }
 
-/// A waiting job as a policy sees it (its run time is not told, only its estimate).
+/// A waiting job as a policy or a priority function sees it (its run time is not told, only its
+/// estimate).
 #[pyclass(frozen, module = "pwa_replay", name = "Job")]
 pub struct PyJob {
     /// Position in the workload (what `state.start` takes besides the object).
@@ -70,11 +72,43 @@ pub struct PyJob {
     /// The run-time estimate the policy plans with (s).
     #[pyo3(get)]
     estimate: SimTime,
-    /// The submitting user, when the log says.
+    /// Processors asked for, in the log's units (before conversion to nodes).
+    #[pyo3(get)]
+    procs: u32,
+    /// The submitting user (SWF field 12), when the log says.
     #[pyo3(get)]
     user: Option<u32>,
+    /// The user's group (field 13), when the log says.
+    #[pyo3(get)]
+    group: Option<u32>,
+    /// The queue (field 15), when the log says.
+    #[pyo3(get)]
+    queue: Option<u32>,
+    /// The partition (field 16), when the log says.
+    #[pyo3(get)]
+    partition: Option<u32>,
     request: Request,
     clock: Clock,
+}
+
+impl PyJob {
+    /// Job `job` of the workload, its `wait` read on `clock`.
+    pub(crate) fn of(job: &Job, clock: &Clock) -> PyJob {
+        PyJob {
+            index: job.id.0,
+            id: job.source_id,
+            submit: job.submit,
+            nodes: job.request.nodes(),
+            estimate: job.estimate,
+            procs: job.asked_procs,
+            user: job.user.map(UserId::get),
+            group: job.group.map(GroupId::get),
+            queue: job.queue.map(QueueId::get),
+            partition: job.partition.map(PartitionId::get),
+            request: job.request,
+            clock: clock.clone(),
+        }
+    }
 }
 
 #[pymethods]
@@ -594,21 +628,8 @@ impl PyPolicy {
 impl Scheduler for PyPolicy {
     fn on_arrival(&mut self, id: JobId, sys: &mut dyn System) {
         Python::attach(|py| {
-            let job = sys.job(id);
             let state = self.state.bind(py);
-            let made = Py::new(
-                py,
-                PyJob {
-                    index: id.0,
-                    id: job.source_id,
-                    submit: job.submit,
-                    nodes: job.request.nodes(),
-                    estimate: job.estimate,
-                    user: job.user.map(pwa_replay::packed::UserId::get),
-                    request: job.request,
-                    clock: state.borrow().clock.clone(),
-                },
-            );
+            let made = Py::new(py, PyJob::of(sys.job(id), &state.borrow().clock));
             match made {
                 Ok(obj) => {
                     state.borrow_mut().queue.push(obj.clone_ref(py));

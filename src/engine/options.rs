@@ -71,6 +71,7 @@ impl ReplayOptions {
             half_life: self.half_life.unwrap_or(DEFAULT_HALF_LIFE),
             shares: self.shares.clone(),
             weights: self.weights.unwrap_or_default(),
+            functions: Default::default(),
         };
         config.check()?;
         Ok(config)

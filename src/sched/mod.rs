@@ -445,9 +445,23 @@ pub fn scheduler_labels() -> String {
 pub struct SchedParseError(pub String);
 
 /// What a label that does not read likely meant: for a Python policy (`py:…`), where such series
-/// run; for a known name with the wrong arguments, how that name is written (`; window is written
-/// window:K`); else the nearest names (`; did you mean `easy`?`); empty when none is near.
+/// run; for a priority function not written `order=py:PATH:FUNCTION`, how it is; for a known name
+/// with the wrong arguments, how that name is written (`; window is written window:K`); else the
+/// nearest names (`; did you mean `easy`?`); empty when none is near.
 fn label_hint(text: &str) -> String {
+    let bad_function = Label::read(text).is_some_and(|l| {
+        l.args.iter().any(|a| {
+            matches!(a, label::Arg::Pair("order", v)
+                if v.starts_with("py:") && order::function_ref(v).is_none())
+        })
+    });
+    if bad_function {
+        return format!(
+            "; a Python priority function is written order=py:PATH:FUNCTION (PATH without `,` \
+             or `;`, FUNCTION a Python identifier, at most {} bytes)",
+            OrderName::MAX_FUNCTION
+        );
+    }
     if text.trim_start().starts_with("py:") {
         return "; a Python policy (py:PATH:Class) is a series of the Python package's sweep \
                 (pwa_replay.sweep, docs/PYTHON.md): this engine embeds no Python interpreter"
@@ -630,6 +644,44 @@ mod registry_tests {
             "nothing near: {}",
             e("zzz")
         );
+    }
+
+    #[test]
+    fn priority_functions_are_written_py_path_function() {
+        for label in [
+            "easy:order=py:prio.py:score",
+            "fcfs:order=py:policies/prio.py:score",
+            "conservative:order=py:../a b/prio.py:_score2",
+            "window:240,order=py:prio.py:score",
+            "bq:100,order=py:C:/users/me/prio.py:score",
+        ] {
+            let kind: SchedKind = label.parse().expect(label);
+            assert_eq!(kind.to_string(), label, "round trip");
+            let (_, name) = kind.order().expect("an order");
+            assert!(order::function_ref(name.as_str()).is_some(), "{label}");
+        }
+        let (_, name) = "easy:order=py:C:/p.py:f".parse::<SchedKind>().unwrap().order().unwrap();
+        assert_eq!(order::function_ref(name.as_str()), Some(("C:/p.py", "f")));
+        let long = format!("easy:order=py:{}.py:f", "d/".repeat(130));
+        let e = |s: &str| s.parse::<SchedKind>().unwrap_err().to_string();
+        for bad in [
+            "easy:order=py:prio.py",
+            "easy:order=py::score",
+            "easy:order=py:prio.py:2score",
+            "easy:order=py:prio.py:sc-ore",
+            "easy:order=py:prio.py:",
+            long.as_str(),
+        ] {
+            let e = e(bad);
+            assert!(
+                e.ends_with("FUNCTION a Python identifier, at most 255 bytes)") && !e.contains('\n'),
+                "{bad}: {e}"
+            );
+        }
+        assert!(e("lazy:order=py:prio.py:score").contains("lazy is written"));
+        let mut c = order::PriorityConfig::default();
+        let e = c.define("py:prio.py:score = wait").unwrap_err().to_string();
+        assert!(e.contains("the name must start with a letter"), "{e}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use proptest::prelude::*;
 use pwa_replay::catalog::Catalog;
@@ -14,10 +15,12 @@ use pwa_replay::engine::{Engine, NoObserver, Outcome, validate};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::packed::{GroupId, PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
-use pwa_replay::sched::order::{Key, NAMED_ORDERS, Named, OrderError, PriorityConfig};
+use pwa_replay::sched::order::{
+    Key, NAMED_ORDERS, Named, OrderError, Priorities, PriorityConfig, PriorityFn,
+};
 use pwa_replay::swf::{ReadOptions, read_all};
 use pwa_replay::workload::tracepath::SearchPath;
-use pwa_replay::workload::{EstimateModel, Request, ShapeRule, Workload};
+use pwa_replay::workload::{EstimateModel, Job, JobId, Request, ShapeRule, Workload};
 
 use crate::engine::{flat, starts, workload};
 
@@ -763,5 +766,139 @@ fn named_orders_and_expressions_agree_on_a_real_log() {
             let b = run_ordered(&w, n, kind, expr(info.expression), &c);
             assert_eq!(a.records, b.records, "{kind} {}", info.name);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Priority functions: the values from a callback, ranked as every order's.
+
+/// A priority function of the job's submit time, estimate and nodes and of the moment.
+#[derive(Clone, Copy)]
+struct Formula {
+    is_static: bool,
+    f: fn(f64, f64, f64, f64) -> f64,
+}
+
+impl PriorityFn for Formula {
+    fn is_static(&self) -> bool {
+        self.is_static
+    }
+
+    fn start(&self) -> Box<dyn Priorities> {
+        Box::new(FormulaRun {
+            formula: *self,
+            waiting: HashMap::new(),
+        })
+    }
+}
+
+/// One replay of a [`Formula`]: the jobs told, by id (submit, estimate, nodes).
+struct FormulaRun {
+    formula: Formula,
+    waiting: HashMap<JobId, (f64, f64, f64)>,
+}
+
+impl Priorities for FormulaRun {
+    fn arrived(&mut self, job: &Job, _now: f64) {
+        let facts = (job.submit, job.estimate, f64::from(job.request.nodes()));
+        self.waiting.insert(job.id, facts);
+    }
+
+    fn values(&mut self, now: f64, jobs: &[JobId], out: &mut Vec<f64>) {
+        out.clear();
+        // Window-K asks for its started jobs too (their values are not used).
+        out.extend(jobs.iter().map(|id| match self.waiting.get(id) {
+            Some(&(submit, estimate, nodes)) => (self.formula.f)(submit, estimate, nodes, now),
+            None => f64::NAN,
+        }));
+    }
+
+    fn started(&mut self, job: JobId) {
+        assert!(self.waiting.remove(&job).is_some(), "started once, after arriving");
+    }
+}
+
+/// SJF, static (asked at arrival) or not, and WFP3 as functions.
+const SJF: fn(f64, f64, f64, f64) -> f64 = |_, estimate, _, _| -estimate;
+const WFP3: fn(f64, f64, f64, f64) -> f64 = |submit, estimate, nodes, now| {
+    let r = (now - submit) / estimate.max(1.0);
+    r * r * r * nodes
+};
+
+/// The order of a [`Formula`] named `py:f.py:score`, resolved through a configuration.
+fn function(f: Formula) -> (Key, PriorityConfig) {
+    let mut c = PriorityConfig::default();
+    c.functions.insert("py:f.py:score", Arc::new(f));
+    let key = c.resolve("py:f.py:score").expect("given");
+    (key, c)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// A function giving a named order's values schedules as the named order, under every
+    /// scheduler that takes an order, whether static or asked at every pass.
+    #[test]
+    fn priority_functions_schedule_as_the_named_orders(w in stream()) {
+        let c = PriorityConfig::default();
+        for (formula, order) in [
+            (Formula { is_static: true, f: SJF }, "sjf"),
+            (Formula { is_static: false, f: SJF }, "sjf"),
+            (Formula { is_static: false, f: WFP3 }, "wfp3"),
+        ] {
+            let (key, with_fn) = function(formula);
+            for kind in [
+                SchedKind::Fcfs,
+                SchedKind::OutOfOrder,
+                SchedKind::BypassQueue(30.0),
+                SchedKind::Window(3),
+                SchedKind::Easy,
+                SchedKind::Conservative,
+            ] {
+                let by_name = run_ordered(&w, NODES, kind, named(order), &c);
+                let by_fn = run_ordered(&w, NODES, kind, key.clone(), &with_fn);
+                prop_assert_eq!(&by_name.records, &by_fn.records, "{} {}", kind, order);
+            }
+        }
+    }
+}
+
+/// A label's `order=py:PATH:FUNCTION` resolves to the function given under that name; without
+/// one, the replay is refused in one line.
+#[test]
+fn a_label_names_its_priority_function() {
+    let w = three_at_once();
+    let kind: SchedKind = "easy:order=py:policies/prio.py:score".parse().expect("label");
+    assert_eq!(kind.to_string(), "easy:order=py:policies/prio.py:score");
+    let e = kind
+        .build_with(&w, &PriorityConfig::default())
+        .err()
+        .expect("no function given")
+        .to_string();
+    assert!(
+        e.starts_with("order `py:policies/prio.py:score` is a Python priority function")
+            && !e.contains('\n'),
+        "{e}"
+    );
+    let mut c = PriorityConfig::default();
+    let sjf = Formula {
+        is_static: true,
+        f: SJF,
+    };
+    c.functions.insert("py:policies/prio.py:score", Arc::new(sjf));
+    let m = flat(NODES);
+    for (label, order) in [
+        ("easy:order=py:policies/prio.py:score", "easy:order=sjf"),
+        ("fcfs:order=py:policies/prio.py:score", "fcfs:order=sjf"),
+    ] {
+        let run = |label: &str| {
+            let s = (label.parse::<SchedKind>().expect(label))
+                .build_with(&w, &c)
+                .expect("built");
+            Engine::new(&w, s, AllocKind::Flat.build(m).expect("flat"))
+                .run(&mut NoObserver)
+                .expect("replay")
+        };
+        assert_eq!(run(label).records, run(order).records, "{label}");
     }
 }

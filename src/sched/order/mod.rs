@@ -6,7 +6,10 @@
 //! * **named** ([`named`]): `fcfs`, `sjf`/`ljf`, `saf`/`laf`, `sqf`/`lqf`, `xf`, `wfp3`, `unicep`,
 //!   `f1`–`f4`, `fairshare` and `multifactor`;
 //! * **defined** as a [priority expression](expr) under a name of the [`PriorityConfig`]
-//!   (`--order-def NAME=EXPR`, an experiment's `[orders]`), compiled once.
+//!   (`--order-def NAME=EXPR`, an experiment's `[orders]`), compiled once;
+//! * **priority functions** ([`function`]) computed outside the library (a Python function in
+//!   the Python package: `easy:order=py:prio.py:score`), given under their names in the
+//!   [`PriorityConfig`].
 //!
 //! [`fairshare`] tracks the users' and groups' decayed usage as Slurm's classic fair-share does,
 //! [`multifactor`] weighs Slurm's factors; their settings are the rest of the [`PriorityConfig`],
@@ -19,6 +22,7 @@
 
 pub mod expr;
 pub mod fairshare;
+pub mod function;
 pub mod multifactor;
 pub mod named;
 pub mod shares;
@@ -36,6 +40,8 @@ use crate::workload::{Job, JobId, Workload};
 use expr::{Columns, Env};
 pub use expr::{Expr, ExprError, FUNCTIONS, VARIABLES, Var};
 use fairshare::{Accounts, FairShare};
+use function::Evaluation;
+pub use function::{Function, Functions, Priorities, PriorityFn};
 pub use multifactor::{Weights, WeightsError};
 pub use named::{NAMED_ORDERS, Named, NamedInfo, named_order_names};
 pub use shares::{Entity, Shares, SharesError};
@@ -56,6 +62,10 @@ pub struct PriorityConfig {
     pub shares: Option<Shares>,
     /// Multifactor weights and age cap.
     pub weights: Weights,
+    /// Priority functions by order name (`py:prio.py:score`, or a name of the front end's):
+    /// given by a front end that runs them (the Python package), never read from a file.
+    #[serde(skip)]
+    pub functions: Functions,
 }
 
 impl Default for PriorityConfig {
@@ -65,6 +75,7 @@ impl Default for PriorityConfig {
             half_life: DEFAULT_HALF_LIFE,
             shares: None,
             weights: Weights::default(),
+            functions: Functions::default(),
         }
     }
 }
@@ -112,6 +123,13 @@ pub enum OrderError {
     /// A bad shares file, or one naming a user or group the workload lacks.
     #[error("shares file, {0}")]
     Shares(SharesError),
+    /// A priority function (`py:PATH:FUNCTION`) the replay was not given: only a front end that
+    /// runs Python functions can.
+    #[error(
+        "order `{0}` is a Python priority function: it runs in the Python package \
+         (pwa_replay.run, pwa_replay.sweep; docs/PYTHON.md), this engine embeds no Python interpreter"
+    )]
+    NoFunction(String),
     /// A scheduler that serves no queue in order.
     #[error(
         "scheduler `{0}` takes no queue order (fcfs, oo, bq, window, easy and conservative do)"
@@ -198,17 +216,25 @@ impl PriorityConfig {
         Ok(())
     }
 
-    /// The order called `name`: a named order, or a definition.
+    /// The order called `name`: a named order, a definition, or a priority function.
     pub fn resolve(&self, name: &str) -> Result<Key, OrderError> {
         if let Ok(n) = name.parse::<Named>() {
             return Ok(Key::Named(n));
         }
-        match self.orders.get(name.trim()) {
-            Some(expression) => Ok(Key::Expr(compile(name.trim(), expression)?)),
+        let name = name.trim();
+        if let Some(f) = self.functions.get(name) {
+            return Ok(Key::Function(f));
+        }
+        match self.orders.get(name) {
+            Some(expression) => Ok(Key::Expr(compile(name, expression)?)),
+            None if function_ref(name).is_some() => Err(OrderError::NoFunction(name.into())),
             None => Err(OrderError::Unknown {
                 name: name.to_string(),
-                defined: self.orders.keys().map(|k| format!(", {k}")).collect(),
-                hint: self.did_you_mean(name.trim()),
+                defined: (self.orders.keys().map(String::as_str))
+                    .chain(self.functions.names())
+                    .map(|k| format!(", {k}"))
+                    .collect(),
+                hint: self.did_you_mean(name),
             }),
         }
     }
@@ -231,14 +257,14 @@ impl PriorityConfig {
     }
 }
 
-/// Checks definition `name` = `expression`: a name an [`OrderName`] holds that is not a named
-/// order's, an expression that compiles.
+/// Checks definition `name` = `expression`: a plain name an [`OrderName`] holds that is not a
+/// named order's, an expression that compiles.
 fn check_definition(name: &str, expression: &str) -> Result<(), OrderError> {
     let problem = |p: String| OrderError::Definition {
         text: format!("{name}={expression}"),
         problem: p,
     };
-    if OrderName::new(name).is_none() {
+    if !is_plain_name(name) {
         return Err(problem(format!(
             "the name must start with a letter, hold only letters, digits, `_` and `-`, and be \
              at most {} characters",
@@ -251,26 +277,46 @@ fn check_definition(name: &str, expression: &str) -> Result<(), OrderError> {
     compile(name, expression).map(|_| ())
 }
 
-/// The name of a queue order in a scheduler label (`wfp3`, or a name the replay defines), held
-/// inline so that labels stay `Copy`: a letter, then letters, digits, `_` and `-`, at most
+/// Whether `name` can be defined: a letter, then letters, digits, `_` and `-`, at most
 /// [`OrderName::MAX`] bytes.
+fn is_plain_name(name: &str) -> bool {
+    name.len() <= OrderName::MAX
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && (name.chars()).all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// The file and function of a Python priority function's name `py:PATH:FUNCTION`: `PATH` not
+/// empty, without `,` or `;` (they separate a label's arguments) or control characters;
+/// `FUNCTION` an ASCII Python identifier; at most [`OrderName::MAX_FUNCTION`] bytes in all.
+pub fn function_ref(name: &str) -> Option<(&str, &str)> {
+    let (path, func) = name.strip_prefix("py:")?.rsplit_once(':')?;
+    let identifier = (func.chars().next()).is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && func.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let path_ok = !path.trim().is_empty()
+        && !(path.chars()).any(|c| c == ',' || c == ';' || c.is_control());
+    (name.len() <= OrderName::MAX_FUNCTION && identifier && path_ok).then_some((path, func))
+}
+
+/// The name of a queue order in a scheduler label (`wfp3`, a name the replay defines, or a
+/// priority function's `py:PATH:FUNCTION`), held inline so that labels stay `Copy`: a plain name
+/// of at most [`OrderName::MAX`] bytes ([`PriorityConfig::define`]), or a [`function_ref`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct OrderName {
     len: u8,
-    bytes: [u8; OrderName::MAX],
+    bytes: [u8; OrderName::MAX_FUNCTION],
 }
 
 impl OrderName {
-    /// The longest name, in bytes.
+    /// The longest plain name, in bytes.
     pub const MAX: usize = 31;
+    /// The longest priority function's name `py:PATH:FUNCTION`, in bytes.
+    pub const MAX_FUNCTION: usize = 255;
 
     /// `name`, when it is a valid order name.
     pub fn new(name: &str) -> Option<OrderName> {
-        let valid = name.len() <= OrderName::MAX
-            && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && (name.chars()).all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        let valid = is_plain_name(name) || function_ref(name).is_some();
         valid.then(|| {
-            let mut bytes = [0; OrderName::MAX];
+            let mut bytes = [0; OrderName::MAX_FUNCTION];
             bytes[..name.len()].copy_from_slice(name.as_bytes());
             OrderName {
                 len: name.len() as u8,
@@ -281,7 +327,7 @@ impl OrderName {
 
     /// The name.
     pub fn as_str(&self) -> &str {
-        // Only ASCII is ever stored.
+        // Only whole `&str`s are ever stored.
         std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
     }
 }
@@ -317,6 +363,8 @@ pub enum Key {
     Named(Named),
     /// A compiled priority expression.
     Expr(Expr),
+    /// A priority function.
+    Function(Function),
 }
 
 impl Key {
@@ -333,6 +381,7 @@ impl Key {
             ]
             .into_iter()
             .any(|v| e.reads(v)),
+            Key::Function(_) => false,
         }
     }
 }
@@ -342,6 +391,7 @@ impl fmt::Display for Key {
         match self {
             Key::Named(n) => n.fmt(f),
             Key::Expr(e) => e.fmt(f),
+            Key::Function(p) => f.write_str(&p.name),
         }
     }
 }
@@ -357,6 +407,8 @@ pub(crate) struct Facts {
     pub(crate) estimate: SimTime,
     queue: f64,
     partition: f64,
+    /// A static priority function's value, asked at arrival.
+    fixed: f64,
 }
 
 /// A job's place in the order: smaller first. The value's bits (descending, NaN last) above the
@@ -470,10 +522,10 @@ pub(crate) fn except<T>(positions: &[usize]) -> impl FnMut(&T) -> bool + '_ {
 }
 
 /// Priorities of a queue-ordered scheduler's waiting jobs (see the module doc).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Ranking {
-    /// The order as an expression (a named order's own).
-    expr: Expr,
+    /// What gives the values.
+    source: Source,
     weights: Weights,
     accounts: Accounts,
     /// Usage, when the order reads it.
@@ -486,6 +538,15 @@ pub(crate) struct Ranking {
     now: SimTime,
     /// The columns of an expression's evaluation.
     columns: Columns,
+}
+
+/// What gives a ranking its values.
+#[derive(Debug)]
+enum Source {
+    /// The order as an expression (a named order's own).
+    Expr(Expr),
+    /// A priority function.
+    Function(Evaluation),
 }
 
 /// Priorities normalized by the highest one; every number not listed has priority 1.
@@ -525,9 +586,10 @@ impl Ranking {
         // pass's columns load each variable once, where a formula per job reads them one job
         // at a time (docs/ALGORITHMS.md, "Queue orders", the cost).
         let reads_usage = key.reads_usage();
-        let expr = match key {
-            Key::Named(n) => compile(n.info().name, n.info().expression)?,
-            Key::Expr(e) => e,
+        let source = match key {
+            Key::Named(n) => Source::Expr(compile(n.info().name, n.info().expression)?),
+            Key::Expr(e) => Source::Expr(e),
+            Key::Function(f) => Source::Function(Evaluation::new(&f)),
         };
         let accounts = Accounts::of(w);
         let shares = config.shares.as_ref();
@@ -540,7 +602,7 @@ impl Ranking {
             None
         };
         Ok(Ranking {
-            expr,
+            source,
             weights: config.weights,
             accounts,
             fair,
@@ -558,6 +620,10 @@ impl Ranking {
             self.machine_nodes = f64::from(sys.snapshot().machine().nodes().max(1));
         }
         let (user, group) = self.accounts.of_job(job);
+        let fixed = match &mut self.source {
+            Source::Function(f) => f.arrived(job, sys.now()),
+            Source::Expr(_) => 0.0,
+        };
         Facts {
             id: job.id,
             nodes: job.request.nodes(),
@@ -567,6 +633,7 @@ impl Ranking {
             estimate: job.estimate,
             queue: self.queues.of(job.queue.map(|q| q.get())),
             partition: self.partitions.of(job.partition.map(|p| p.get())),
+            fixed,
         }
     }
 
@@ -579,12 +646,29 @@ impl Ranking {
     }
 
     /// The values of the jobs `facts` at the pass's moment, larger first, into `out` (in order),
-    /// a column at a time. An expression's NaN (`0/0`, `log2(-1)`) is made −∞, last; the named
-    /// orders give none (their inputs are finite and ≥ 0, their divisors ≥ 1).
+    /// a column at a time. An expression's or a function's NaN (`0/0`, `log2(-1)`) is made −∞,
+    /// last; the named orders give none (their inputs are finite and ≥ 0, their divisors ≥ 1).
     pub(crate) fn values<'a, I>(&mut self, facts: I, out: &mut Vec<f64>)
     where
         I: Iterator<Item = &'a Facts> + Clone,
     {
+        match &mut self.source {
+            Source::Expr(_) => self.expr_values(facts, out),
+            Source::Function(f) => f.values(self.now, facts.map(|f| (f.id, f.fixed)), out),
+        }
+        for v in out.iter_mut() {
+            *v = if v.is_nan() { f64::NEG_INFINITY } else { *v };
+        }
+    }
+
+    /// [`Ranking::values`] of an expression.
+    fn expr_values<'a, I>(&mut self, facts: I, out: &mut Vec<f64>)
+    where
+        I: Iterator<Item = &'a Facts> + Clone,
+    {
+        let Source::Expr(expr) = &self.source else {
+            return;
+        };
         out.clear();
         let mut ctx = Moment {
             now: self.now,
@@ -602,14 +686,14 @@ impl Ranking {
             Var::Submit => col.extend(facts.clone().map(|f| f.submit)),
             _ => col.extend(facts.clone().map(|f| ctx.job(f).get(v))),
         };
-        self.expr.eval_batch(n, &mut load, &mut self.columns, out);
-        for v in out.iter_mut() {
-            *v = if v.is_nan() { f64::NEG_INFINITY } else { *v };
-        }
+        expr.eval_batch(n, &mut load, &mut self.columns, out);
     }
 
     /// The job `f` started now (its usage accrues from now on).
     pub(crate) fn started(&mut self, f: &Facts, now: SimTime) {
+        if let Source::Function(p) = &mut self.source {
+            p.started(f.id);
+        }
         if let Some(fair) = &mut self.fair {
             fair.started(f.id, f.user, f.group, f.nodes, now);
         }
