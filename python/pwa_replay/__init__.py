@@ -31,8 +31,9 @@ import polars as pl
 
 from . import _native
 from ._native import Error, Job, Placement, Reservation, State
-from .orders import order_functions
-from .series import CellsFailed, PolicySeries, default_workers, is_python_label, run_cells
+from .orders import order_functions, order_of
+from .series import (CellsFailed, PolicySeries, default_workers, is_python_label, run_cells,
+                     series_of)
 
 __all__ = [
     "CellsFailed",
@@ -168,12 +169,23 @@ def sweep(
     Python policies are series too: ``sched`` labels ``py:PATH:Class[:key=value,…]`` and the
     objects or classes of ``policy`` (one or a list; a dict names them), their cells replayed on
     ``threads`` worker processes (:mod:`pwa_replay.series`), after the built-in series' rows.
-    They need a fixed list of loads. :class:`CellsFailed` reports cells whose policy raised. With
-    a ``cache`` folder, the Python cells' results are kept there by what they depend on (the
-    policy file's sha256, class and arguments among it): run again, the sweep replays only the
-    cells that failed or whose policy changed."""
+    So are built-in schedulers whose queue order is a Python function
+    (``easy:order=py:prio.py:score``, or ``easy:order=mine`` with ``orders={"mine": score}``;
+    :mod:`pwa_replay.orders`). They need a fixed list of loads. :class:`CellsFailed` reports
+    cells whose policy or function raised. With a ``cache`` folder, the Python cells' results
+    are kept there by what they depend on (the policy's or the function's file's sha256, class
+    or function and arguments among it): run again, the sweep replays only the cells that failed
+    or whose code changed."""
     labels_given = _as_list(sched)
-    py_series = [PolicySeries.parse(l) for l in labels_given or [] if is_python_label(l)]
+    orders = options.pop("orders", None)
+    functions = {k: v for k, v in (orders or {}).items() if callable(v)}
+    if orders and len(functions) < len(orders):
+        options["orders"] = {k: v for k, v in orders.items() if not callable(v)}
+
+    def is_python(label: str) -> bool:
+        return is_python_label(label) or order_of(label) in functions
+
+    py_series = [series_of(l, functions=functions) for l in labels_given or [] if is_python(l)]
     py_series += _policy_series(policy)
     if not py_series:
         return _builtin_sweep(trace, labels_given, alloc, loads, machine, estimate, validate,
@@ -181,7 +193,7 @@ def sweep(
     grid = None
     if labels_given is None or alloc is None or estimate is None:
         grid = _native.default_grid(trace, machine=machine, lenient=lenient)
-    builtin = [l for l in labels_given if not is_python_label(l)] if labels_given is not None else grid[0]
+    builtin = [l for l in labels_given if not is_python(l)] if labels_given is not None else grid[0]
     allocs = _as_list(alloc) or grid[1]
     estimates = _as_list(estimate) or grid[2] or ["exact"]
     load_list = _native.load_list(loads)

@@ -1,10 +1,16 @@
-"""Python policies as series of a sweep, beside the built-in schedulers.
+"""Python policies and priority functions as series of a sweep, beside the built-in schedulers.
 
-A series is named by a label, ``py:PATH:Class`` or ``py:PATH:Class:key=value,…`` (the class
-``Class`` of the Python file ``PATH``, built with those keyword arguments: values are Python
+A policy series is named by a label, ``py:PATH:Class`` or ``py:PATH:Class:key=value,…`` (the
+class ``Class`` of the Python file ``PATH``, built with those keyword arguments: values are Python
 literals, else strings), or given as an object or a class (:func:`pwa_replay.sweep`'s
-``policy=``). Its label carries the sha256 of the file (:attr:`PolicySeries.digest`, with the
-class and the arguments), what a cache of results keys the series by.
+``policy=``). A priority-function series is a built-in scheduler whose order is a Python function
+(:mod:`pwa_replay.orders`): ``easy:order=py:PATH:FUNCTION``, or ``easy:order=NAME`` with the
+function given in ``orders={NAME: function}``. Each series carries a digest — the sha256 of the
+file, with the class and arguments or the function and label (:attr:`PolicySeries.digest`,
+:attr:`OrderSeries.digest`) — what a cache of results keys the series by.
+
+:func:`run_label` replays one cell of a label: the entry point of a worker process given such a
+label.
 
 Every cell (series × allocator × estimate model × load factor) replays a fresh copy of the policy
 (unpickled from the same bytes, so no state passes from one cell to the next), in a pool of worker
@@ -21,6 +27,7 @@ import ast
 import hashlib
 import importlib.metadata
 import importlib.util
+import inspect
 import json
 import multiprocessing
 import os
@@ -32,8 +39,10 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from . import _native
+from .orders import function_ref, is_static, load_function, order_of
 
-__all__ = ["CellsFailed", "PolicySeries", "is_python_label", "load_class"]
+__all__ = ["CellsFailed", "OrderSeries", "PolicySeries", "is_python_label", "load_class",
+           "run_label", "series_of"]
 
 
 class CellsFailed(_native.Error):
@@ -51,8 +60,9 @@ class CellsFailed(_native.Error):
 
 
 def is_python_label(label: str) -> bool:
-    """Whether ``label`` names a Python policy (``py:…``)."""
-    return label.strip().startswith("py:")
+    """Whether ``label`` names a Python policy (``py:…``) or a built-in scheduler whose order is
+    a Python function (``…:order=py:PATH:FUNCTION``)."""
+    return label.strip().startswith("py:") or function_ref(order_of(label)) is not None
 
 
 def load_class(path: Path, name: str) -> type:
@@ -129,10 +139,89 @@ class PolicySeries:
             return made() if isinstance(made, type) else made
         return load_class(self.path, self.cls)(**self.args)
 
+    def replay_kw(self) -> dict:
+        """The arguments of ``_native.run`` for one cell: a fresh policy."""
+        return {"policy": self.build()}
+
+
+@dataclass(frozen=True)
+class OrderSeries:
+    """A built-in scheduler whose queue order is a Python function: its label, and what a worker
+    needs to load the function — the file and function of ``order=py:PATH:FUNCTION``, or the
+    pickled function given under the order's name."""
+
+    label: str
+    order: str
+    path: Optional[Path] = None
+    func: str = ""
+    blob: Optional[bytes] = None
+    digest: str = ""
+
+    @staticmethod
+    def parse(label: str, base: Path = Path(".")) -> "OrderSeries":
+        """``SCHED:order=py:PATH:FUNCTION``, ``PATH`` relative to ``base``."""
+        order = order_of(label)
+        ref = function_ref(order)
+        if ref is None:
+            raise _native.Error(f"sched={label!r}: a priority function is order=py:PATH:FUNCTION")
+        path = (base / ref[0]).resolve()
+        is_static(load_function(path, ref[1]), order)  # fail here, once, rather than in every cell
+        digest = hashlib.sha256(path.read_bytes())
+        digest.update(f"\0{ref[1]}\0{label.strip()}".encode())
+        return OrderSeries(label.strip(), order, path=path, func=ref[1],
+                           digest=digest.hexdigest())
+
+    @staticmethod
+    def of(label: str, func: Any) -> "OrderSeries":
+        """``label`` whose order names ``func`` (``orders={NAME: func}``): the function must
+        pickle (defined at module level); its digest is its source file's sha256 when it has one
+        (with its qualified name and the label), else the pickle's."""
+        order = order_of(label)
+        is_static(func, order)
+        try:
+            blob = pickle.dumps(func)
+        except Exception as e:
+            raise _native.Error(
+                f"orders={{{order!r}: …}}: the cells run in worker processes, so a priority "
+                f"function must pickle (define it at module level): {e}"
+            ) from e
+        try:
+            source = Path(inspect.getsourcefile(func)).read_bytes()
+        except (TypeError, OSError):
+            source = blob
+        digest = hashlib.sha256(source)
+        digest.update(f"\0{getattr(func, '__qualname__', '')}\0{label.strip()}".encode())
+        return OrderSeries(label.strip(), order, blob=blob, digest=digest.hexdigest())
+
+    def replay_kw(self) -> dict:
+        """The arguments of ``_native.run`` for one cell: the label and its function."""
+        func = pickle.loads(self.blob) if self.blob is not None else load_function(self.path, self.func)
+        return {"sched": self.label, "order_fns": {self.order: (func, is_static(func, self.order))}}
+
+
+def series_of(label: str, base: Path = Path("."), functions: Optional[dict] = None) -> Any:
+    """The series of a Python label (:func:`is_python_label`, or a label whose order names one of
+    ``functions``, name → function), its files relative to ``base``."""
+    order = order_of(label)
+    if functions and order in functions:
+        return OrderSeries.of(label, functions[order])
+    if label.strip().startswith("py:"):
+        return PolicySeries.parse(label, base)
+    return OrderSeries.parse(label, base)
+
+
+def run_label(trace: str, label: str, base: Path = Path("."), **run_kw: Any) -> list:
+    """One replay of ``trace`` under a Python label (``py:PATH:Class[:key=value,…]``, or a
+    built-in scheduler with ``order=py:PATH:FUNCTION``), ``PATH`` relative to ``base``, with the
+    arguments of :func:`pwa_replay.run` (``alloc``, ``estimate``, ``load_factor``, ``shake``,
+    ``seed``, replay options): what ``_native.run`` returns, ``[metrics, jobs, users, extra]``.
+    A worker process that runs the cells of such labels calls this."""
+    return _native.run(trace, **series_of(label, Path(base)).replay_kw(), **run_kw)
+
 
 @dataclass(frozen=True)
 class _Cell:
-    series: PolicySeries
+    series: Any  # PolicySeries or OrderSeries
     alloc: str
     estimate: str
     load_factor: float
@@ -145,7 +234,7 @@ def _replay(trace: str, cell: _Cell, run_kw: dict):
     """One cell in a worker: ``("ok", metrics)`` or ``("error", cell, sim_time, traceback)``."""
     try:
         metrics, *_ = _native.run(
-            trace, policy=cell.series.build(), alloc=cell.alloc, estimate=cell.estimate,
+            trace, **cell.series.replay_kw(), alloc=cell.alloc, estimate=cell.estimate,
             load_factor=cell.load_factor, **run_kw,
         )
         return ("ok", metrics)
@@ -181,7 +270,7 @@ def _replay_all(trace: str, cells: list, workers: int, run_kw: dict) -> list:
 
 def run_cells(
     trace: str,
-    series: Sequence[PolicySeries],
+    series: Sequence[Any],
     grid: tuple,
     workers: int,
     run_kw: dict,
