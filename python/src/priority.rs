@@ -3,11 +3,15 @@
 //!
 //! A [`PyPriorityFn`] is the library's [`PriorityFn`]: the library ranks its values as every
 //! order's. Each waiting job is one [`PyJob`] made once, at its arrival (again when the engine's
-//! estimates change), and dropped when it starts; its `wait` reads the clock set for the pass.
+//! estimates change), and dropped when it starts (a static function's, once it has answered);
+//! its `wait` reads the clock set for the pass.
+//!
 //! A function of the job alone is *static*: called once per job, at its arrival. A function of
 //! the job and the moment is called at every pass for every waiting job the pass ranks, with
 //! one `now` object for the pass: nothing else is allocated per call but the call's arguments
-//! and the returned number.
+//! and the returned number. Calling it from here one job at a time was the fastest of the ways
+//! measured (docs/PYTHON.md, "Speed": a loop in Python per pass, `map` from here, and job
+//! attributes in an instance dictionary were each slower).
 //!
 //! The first exception (or a value that is not a number) stops the calls: the replay ends with
 //! the waiting jobs valued 0 (in arrival order), and `run()` raises the exception with the
@@ -161,7 +165,16 @@ impl Priorities for PyPriorities {
         if !self.failed {
             self.clock.set(now);
             let t0 = Instant::now();
-            let result = Python::attach(|py| self.call_all(py, now, jobs, out));
+            let result = Python::attach(|py| {
+                let values = self.call_all(py, now, jobs, out);
+                if self.is_static {
+                    // Asked once, at arrival: the object is not needed any more.
+                    for id in jobs {
+                        self.jobs.get_mut(id.index()).map(Option::take);
+                    }
+                }
+                values
+            });
             let mut report = self.report.lock().unwrap_or_else(PoisonError::into_inner);
             report.python_s += t0.elapsed().as_secs_f64();
             match result {
