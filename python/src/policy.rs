@@ -30,9 +30,9 @@ use std::time::Instant;
 
 use pwa_replay::SimTime;
 use pwa_replay::machine::Allocator;
+use pwa_replay::packed::{GroupId, PartitionId, QueueId, UserId};
 use pwa_replay::resource::{Placement, Request};
 use pwa_replay::sched::{DeferredPass, Scheduler, System, plan};
-use pwa_replay::packed::{GroupId, PartitionId, QueueId, UserId};
 use pwa_replay::workload::{Job, JobId};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;

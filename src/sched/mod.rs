@@ -660,7 +660,11 @@ mod registry_tests {
             let (_, name) = kind.order().expect("an order");
             assert!(order::function_ref(name.as_str()).is_some(), "{label}");
         }
-        let (_, name) = "easy:order=py:C:/p.py:f".parse::<SchedKind>().unwrap().order().unwrap();
+        let (_, name) = "easy:order=py:C:/p.py:f"
+            .parse::<SchedKind>()
+            .unwrap()
+            .order()
+            .unwrap();
         assert_eq!(order::function_ref(name.as_str()), Some(("C:/p.py", "f")));
         let long = format!("easy:order=py:{}.py:f", "d/".repeat(130));
         let e = |s: &str| s.parse::<SchedKind>().unwrap_err().to_string();
@@ -674,7 +678,8 @@ mod registry_tests {
         ] {
             let e = e(bad);
             assert!(
-                e.ends_with("FUNCTION a Python identifier, at most 255 bytes)") && !e.contains('\n'),
+                e.ends_with("FUNCTION a Python identifier, at most 255 bytes)")
+                    && !e.contains('\n'),
                 "{bad}: {e}"
             );
         }

@@ -814,7 +814,10 @@ impl Priorities for FormulaRun {
     }
 
     fn started(&mut self, job: JobId) {
-        assert!(self.waiting.remove(&job).is_some(), "started once, after arriving");
+        assert!(
+            self.waiting.remove(&job).is_some(),
+            "started once, after arriving"
+        );
     }
 }
 
@@ -868,7 +871,9 @@ proptest! {
 #[test]
 fn a_label_names_its_priority_function() {
     let w = three_at_once();
-    let kind: SchedKind = "easy:order=py:policies/prio.py:score".parse().expect("label");
+    let kind: SchedKind = "easy:order=py:policies/prio.py:score"
+        .parse()
+        .expect("label");
     assert_eq!(kind.to_string(), "easy:order=py:policies/prio.py:score");
     let e = kind
         .build_with(&w, &PriorityConfig::default())
@@ -885,7 +890,8 @@ fn a_label_names_its_priority_function() {
         is_static: true,
         f: SJF,
     };
-    c.functions.insert("py:policies/prio.py:score", Arc::new(sjf));
+    c.functions
+        .insert("py:policies/prio.py:score", Arc::new(sjf));
     let m = flat(NODES);
     for (label, order) in [
         ("easy:order=py:policies/prio.py:score", "easy:order=sjf"),

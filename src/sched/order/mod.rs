@@ -292,8 +292,8 @@ pub fn function_ref(name: &str) -> Option<(&str, &str)> {
     let (path, func) = name.strip_prefix("py:")?.rsplit_once(':')?;
     let identifier = (func.chars().next()).is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && func.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    let path_ok = !path.trim().is_empty()
-        && !(path.chars()).any(|c| c == ',' || c == ';' || c.is_control());
+    let path_ok =
+        !path.trim().is_empty() && !(path.chars()).any(|c| c == ',' || c == ';' || c.is_control());
     (name.len() <= OrderName::MAX_FUNCTION && identifier && path_ok).then_some((path, func))
 }
 
