@@ -86,6 +86,17 @@ def _literal(text: str) -> Any:
         return text
 
 
+def _pickled(obj: Any, where: str, what: str, define: str) -> bytes:
+    """``obj`` pickled for the worker processes, or an error saying why it must pickle."""
+    try:
+        return pickle.dumps(obj)
+    except Exception as e:
+        raise _native.Error(
+            f"{where}: the cells run in worker processes, so {what} must pickle "
+            f"(define {define} at module level): {e}"
+        ) from e
+
+
 @dataclass(frozen=True)
 class PolicySeries:
     """A Python policy series: its label, and what a worker needs to build the policy — the
@@ -123,13 +134,7 @@ class PolicySeries:
     def of(policy: Any) -> "PolicySeries":
         """A policy object (each cell gets a copy) or a class (each cell builds one)."""
         name = policy.__name__ if isinstance(policy, type) else type(policy).__name__
-        try:
-            blob = pickle.dumps(policy)
-        except Exception as e:
-            raise _native.Error(
-                f"policy {name}: the cells run in worker processes, so a policy must pickle "
-                f"(define its class at module level): {e}"
-            ) from e
+        blob = _pickled(policy, f"policy {name}", "a policy", "its class")
         return PolicySeries(f"py:{name}", blob=blob, digest=hashlib.sha256(blob).hexdigest())
 
     def build(self) -> Any:
@@ -178,13 +183,7 @@ class OrderSeries:
         (with its qualified name and the label), else the pickle's."""
         order = order_of(label)
         is_static(func, order)
-        try:
-            blob = pickle.dumps(func)
-        except Exception as e:
-            raise _native.Error(
-                f"orders={{{order!r}: …}}: the cells run in worker processes, so a priority "
-                f"function must pickle (define it at module level): {e}"
-            ) from e
+        blob = _pickled(func, f"orders={{{order!r}: …}}", "a priority function", "it")
         try:
             source = Path(inspect.getsourcefile(func)).read_bytes()
         except (TypeError, OSError):

@@ -334,6 +334,16 @@ fn backfill(
 
 const NODES: u32 = 16;
 
+/// Every scheduler that takes an order.
+const ORDERED: [SchedKind; 6] = [
+    SchedKind::Fcfs,
+    SchedKind::OutOfOrder,
+    SchedKind::BypassQueue(30.0),
+    SchedKind::Window(3),
+    SchedKind::Easy,
+    SchedKind::Conservative,
+];
+
 /// Streams of up to 60 jobs: bursts at one instant, run times 1–100 s, estimates from a half to
 /// four times the run time, 1–16 nodes, four users in three groups.
 fn stream() -> impl Strategy<Value = Workload> {
@@ -423,14 +433,7 @@ proptest! {
     fn named_orders_and_their_expressions_schedule_alike(w in stream()) {
         let c = PriorityConfig::default();
         for info in NAMED_ORDERS.iter().filter(|i| i.order != Named::Fcfs) {
-            for kind in [
-                SchedKind::Fcfs,
-                SchedKind::OutOfOrder,
-                SchedKind::BypassQueue(30.0),
-                SchedKind::Window(3),
-                SchedKind::Easy,
-                SchedKind::Conservative,
-            ] {
+            for kind in ORDERED {
                 let by_name = run_ordered(&w, NODES, kind, Key::Named(info.order), &c);
                 let by_expr = run_ordered(&w, NODES, kind, expr(info.expression), &c);
                 prop_assert_eq!(&by_name.records, &by_expr.records, "{} {}", kind, info.name);
@@ -850,14 +853,7 @@ proptest! {
             (Formula { is_static: false, f: WFP3 }, "wfp3"),
         ] {
             let (key, with_fn) = function(formula);
-            for kind in [
-                SchedKind::Fcfs,
-                SchedKind::OutOfOrder,
-                SchedKind::BypassQueue(30.0),
-                SchedKind::Window(3),
-                SchedKind::Easy,
-                SchedKind::Conservative,
-            ] {
+            for kind in ORDERED {
                 let by_name = run_ordered(&w, NODES, kind, named(order), &c);
                 let by_fn = run_ordered(&w, NODES, kind, key.clone(), &with_fn);
                 prop_assert_eq!(&by_name.records, &by_fn.records, "{} {}", kind, order);
