@@ -151,3 +151,14 @@ def test_run_label_is_a_workers_replay_of_any_python_label(prio, tmp_path, monke
     metrics, *_ = run_label(SYNTH, "easy:order=py:prio.py:sjf", base=tmp_path, alloc="flat")
     assert metrics["scheduler"] == "easy:order=py:prio.py:sjf"
     assert metrics["mean_wait_s"] == pr.run(SYNTH, sched="easy:order=sjf").metrics["mean_wait_s"]
+
+
+def test_a_failing_function_fails_its_sweep_cells_only(prio):
+    with pytest.raises(pr.CellsFailed) as e:
+        pr.sweep(SYNTH, sched=["easy:order=sjf", "easy:order=py:prio.py:fails"], alloc=["flat"],
+                 estimate=["exact"], loads=[1.0, LOAD], threads=1)
+    assert [c for c, _, _ in e.value.failed] == [
+        f"easy:order=py:prio.py:fails / flat / exact @ {lf:g}" for lf in (1.0, LOAD)
+    ]
+    assert all(at > 20000 and "no priority for you" in tb for _, at, tb in e.value.failed)
+    assert e.value.frame["scheduler"].to_list() == ["easy:order=sjf"] * 2
