@@ -48,8 +48,9 @@ pub struct TraceEntry {
     pub description: String,
     /// Archive file name (`SDSC-Par-1996-3.1-cln.swf.gz`).
     pub file: String,
-    /// PWA folder (`l_sdsc_par`).
-    pub folder: String,
+    /// PWA folder (`l_sdsc_par`); `None` for a log the archive does not hold (a model's output
+    /// that another project ships), which is found on the search path only.
+    pub folder: Option<String>,
     /// sha256 of the uncompressed bytes, lowercase hex; `None` when not recorded.
     pub sha256: Option<String>,
     /// How the trace is converted to jobs (machine, rule, filters); `lenient` is `false` here.
@@ -164,7 +165,7 @@ struct RawEntry {
     #[serde(default)]
     description: String,
     file: String,
-    folder: String,
+    folder: Option<String>,
     sha256: Option<String>,
     machine: String,
     shape: Option<ShapeRule>,
@@ -237,8 +238,15 @@ fn entry(name: String, e: RawEntry) -> Result<TraceEntry, CatalogError> {
     if let Some(h) = e.sha256.as_deref().filter(|h| !is_sha256_hex(h)) {
         return Err(bad(format!("sha256 `{h}` is not 64 lowercase hex digits")));
     }
-    if e.file.is_empty() || e.file.contains(['/', '\\']) || e.folder.contains(['/', '\\']) {
+    let plain = |n: &str| !n.is_empty() && !n.contains(['/', '\\']);
+    if !plain(&e.file) || !e.folder.as_deref().is_none_or(plain) {
         return Err(bad("file and folder must be plain names".into()));
+    }
+    if e.folder.is_none() && e.sha256.is_none() {
+        // Nothing could download it or tell the right file from another of its name.
+        return Err(bad(
+            "a log without an archive folder needs its sha256 on record".into(),
+        ));
     }
     let fallback = DefaultGrid::for_machine(machine);
     let schedulers = match e.sched {
@@ -341,7 +349,13 @@ mod tests {
         for e in c.entries() {
             assert!(e.conversion.shape.suits(e.conversion.machine), "{}", e.name);
             assert!(e.file.ends_with(".swf.gz"), "{}", e.name);
-            assert!(e.folder.starts_with("l_"), "{}", e.name);
+            // An archive log is in a folder `l_…`; the one log without a folder is the synthetic
+            // Lublin–Feitelson trace the learning-based scheduling papers replay, which the
+            // archive does not hold (it ships the model, not this output of it).
+            match e.folder.as_deref() {
+                Some(folder) => assert!(folder.starts_with("l_"), "{}", e.name),
+                None => assert_eq!(e.name, "lublin-256"),
+            }
         }
         // The logs in ../shared/traces have their hash on record; the others are verified by gzip
         // integrity and a strict parse when downloaded.
@@ -354,6 +368,7 @@ mod tests {
             "kth-sp2",
             "llnl-atlas",
             "hpc2n",
+            "lublin-256",
         ] {
             assert!(
                 c.get(n).is_some_and(|e| e.sha256.is_some()),
@@ -458,6 +473,18 @@ mod tests {
         let g = &c.get("x").expect("x").grid;
         assert_eq!(g.schedulers, vec![SchedKind::Window(4)]);
         assert_eq!(g.allocators, vec![AllocKind::Mpl]);
+    }
+
+    #[test]
+    fn a_log_outside_the_archive_has_no_folder_and_needs_its_hash() {
+        let t = "[traces.x]\nfile = \"X.swf.gz\"\nmachine = \"flat:8\"\n";
+        let e = Catalog::from_toml(t).expect_err("no folder, no hash");
+        assert!(e.to_string().contains("needs its sha256"), "{e}");
+        let hashed = format!("{t}sha256 = \"{}\"\n", "0".repeat(64));
+        let c = Catalog::from_toml(&hashed).expect("valid");
+        assert_eq!(c.get("x").expect("x").folder, None);
+        let slashed = format!("{hashed}folder = \"a/b\"\n");
+        assert!(Catalog::from_toml(&slashed).is_err());
     }
 
     #[test]

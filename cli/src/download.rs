@@ -35,9 +35,9 @@ pub fn base_url(flag: Option<&str>) -> String {
     s.trim_end_matches('/').to_string()
 }
 
-/// The download address of an entry.
-pub fn url_of(entry: &TraceEntry, base: &str) -> String {
-    format!("{base}/{}/{}", entry.folder, entry.file)
+/// The download address of an entry; `None` for a log the archive does not hold.
+pub fn url_of(entry: &TraceEntry, base: &str) -> Option<String> {
+    (entry.folder.as_ref()).map(|folder| format!("{base}/{folder}/{}", entry.file))
 }
 
 /// What to do without a network, for the error message.
@@ -47,14 +47,18 @@ pub fn offline_help(entry: &TraceEntry, sp: &SearchPath, dir: &Path) -> String {
         .iter()
         .map(|d| format!("  {}", d.display()))
         .collect();
+    let source = match url_of(entry, DEFAULT_ARCHIVE_URL) {
+        Some(url) => format!("To install it by hand, download {url} and put it"),
+        None => format!(
+            "The archive does not hold it ({}): put it",
+            entry.description
+        ),
+    };
     format!(
-        "trace {} needs the file {} (archive folder {}). To install it by hand, download \
-         {} and put it (gzip or plain) in {} or in any directory of the search path \
-         (set PWA_TRACES=dir1:dir2 to add some):\n{}",
+        "trace {} needs the file {}. {source} (gzip or plain) in {} or in any directory of the \
+         search path (set PWA_TRACES=dir1:dir2 to add some):\n{}",
         entry.name,
         entry.file,
-        entry.folder,
-        url_of(entry, DEFAULT_ARCHIVE_URL),
         dir.display(),
         dirs.join("\n")
     )
@@ -73,7 +77,12 @@ pub fn with_help(
 /// Downloads `entry` into `dir`, verifies it and returns its final path. Nothing unverified is kept;
 /// [`offline`], nothing is tried.
 pub fn fetch_entry(entry: &TraceEntry, base: &str, dir: &Path) -> anyhow::Result<PathBuf> {
-    let url = url_of(entry, base);
+    let Some(url) = url_of(entry, base) else {
+        anyhow::bail!(
+            "{} is not a Parallel Workloads Archive log: there is nothing to download",
+            entry.name
+        );
+    };
     anyhow::ensure!(
         !offline(),
         "not downloading {url}: PWA_OFFLINE=1 forbids it (unset PWA_OFFLINE to download)"

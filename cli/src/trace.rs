@@ -107,6 +107,13 @@ pub fn download(entry: &TraceEntry, sp: &SearchPath) -> Result<PathBuf, LoadErro
     let Some(dir) = sp.dirs().first().cloned() else {
         return Err(LoadError::Message("no trace directory to look in".into()));
     };
+    if entry.folder.is_none() {
+        return Err(LoadError::Message(format!(
+            "{} is not on the search path\n{}",
+            entry.file,
+            crate::download::offline_help(entry, sp, &dir)
+        )));
+    }
     if crate::download::offline() {
         return Err(LoadError::Message(format!(
             "{} is not on the search path and PWA_OFFLINE=1 forbids downloading it\n{}",

@@ -697,8 +697,8 @@ fn threads_or_cores(threads: Option<usize>) -> usize {
     })
 }
 
-/// The catalogued logs: one dict per entry (name, description, file, folder, sha256, machine,
-/// procs_per_node, schedulers, allocators).
+/// The catalogued logs: one dict per entry (name, description, file, folder (None for a log the
+/// archive does not hold), sha256, machine, procs_per_node, schedulers, allocators).
 #[pyfunction]
 fn catalog<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let cat = trace::catalog().map_err(err)?;

@@ -555,6 +555,16 @@ impl SchedKind {
         }
     }
 
+    /// Checks, before any replay, that the label's queue order (if it names one) is a named
+    /// order or one `config` defines, and that its expression compiles: what
+    /// [`SchedKind::build_with`] would refuse at the start of a replay, without a workload.
+    pub fn check_order(self, config: &PriorityConfig) -> Result<(), OrderError> {
+        match self.order() {
+            Some((_, name)) => config.resolve(name.as_str()).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
     /// Builds the policy with its queue in order `key`, for a replay of `w` (the fair-share
     /// accounts are its users and groups); `fcfs` builds the arrival-order policy itself.
     pub fn build_ordered(

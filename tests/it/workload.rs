@@ -242,6 +242,8 @@ fn shared_logs_convert_as_catalogued() {
         ("llnl-atlas", 22_397, 21_381),
         // 120 dual-processor nodes, every job within the header's 240 processors.
         ("hpc2n", 202_871, 0),
+        // Synthetic, every job within its 256 nodes.
+        ("lublin-256", 10_000, 0),
     ];
     let cat = Catalog::builtin();
     for (name, jobs, dropped) in expected {

@@ -33,7 +33,8 @@ struct Row {
     name: String,
     description: String,
     file: String,
-    folder: String,
+    /// Archive folder (`None`: a log the archive does not hold).
+    folder: Option<String>,
     machine: String,
     conversion: String,
     sched: Vec<String>,
@@ -140,10 +141,13 @@ fn table(l: &Listing) -> String {
         .map(|r| {
             let log = match (&r.path, r.bytes) {
                 (Some(p), Some(b)) => format!("{}  {p}", human::bytes(b)),
-                _ => format!(
-                    "not found: `pwa-replay fetch {}` downloads {}/{}",
-                    r.name, r.folder, r.file
-                ),
+                _ => match &r.folder {
+                    Some(folder) => format!(
+                        "not found: `pwa-replay fetch {}` downloads {folder}/{}",
+                        r.name, r.file
+                    ),
+                    None => format!("not found: put {} on the search path", r.file),
+                },
             };
             [
                 r.name.clone(),

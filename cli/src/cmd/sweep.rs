@@ -275,7 +275,7 @@ fn series(args: &Args) -> anyhow::Result<(Vec<Series>, Vec<SchedKind>)> {
 /// The one-panel experiment the flags describe.
 fn sweep_spec(args: &Args, loaded: &LoadedTrace) -> anyhow::Result<SweepSpec> {
     let shaking = args.shaking()?;
-    Ok(SweepSpec {
+    let spec = SweepSpec {
         workload: loaded.name.clone(),
         machine: loaded.machine,
         series: series(args)?.0,
@@ -283,7 +283,10 @@ fn sweep_spec(args: &Args, loaded: &LoadedTrace) -> anyhow::Result<SweepSpec> {
         replicas: shaking.map_or(1, |(n, _)| n as usize),
         shake: shaking.map(|(_, model)| model),
         options: args.options.options()?,
-    })
+    };
+    // Every label and queue order is checked before anything is written or replayed.
+    spec.plan().map_err(anyhow::Error::msg)?;
+    Ok(spec)
 }
 
 /// Runs the sweep's units (its part of them under `--shard`) on `threads` workers through the

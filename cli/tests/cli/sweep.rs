@@ -356,6 +356,22 @@ fn an_allocator_that_does_not_suit_the_machine_fails_before_any_cell() {
     assert!(!out.join("cells").exists());
 }
 
+#[test]
+fn an_unknown_queue_order_fails_before_any_cell_naming_its_label() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, out) = (fixture(tmp.path()), tmp.path().join("out"));
+    sweep_cmd(&trace, "flat:16", "fcfs,easy:order=sjff", "flat", &out)
+        .args(["--loads", "1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "scheduler `easy:order=sjff`: order `sjff` is not one of",
+        ))
+        .stderr(predicate::str::contains("did you mean `sjf`"))
+        .stderr(predicate::str::contains("[1/").not());
+    assert!(!out.exists());
+}
+
 /// A `synth:` sweep's summary: header and rows (wall-clock columns dropped).
 fn synth_sweep(label: &str, out: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     bin()

@@ -87,6 +87,10 @@ impl Panel {
         let sched = fill(&series.sched)?
             .parse::<SchedKind>()
             .map_err(|e| e.to_string())?;
+        let orders = self.options.priority().map_err(|e| e.to_string())?;
+        sched
+            .check_order(&orders)
+            .map_err(|e| format!("scheduler `{sched}`: {e}"))?;
         let alloc = fill(&series.alloc)?
             .parse::<AllocKind>()
             .map_err(|e| e.to_string())?;

@@ -280,3 +280,35 @@ fn an_orders_table_defines_orders_for_every_panel_and_enters_the_cell_ids() {
     assert!(e.to_string().contains("column"), "{e}");
     assert_eq!(e.line, 3, "{e}");
 }
+
+#[test]
+fn an_order_neither_named_nor_defined_is_refused_at_its_series_before_any_cell_runs() {
+    let with = |sched: &str| {
+        let text = FILE.replace(
+            "[\"easy\", \"conservative\"]",
+            &format!("[\"easy\", \"{sched}\"]"),
+        );
+        Plan::new("e.toml", &text, false)
+    };
+    let e = with("easy:order=wfp").unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("scheduler `easy:order=wfp`")
+            && message.contains("did you mean `wfp3`")
+            && !message.contains('\n'),
+        "{message}"
+    );
+    assert_eq!(e.key, "series", "{e}");
+    assert!(e.line > 0, "{e}");
+    // Defined in the file's `[orders]`, the same name plans.
+    let text = FILE
+        .replace(
+            "title = \"t\"\n",
+            "title = \"t\"\n[orders]\nwfp = \"wait\"\n",
+        )
+        .replace(
+            "[\"easy\", \"conservative\"]",
+            "[\"easy\", \"easy:order=wfp\"]",
+        );
+    assert!(Plan::new("e.toml", &text, false).is_ok());
+}

@@ -33,9 +33,9 @@ pub enum Named {
     Lqf,
     /// Largest expansion factor first.
     Xf,
-    /// WFP3 (Tang, Lan, Desai & Buettner, IPDPS 2009).
+    /// WFP3 (Tang, Lan, Desai & Buettner, IEEE Cluster 2009).
     Wfp3,
-    /// UNICEP (Tang, Lan, Desai & Buettner, IPDPS 2009).
+    /// UNICEP (Tang, Lan, Desai & Buettner, IEEE Cluster 2009).
     Unicep,
     /// F1 (Carastan-Santos & de Camargo, SC 2017), smallest first.
     F1,
