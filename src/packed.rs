@@ -15,7 +15,7 @@ use std::num::{NonZeroU32, NonZeroU64};
 use crate::SimTime;
 
 /// A time in 8 bytes within an `Option` (see the module doc).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct PackedTime(NonZeroU64);
 
 impl PackedTime {
@@ -41,7 +41,7 @@ impl std::fmt::Debug for PackedTime {
 macro_rules! packed_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         pub struct $name(NonZeroU32);
 
         impl $name {

@@ -31,7 +31,9 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 /// Width × height of a rectangular request or submesh.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Shape {
     /// Columns (x extent).
     pub w: u32,
@@ -112,7 +114,9 @@ impl Submesh {
 pub const MAX_DIMS: usize = 6;
 
 /// Extents (or coordinates) along `1..=MAX_DIMS` dimensions, each `1..=65535`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Dims {
     len: u8,
     v: [u16; MAX_DIMS],
@@ -254,7 +258,7 @@ impl fmt::Display for Subcube {
 }
 
 /// What a job asks of the machine, in the machine's units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Request {
     /// Any `n` nodes (flat machine).
     Nodes(u32),

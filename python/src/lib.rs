@@ -24,6 +24,7 @@ use pwa_replay::engine::users::{per_user, user_table};
 use pwa_replay::engine::{
     Engine, EngineError, NoObserver, Outcome, ReplayOptions, RunMetrics, summarize,
 };
+use pwa_replay::experiment::external::{self, Instance};
 use pwa_replay::experiment::figure::FigureData;
 use pwa_replay::experiment::run::{
     Replica, replay as replay_experiment_cell, run as run_experiment,
@@ -31,7 +32,7 @@ use pwa_replay::experiment::run::{
 use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{Plan, figures, verdicts};
 use pwa_replay::machine::{AllocKind, Allocator, MachineSpec};
-use pwa_replay::sched::SchedKind;
+use pwa_replay::sched::{SchedKind, Scheduler};
 use pwa_replay::sweep::{Cell, CellError, Grid, LoadSpec, Series};
 use pwa_replay::trace::Loader;
 use pwa_replay::trace::report::StatsStream;
@@ -820,6 +821,57 @@ fn experiment<'py>(
     Ok((points, claims))
 }
 
+/// Replays one replica of an external series as the binary hands it to a worker (an
+/// [`Instance`] as JSON) under `policy` (a Python object with `schedule(state)`) or `sched` (a
+/// scheduler label); returns its metrics as a JSON object of exact texts (column name → number as
+/// text). An exception of the policy is raised again with its `sim_time`.
+#[pyfunction]
+#[pyo3(signature = (instance, *, policy=None, sched=None, validate=false))]
+fn replay_instance(
+    py: Python<'_>,
+    instance: &[u8],
+    policy: Option<Py<PyAny>>,
+    sched: Option<&str>,
+    validate: bool,
+) -> PyResult<String> {
+    let instance: Instance = serde_json::from_slice(instance)
+        .map_err(|e| err(format!("reading the replica's instance: {e}")))?;
+    let (scheduler, state): (Box<dyn Scheduler>, _) = match Chosen::of(sched, policy)? {
+        Chosen::Builtin(s) => {
+            let priority = instance
+                .options
+                .priority()
+                .map_err(|e| err(e.to_string()))?;
+            let built = s
+                .for_workload(&instance.workload)
+                .build_with(&instance.workload, &priority)
+                .map_err(|e| err(format!("sched={s}: {}", chain(&e))))?;
+            (built, None)
+        }
+        Chosen::Python(p) => {
+            let (scheduler, state) = policy::PyPolicy::new(py, p)?;
+            (Box::new(scheduler), Some(state))
+        }
+    };
+    let metrics = external::replay_instance(&instance, scheduler, validate);
+    if let Some((e, at)) = state.and_then(|s| s.bind(py).borrow_mut().error.take()) {
+        e.value(py).setattr("sim_time", at)?;
+        return Err(e);
+    }
+    let metrics = metrics.map_err(|e| err(format!("{}: {}", instance.policy, chain(&*e))))?;
+    let texts: serde_json::Map<String, serde_json::Value> = COLUMNS
+        .iter()
+        .map(|c| {
+            let text = match (c.get)(&metrics) {
+                Value::Count(n) => n.to_string(),
+                Value::Real(x) => x.to_string(),
+            };
+            (c.name.to_string(), text.into())
+        })
+        .collect();
+    Ok(serde_json::Value::Object(texts).to_string())
+}
+
 /// The scheduler and allocator labels the library knows (syntax, example, meaning).
 #[pyfunction]
 fn labels_known(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -845,6 +897,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(labels_known, m)?)?;
     m.add_function(wrap_pyfunction!(load_list, m)?)?;
     m.add_function(wrap_pyfunction!(default_grid, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_instance, m)?)?;
     m.add_class::<policy::PyJob>()?;
     m.add_class::<policy::State>()?;
     m.add_class::<policy::QueueView>()?;

@@ -51,6 +51,7 @@
 //! assert_eq!(v[0].holds, Some(true), "{}", v[0].measured);
 //! ```
 
+pub mod external;
 pub mod figure;
 pub mod measure;
 pub mod plan;

@@ -19,7 +19,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::measure;
-use super::plan::{Cell, Panel, Plan, Xs};
+use super::plan::{Cell, Panel, Plan, Policy, Xs};
 use crate::coschedule;
 use crate::engine::{self, FragMeter, NoObserver, Observer, RunMetrics};
 use crate::replicate::{Estimate, replicate};
@@ -348,6 +348,17 @@ pub enum RunError {
     /// The worker pool could not start.
     #[error("cannot start {0} worker threads")]
     Pool(usize),
+    /// Cells failed; every other cell ran (a failed cell ends the climb of its series).
+    #[error("{} cell(s) failed:\n{}", .0.len(), failures(.0))]
+    Cells(Vec<RunError>),
+}
+
+/// One line per failure, with its causes.
+fn failures(all: &[RunError]) -> String {
+    all.iter()
+        .map(|e| format!("  {}", crate::trace::chain(e)))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Runs `units` of `plan` on `threads` workers. Lines and points start in the order given (a
@@ -382,8 +393,8 @@ pub fn run(
         })
         .collect();
     // Each with the index of its first x, so that points join their series in the panel's order
-    // of x values.
-    let mut climbed: Vec<((usize, usize), usize, LinePoints)> = pool.install(|| {
+    // of x values. A failed line does not stop the others.
+    let outcomes: Vec<Result<((usize, usize), usize, LinePoints), RunError>> = pool.install(|| {
         lines
             .par_iter()
             .with_max_len(1)
@@ -391,8 +402,21 @@ pub fn run(
                 Some(x) => Ok(((p, s), x, exec.at(p, s, x)?)),
                 None => Ok(((p, s), 0, exec.climb(p, s)?)),
             })
-            .collect::<Result<_, RunError>>()
-    })?;
+            .collect()
+    });
+    let (mut climbed, mut failed) = (Vec::new(), Vec::new());
+    for outcome in outcomes {
+        match outcome {
+            Ok(line) => climbed.push(line),
+            Err(RunError::Cells(all)) => failed.extend(all),
+            Err(e) => failed.push(e),
+        }
+    }
+    match failed.len() {
+        0 => {}
+        1 => return Err(failed.remove(0)),
+        _ => return Err(RunError::Cells(failed)),
+    }
     climbed.sort_by_key(|(line, x, _)| (*line, *x));
     let mut results = Results::default();
     for (line, _, points) in climbed {
@@ -473,10 +497,12 @@ struct Executor<'a> {
 }
 
 impl Executor<'_> {
-    /// One series up its x values, stopping `margin` points past its threshold.
+    /// One series up its x values, stopping `margin` points past its threshold. A failed point
+    /// ends a climb with a stop rule; without one, the points are independent and the others run.
     fn climb(&self, p: usize, s: usize) -> Result<LinePoints, RunError> {
         let panel = &self.plan.panels[p];
         let mut out = Vec::new();
+        let mut failed = Vec::new();
         let mut past: Option<usize> = None;
         for x in panel.xs() {
             if let (Some(n), Some(stop)) = (past, &panel.stop)
@@ -484,7 +510,14 @@ impl Executor<'_> {
             {
                 break;
             }
-            let (cell, runs) = self.point(panel, s, x)?;
+            let (cell, runs) = match self.point(panel, s, x) {
+                Ok(point) => point,
+                Err(e) if panel.stop.is_none() => {
+                    failed.push(e);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             if let Some(stop) = &panel.stop {
                 let v = Estimate::of(&runs, |m| stop.measure.of(m)).mean;
                 past = match past {
@@ -495,7 +528,11 @@ impl Executor<'_> {
             }
             out.push((x, cell.id()));
         }
-        Ok(out)
+        match failed.len() {
+            0 => Ok(out),
+            1 => Err(failed.remove(0)),
+            _ => Err(RunError::Cells(failed)),
+        }
     }
 
     /// Series `s` at its `i`-th x value alone.
@@ -593,15 +630,10 @@ impl Executor<'_> {
         let Xs::Auto(auto) = panel.x.values else {
             return Ok(BTreeMap::new());
         };
+        // Built-in schedulers only (checked when planning).
         let series: Vec<sweep::Series> = (0..panel.series.len())
-            .map(|s| {
-                let c = panel.cell(s, 1.0).expect("checked when planning");
-                sweep::Series {
-                    scheduler: c.sched,
-                    allocator: c.alloc,
-                    estimate: c.estimate,
-                }
-            })
+            .filter_map(|s| panel.cell(s, 1.0).ok()?.sweep_cell())
+            .map(|c| c.series())
             .collect();
         let index = |c: &sweep::Cell| series.iter().position(|s| *s == c.series());
         let runner = |c: &sweep::Cell| -> Result<RunMetrics, CellError> {
@@ -644,6 +676,15 @@ pub fn replay(
     seed: u64,
     validate: bool,
 ) -> Result<sweep::CellRun, CellError> {
+    let sched = match &cell.sched {
+        Policy::Builtin(s) => *s,
+        Policy::External(e) => {
+            return Err(format!(
+                "`{e}` runs outside the library: the caller's hook replays it (external::Instance)"
+            )
+            .into());
+        }
+    };
     let workload = prepared.instance(cell, seed)?;
     let machine = prepared.machine();
     let options = cell.options.clone();
@@ -655,16 +696,14 @@ pub fn replay(
         None => &mut unmetered,
     };
     // An observing gang cell keeps the class log (the `gang_classes` measure).
-    let (outcome, gang) = match cell.sched {
+    let (outcome, gang) = match sched {
         SchedKind::Gang(p) if cell.observe => {
             let (out, log) =
                 coschedule::replay_gang_with(&workload, machine, p, cell.alloc, options)?;
             (out, Some(log))
         }
         _ => (
-            engine::replay_with(
-                &workload, machine, cell.sched, cell.alloc, options, observer,
-            )?,
+            engine::replay_with(&workload, machine, sched, cell.alloc, options, observer)?,
             None,
         ),
     };

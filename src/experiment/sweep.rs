@@ -10,6 +10,7 @@
 
 use super::measure;
 use super::plan::{Axis, Cell, LOAD_FACTOR, Panel, Plan, SWEEP_CELL, Series, Xs};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::run::{Prepared, Results, Source, Unit};
@@ -85,13 +86,13 @@ impl SweepSpec {
             options: self.options.clone(),
             // A sweep measures run summaries only.
             observe: false,
+            digests: BTreeMap::new(),
         };
         for (i, s) in self.series.iter().enumerate() {
-            let c = panel.cell(i, 1.0)?;
-            if c.sweep_cell().series() != *s {
+            let read = panel.cell(i, 1.0)?.sweep_cell().map(|c| c.series());
+            if read.as_ref() != Some(s) {
                 return Err(format!(
-                    "series {s} does not read back from its labels: {}",
-                    c.sweep_cell().series()
+                    "series {s} does not read back from its labels: {read:?}"
                 ));
             }
         }
@@ -166,14 +167,15 @@ impl SweepSpec {
 }
 
 impl Cell {
-    /// The sweep's cell of this cell (its load factor, 1 where it has none).
-    pub fn sweep_cell(&self) -> sweep::Cell {
-        sweep::Cell {
-            scheduler: self.sched,
+    /// The sweep's cell of this cell (its load factor, 1 where it has none); `None` for an
+    /// external policy (a sweep's cells are built-in schedulers).
+    pub fn sweep_cell(&self) -> Option<sweep::Cell> {
+        Some(sweep::Cell {
+            scheduler: self.sched.builtin()?,
             allocator: self.alloc,
             load_factor: self.load_factor.unwrap_or(1.0),
             estimate: self.estimate,
-        }
+        })
     }
 }
 
@@ -244,7 +246,11 @@ mod tests {
             let Unit::Point { series, x, .. } = *u else {
                 panic!("{u:?}")
             };
-            let c = plan.panels[0].cell(series, xs[x]).unwrap().sweep_cell();
+            let c = plan.panels[0]
+                .cell(series, xs[x])
+                .unwrap()
+                .sweep_cell()
+                .unwrap();
             assert_eq!(c, cells[series * 3 + x]);
         }
         let mut dealt: Vec<Unit> = (0..3)

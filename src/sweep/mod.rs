@@ -74,11 +74,12 @@ impl Cell {
     /// The cell's labels joined by `|` (`window:240|mpl|0.3`, then `|user` for estimates other than
     /// exact): stable, unique within a sweep.
     pub fn key(&self) -> String {
-        let key = format!("{}|{}|{}", self.scheduler, self.allocator, self.load_factor);
-        match self.estimate {
-            EstimateModel::Exact => key,
-            e => format!("{key}|{e}"),
-        }
+        cell_key(
+            &self.scheduler,
+            self.allocator,
+            self.load_factor,
+            self.estimate,
+        )
     }
 
     /// A seed derived from the cell's labels only (the first 8 bytes of SHA-256 of [`Cell::key`],
@@ -89,6 +90,20 @@ impl Cell {
         let mut bytes = [0u8; 8];
         bytes.copy_from_slice(&digest[..8]);
         u64::from_le_bytes(bytes)
+    }
+}
+
+/// [`Cell::key`] of a cell whose scheduler is any label (an experiment's external series too).
+pub fn cell_key(
+    scheduler: &dyn fmt::Display,
+    allocator: AllocKind,
+    load_factor: f64,
+    estimate: EstimateModel,
+) -> String {
+    let key = format!("{scheduler}|{allocator}|{load_factor}");
+    match estimate {
+        EstimateModel::Exact => key,
+        e => format!("{key}|{e}"),
     }
 }
 

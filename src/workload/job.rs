@@ -7,7 +7,9 @@ use crate::packed::{GroupId, PackedTime, PartitionId, QueueId, UserId};
 pub use crate::resource::Request;
 
 /// Dense index of a job in its [`Workload`] (0-based, in arrival order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct JobId(pub u32);
 
 impl JobId {
@@ -18,7 +20,7 @@ impl JobId {
 }
 
 /// One job of a workload, after filters and shape conversion.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Job {
     /// Position in the workload.
     pub id: JobId,
@@ -73,7 +75,7 @@ impl Job {
 }
 
 /// A job stream ready to simulate: sorted by submit time (ties keep source order), ids dense.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Workload {
     /// Jobs in arrival order; `jobs[i].id == JobId(i)`.
     pub jobs: Vec<Job>,
@@ -177,7 +179,7 @@ impl EstimateModel {
 }
 
 /// How a prediction a job outlives is extended.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Correction {
     /// `predict`: the first prediction plus 1 min, 5 min, 15 min, … 100 h, then the user estimate.
     #[default]
@@ -187,7 +189,7 @@ pub enum Correction {
 }
 
 /// A predictor label: which [`Predictor`](crate::estimate::Predictor) a replay builds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PredictorKind {
     /// `predict[:estimate]`: the mean run time of the user's two last completed jobs (Tsafrir,
     /// Etsion & Feitelson 2007), outlived predictions extended by the [`Correction`], see

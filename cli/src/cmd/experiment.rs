@@ -32,6 +32,7 @@ use crate::report::lock::OutLock;
 use crate::report::manifest::Manifest;
 use crate::report::progress;
 use crate::slurm::SlurmArgs;
+use crate::study::python::{self, Workers};
 use crate::study::{RESULTS_FILE, Replicas, ResultsFile, SPEC_FILE, Spinner, write_report};
 
 /// Options of `pwa-replay experiment`.
@@ -96,7 +97,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     for ((plan, text), file) in plans.iter().zip(&args.files) {
         let out = out_dir(&args, file);
-        run_one(plan, text, &options, &out, &args, threads, &stop)?;
+        let workers = Workers::for_labels(&base_dir(file), &plan.external_labels())?;
+        let study = Study {
+            plan,
+            text,
+            workers: workers.as_ref(),
+        };
+        run_one(&study, &options, &out, &args, threads, &stop)?;
     }
     Ok(())
 }
@@ -134,12 +141,23 @@ pub fn read_plan(
     let mut text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let name = file.display().to_string();
-    let plan = Plan::with_params(&name, &text, quick, set, options)?;
+    let mut plan = Plan::with_params(&name, &text, quick, set, options)?;
+    // A Python series is keyed by its file, relative to the experiment's.
+    plan.resolve_external(|label| python::digest(&base_dir(file), label))
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     if !set.is_empty() {
         // The text kept beside the results (for `merge`) holds the values set.
         text = pwa_replay::experiment::plan::substitute_params(&name, &text, quick, set)?;
     }
     Ok((plan, text))
+}
+
+/// The folder of an experiment file, which its Python labels' paths are relative to.
+fn base_dir(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 fn out_dir(args: &Args, file: &Path) -> PathBuf {
@@ -153,16 +171,23 @@ fn out_dir(args: &Args, file: &Path) -> PathBuf {
     }
 }
 
-/// Runs one experiment (its plan, its text and the command line's replay options) into `out`.
+/// One experiment: its plan, its text, and the workers of its Python series.
+struct Study<'a> {
+    plan: &'a Plan,
+    text: &'a str,
+    workers: Option<&'a Workers>,
+}
+
+/// Runs one experiment (and the command line's replay options) into `out`.
 fn run_one(
-    plan: &Plan,
-    text: &str,
+    study: &Study<'_>,
     options: &ReplayOptions,
     out: &Path,
     args: &Args,
     threads: usize,
     stop: &AtomicBool,
 ) -> anyhow::Result<()> {
+    let (plan, text) = (study.plan, study.text);
     let t0 = Instant::now();
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let lock = OutLock::acquire(out)?;
@@ -181,7 +206,7 @@ fn run_one(
     let replicas = Replicas::new(out, args.resume, &lock, stop, &source);
     let progress = Spinner::new(args.quiet, &plan.title);
     let hook = |r: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| {
-        replicas.get(r, compute)
+        replicas.get(r, &|| Workers::replay(study.workers, r, compute))
     };
     let on_event = |e: run::Event| progress.event(&e);
     let results = run::run(plan, &units, &source, &hook, &on_event, threads);

@@ -583,7 +583,10 @@ impl<'a> CellRun<'a> {
 
     /// One replica of a cell; a failure is kept in `failure` and stops the sweep.
     fn replica(&self, r: &Replica<'_>) -> Result<RunMetrics, CellError> {
-        let cell = r.cell.sweep_cell();
+        let cell = r
+            .cell
+            .sweep_cell()
+            .ok_or("a sweep runs built-in schedulers")?;
         if self.stop.load(Ordering::SeqCst) {
             return Err(Box::new(Stopped));
         }

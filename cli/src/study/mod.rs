@@ -7,6 +7,7 @@
 
 pub mod data;
 pub mod plot;
+pub mod python;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

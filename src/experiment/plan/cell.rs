@@ -4,12 +4,41 @@ use std::fmt::Write as _;
 
 use super::{LOAD_FACTOR, Measure, Panel, SWEEP_CELL, Xs, fill};
 use crate::engine::ReplayOptions;
+use crate::experiment::external::{External, is_external};
 use crate::machine::AllocKind;
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
-use crate::sched::SchedKind;
+use crate::sched::{SchedKind, SchedParseError};
 use crate::workload::EstimateModel;
 use crate::workload::shake::ShakeModel;
+
+/// What a cell's series runs: a built-in scheduler, or a label run outside the library.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Policy {
+    /// A scheduler of the registry.
+    Builtin(SchedKind),
+    /// A label with a `py:` part ([`super::super::external`]).
+    External(External),
+}
+
+impl Policy {
+    /// The built-in scheduler; `None` for an external one.
+    pub fn builtin(&self) -> Option<SchedKind> {
+        match self {
+            Policy::Builtin(s) => Some(*s),
+            Policy::External(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Policy::Builtin(s) => s.fmt(f),
+            Policy::External(e) => e.fmt(f),
+        }
+    }
+}
 
 /// One distinct simulation, replicated: everything its results depend on.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +52,7 @@ pub struct Cell {
     /// Submit times divided by this (x on a `load_factor` axis); `None`: the workload as it is.
     pub load_factor: Option<f64>,
     /// Scheduler.
-    pub sched: SchedKind,
+    pub sched: Policy,
     /// Allocator.
     pub alloc: AllocKind,
     /// Estimates.
@@ -73,6 +102,9 @@ impl Cell {
         if self.observe {
             s.push_str("|observe");
         }
+        if let Policy::External(e) = &self.sched {
+            let _ = write!(s, "|sha256={}", e.digest);
+        }
         s
     }
 }
@@ -84,13 +116,7 @@ impl Panel {
         let fill = |t: &str| fill(t, x, self.jobs);
         let on_lf = self.x.name == LOAD_FACTOR;
         let workload = fill(&self.workload)?;
-        let sched = fill(&series.sched)?
-            .parse::<SchedKind>()
-            .map_err(|e| e.to_string())?;
-        let orders = self.options.priority().map_err(|e| e.to_string())?;
-        sched
-            .check_order(&orders)
-            .map_err(|e| format!("scheduler `{sched}`: {e}"))?;
+        let sched = self.policy(fill(&series.sched)?)?;
         let alloc = fill(&series.alloc)?
             .parse::<AllocKind>()
             .map_err(|e| e.to_string())?;
@@ -104,13 +130,7 @@ impl Panel {
                 } else {
                     self.load_factor.unwrap_or(1.0)
                 };
-                let key = crate::sweep::Cell {
-                    scheduler: sched,
-                    allocator: alloc,
-                    load_factor: lf,
-                    estimate,
-                }
-                .key();
+                let key = crate::sweep::cell_key(&sched, alloc, lf, estimate);
                 fill(&t.replace(SWEEP_CELL, &key))?
             }
             Some(t) => fill(t)?,
@@ -135,6 +155,20 @@ impl Panel {
             options: self.options.clone(),
             observe: self.observe,
         })
+    }
+
+    /// The policy `label` names: external (with its digest, once resolved) or built-in.
+    fn policy(&self, label: String) -> Result<Policy, String> {
+        if is_external(&label) {
+            let digest = self.digests.get(&label).cloned().unwrap_or_default();
+            return Ok(Policy::External(External { label, digest }));
+        }
+        let sched: SchedKind = label.parse().map_err(|e: SchedParseError| e.to_string())?;
+        let orders = self.options.priority().map_err(|e| e.to_string())?;
+        sched
+            .check_order(&orders)
+            .map_err(|e| format!("scheduler `{sched}`: {e}"))?;
+        Ok(Policy::Builtin(sched))
     }
 
     /// The x values a series may visit (for `auto`: the schedule up to its cap).

@@ -9,6 +9,7 @@
 //!   by the [`fill`] templates (`template`) and its id, the memo and cache key.
 //! * [`substitute_params`] puts the file's `[params]` in place before it is read (`params`).
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use toml::Spanned;
@@ -30,7 +31,7 @@ mod panel;
 mod params;
 mod template;
 
-pub use cell::Cell;
+pub use cell::{Cell, Policy};
 pub use params::substitute_params;
 pub use template::fill;
 
@@ -59,6 +60,44 @@ pub struct Plan {
     pub figures: Vec<Figure>,
     /// The claims, in file order.
     pub claims: Vec<Claim>,
+}
+
+impl Plan {
+    /// The external policy labels of the plan's cells ([`super::external`]), each once, in panel
+    /// order.
+    pub fn external_labels(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for p in &self.panels {
+            for s in 0..p.series.len() {
+                for x in p.xs() {
+                    if let Ok(Cell {
+                        sched: Policy::External(e),
+                        ..
+                    }) = p.cell(s, x)
+                        && !out.contains(&e.label)
+                    {
+                        out.push(e.label);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Gives every external label its digest (what the label names, read by the caller), so that
+    /// its cells' ids change with it; the first error of `digest`, with the label.
+    pub fn resolve_external(
+        &mut self,
+        digest: impl Fn(&str) -> Result<String, String>,
+    ) -> Result<(), String> {
+        for label in self.external_labels() {
+            let d = digest(&label).map_err(|e| format!("`{label}`: {e}"))?;
+            for p in &mut self.panels {
+                p.digests.insert(label.clone(), d.clone());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A workload template on a machine under several series, over an x axis.
@@ -95,6 +134,9 @@ pub struct Panel {
     /// Its figures or rules use an observed measure: every replica computes them, and is checked
     /// by the schedule validator.
     pub observe: bool,
+    /// The digests of its external policy labels (label → digest), given by the caller
+    /// ([`Plan::resolve_external`]).
+    pub digests: BTreeMap<String, String>,
 }
 
 /// One series: policy label templates and a legend label.

@@ -1,6 +1,7 @@
 //! One `[[panel]]` checked: its machine, budget, replication, x axis, series and replay options,
 //! and every cell it runs built once.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use toml::Spanned;
@@ -8,6 +9,7 @@ use toml::Spanned;
 use super::{At, Axis, LOAD_FACTOR, Measure, Panel, Series, Stop, Xs, fill};
 use crate::engine::ReplayOptions;
 use crate::experiment::ExperimentError;
+use crate::experiment::external::is_external;
 use crate::experiment::measure;
 use crate::experiment::spec::{self, ExperimentFile, ReplicateSpec, ShakeSpec, Values};
 use crate::machine::AllocKind;
@@ -87,6 +89,7 @@ pub(super) fn panel(
             .map(shake_model),
         stop,
         options,
+        digests: BTreeMap::new(),
     };
     // A figure drawing a measure indexed by x (`decile_wait`) needs no {x} in the templates: the
     // x picks the value of the one cell.
@@ -247,6 +250,28 @@ fn check_cells(
             "`auto` climbs load factors: policy labels cannot depend on {x}",
         ));
     }
+    if let Some(s) = panel.series.iter().find(|s| is_external(&s.sched)) {
+        if matches!(panel.x.values, Xs::Auto(_)) {
+            return Err(at.err(
+                &p.x.values.span(),
+                "values",
+                format!(
+                    "`{}` runs outside the library: `auto` climbs load factors inside it; list the load factors",
+                    s.sched
+                ),
+            ));
+        }
+        if panel.observe {
+            return Err(at.err(
+                &p.name.span(),
+                "series",
+                format!(
+                    "`{}` runs outside the library, which measures its replays' summaries only: draw summary measures (not observed ones) in its panel",
+                    s.sched
+                ),
+            ));
+        }
+    }
     for (i, s) in panel.series.iter().enumerate() {
         for &x in &panel.xs() {
             panel.cell(i, x).map_err(|m| {
@@ -275,7 +300,7 @@ fn label_at(
 ) -> Option<(&'static str, Range<usize>)> {
     let reads = |t: &str, key: &str| {
         fill(t, x, panel.jobs).is_ok_and(|l| match key {
-            "sched" => l.parse::<SchedKind>().is_ok(),
+            "sched" => is_external(&l) || l.parse::<SchedKind>().is_ok(),
             "alloc" => l.parse::<AllocKind>().is_ok(),
             _ => l.parse::<EstimateModel>().is_ok(),
         })

@@ -68,7 +68,7 @@ fn a_file_becomes_panels_series_cells_figures_and_claims() {
     assert_eq!(kth.xs(), vec![0.5, 1.0, 1.5]);
     assert_eq!(kth.rule.max, 3);
     let c = kth.cell(1, 1.5).unwrap();
-    assert_eq!(c.sched, SchedKind::Conservative);
+    assert_eq!(c.sched, Policy::Builtin(SchedKind::Conservative));
     assert_eq!(c.load_factor, Some(1.5));
     assert_eq!(c.seed_key, "kth-sp2|lf=1.5");
     assert_eq!(
@@ -78,7 +78,7 @@ fn a_file_becomes_panels_series_cells_figures_and_claims() {
     );
     let k = &p.panels[1];
     let c = k.cell(0, 240.0).unwrap();
-    assert_eq!(c.sched, SchedKind::Window(240));
+    assert_eq!(c.sched, Policy::Builtin(SchedKind::Window(240)));
     assert_eq!(c.workload, "synth:uniform,mesh=32x32,jobs=100,rate=2.5");
     assert_eq!(c.load_factor, None);
     assert_eq!(c.seed_key, "uniform/rate=2.5");

@@ -1,0 +1,51 @@
+"""The worker process of the command line: ``python -m pwa_replay.worker`` replays one replica of
+a series whose label has a ``py:`` part (a Python policy ``py:PATH:Class[:key=value,…]``, or a
+built-in scheduler with a Python queue order), which the ``pwa-replay`` binary cannot run itself.
+
+It reads from stdin one JSON line, ``{"policy": LABEL, "cell": DESCRIPTION}``, then the replica's
+instance (the workload as that replica replays it, the machine, the allocator and the replay
+options, as the binary wrote it), and writes to stdout one JSON object: ``{"metrics": {column:
+exact text}}``, or ``{"error": message, "sim_time": seconds or null, "traceback": text}`` when the
+policy raised. Paths in the label are relative to the working directory, which the binary sets to
+the experiment file's folder. Every replica builds its policy anew, from the file as it is now.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+from . import _native
+from .series import PolicySeries, is_python_label
+
+
+def replay(label: str, instance: bytes) -> dict:
+    """One replica: its metrics, or the policy's error with its traceback."""
+    try:
+        if is_python_label(label):
+            policy = PolicySeries.parse(label, base=Path.cwd()).build()
+            text = _native.replay_instance(instance, policy=policy)
+        else:
+            text = _native.replay_instance(instance, sched=label)
+        return {"metrics": json.loads(text)}
+    except Exception as e:  # the replica fails; the binary reports it with the cell
+        return {
+            "error": f"{type(e).__name__}: {e}",
+            "sim_time": getattr(e, "sim_time", None),
+            "traceback": traceback.format_exc(),
+        }
+
+
+def main() -> int:
+    stdin = sys.stdin.buffer
+    header = json.loads(stdin.readline())
+    out = replay(header["policy"], stdin.read())
+    sys.stdout.write(json.dumps(out))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
