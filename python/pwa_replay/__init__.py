@@ -32,8 +32,8 @@ import polars as pl
 from . import _native
 from ._native import Error, Job, Placement, Reservation, State
 from .orders import order_functions, order_of
-from .series import (CellsFailed, PolicySeries, default_workers, is_python_label, run_cells,
-                     series_of)
+from .series import (CellsFailed, PolicySeries, default_workers, external_digest, is_python_label,
+                     replay_external, run_cells, series_of)
 
 __all__ = [
     "CellsFailed",
@@ -276,7 +276,8 @@ def experiment(
     """Runs the experiment file at ``path`` (docs/EXPERIMENTS.md) — ``quick`` for its short
     budget — and checks its claims, as ``pwa-replay experiment`` does (without writing files).
     The replay ``options`` (those of :func:`run`) apply where the file gives no value."""
-    points, claims = _native.experiment(str(path), quick=quick, threads=threads, **options)
+    points, claims = _native.experiment(str(path), quick=quick, threads=threads,
+                                        digest=external_digest, replay=replay_external, **options)
     return Experiment(
         points=pl.DataFrame(points, schema_overrides={"n": pl.UInt64}),
         claims=pl.DataFrame(claims, schema_overrides={"holds": pl.Boolean}),

@@ -32,6 +32,8 @@ import json
 import multiprocessing
 import os
 import pickle
+import subprocess
+import sys
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -41,8 +43,8 @@ from typing import Any, Optional, Sequence
 from . import _native
 from .orders import function_ref, is_static, load_function, order_of
 
-__all__ = ["CellsFailed", "OrderSeries", "PolicySeries", "is_python_label", "load_class",
-           "run_label", "series_of"]
+__all__ = ["CellsFailed", "OrderSeries", "PolicySeries", "external_digest", "is_python_label",
+           "load_class", "replay_external", "run_label", "series_of"]
 
 
 class CellsFailed(_native.Error):
@@ -298,6 +300,43 @@ def run_cells(
         metrics["scheduler"] = cell.series.label
         rows.append(metrics)
     return rows, failed, len(todo)
+
+
+def _named_file(label: str, base: Path) -> Path:
+    """The file a label's ``py:`` part names: ``py:PATH:…`` at its start or after an ``=``."""
+    label = label.strip()
+    rest = label[3:] if label.startswith("py:") else label.partition("=py:")[2]
+    path = rest.split(":")[0]
+    if not path:
+        raise _native.Error(f"{label}: a Python label is py:PATH:Class[:key=value,…]")
+    return base / path
+
+
+def external_digest(label: str, base: str) -> str:
+    """The digest an experiment keys a ``py:`` series by (as the command line does): the sha256
+    of the file its ``py:`` part names (relative to ``base``) and of the label."""
+    path = _named_file(label, Path(base))
+    if not path.is_file():
+        raise _native.Error(f"{label}: {path}: no such file")
+    return hashlib.sha256(path.read_bytes() + b"\0" + label.strip().encode()).hexdigest()
+
+
+def replay_external(label: str, base: str, instance: bytes) -> str:
+    """One replica of an experiment's ``py:`` series in a worker process (``python -m
+    pwa_replay.worker`` in ``base``, as the command line runs it): its metrics as JSON text, or
+    :class:`Error` with the policy's traceback and the simulated time."""
+    header = json.dumps({"policy": label}).encode() + b"\n"
+    done = subprocess.run([sys.executable, "-m", "pwa_replay.worker"], input=header + instance,
+                          cwd=base, capture_output=True, check=False)
+    try:
+        reply = json.loads(done.stdout)
+    except ValueError:
+        raise _native.Error(f"the Python worker failed: {done.stderr.decode().strip()}") from None
+    if "metrics" in reply:
+        return json.dumps(reply["metrics"])
+    at = reply["sim_time"]
+    when = "" if at is None else f" at simulated time {at:g} s"
+    raise _native.Error(f"{reply['error']}{when}\n{reply['traceback'].rstrip()}")
 
 
 def default_workers(threads: Optional[int]) -> int:

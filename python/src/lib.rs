@@ -26,6 +26,7 @@ use pwa_replay::engine::{
 };
 use pwa_replay::experiment::external::{self, Instance};
 use pwa_replay::experiment::figure::FigureData;
+use pwa_replay::experiment::plan::Policy;
 use pwa_replay::experiment::run::{
     Replica, replay as replay_experiment_cell, run as run_experiment,
 };
@@ -42,7 +43,7 @@ use pwa_replay::workload::{EstimateModel, Workload};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use priority::{PyPriorityFn, Report};
 use trace::{Loaded, Message, chain};
@@ -754,24 +755,49 @@ fn stats(
 /// `threads` workers, with replay options given as further keyword arguments under the file's
 /// (as `pwa-replay experiment`'s flags); returns `(points, claims)` as column lists: every figure's points (figure,
 /// title, axis labels, series, x, y, ci_low, ci_high, n) and every claim's verdict (figure,
-/// statement, holds, measured).
+/// statement, holds, measured). The series with a `py:` part are keyed by `digest(label, folder)`
+/// and their replicas replayed by `replay(label, folder, instance)` (metrics as JSON texts), the
+/// folder being the file's.
 #[pyfunction]
-#[pyo3(signature = (path, *, quick=false, threads=None, **options))]
+#[pyo3(signature = (path, *, quick=false, threads=None, digest=None, replay=None, **options))]
+#[allow(clippy::too_many_arguments)]
 fn experiment<'py>(
     py: Python<'py>,
     path: &str,
     quick: bool,
     threads: Option<usize>,
+    digest: Option<Py<PyAny>>,
+    replay: Option<Py<PyAny>>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let options = replay_options(options)?;
     let text = std::fs::read_to_string(path).map_err(|e| err(format!("reading {path}: {e}")))?;
-    let plan = Plan::with_params(path, &text, quick, &[], &options).map_err(|e| err(chain(&e)))?;
+    let mut plan =
+        Plan::with_params(path, &text, quick, &[], &options).map_err(|e| err(chain(&e)))?;
+    let folder = match std::path::Path::new(path).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.display().to_string(),
+        _ => ".".to_string(),
+    };
+    if let Some(digest) = &digest {
+        plan.resolve_external(|label| {
+            digest
+                .call1(py, (label, &folder))
+                .and_then(|d| d.extract::<String>(py))
+                .map_err(|e| e.to_string())
+        })
+        .map_err(|e| err(format!("{path}: {e}")))?;
+    }
     let threads = threads_or_cores(threads);
     let results = py
         .detach(|| {
-            let hook =
-                |_: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| compute();
+            let hook = |r: &Replica<'_>, compute: &dyn Fn() -> Result<RunMetrics, CellError>| {
+                match (&r.cell.sched, &replay) {
+                    (Policy::External(e), Some(replay)) => {
+                        replay_external(replay, &e.label, &folder, r)
+                    }
+                    _ => compute(),
+                }
+            };
             run_experiment(
                 &plan,
                 &plan.units(),
@@ -870,6 +896,36 @@ fn replay_instance(
         })
         .collect();
     Ok(serde_json::Value::Object(texts).to_string())
+}
+
+/// Replica `r` of an external series through Python's `replay(label, folder, instance)`.
+fn replay_external(
+    replay: &Py<PyAny>,
+    label: &str,
+    folder: &str,
+    r: &Replica<'_>,
+) -> Result<RunMetrics, CellError> {
+    let instance = serde_json::to_vec(&Instance::of(r)?)?;
+    let text: String = Python::attach(|py| {
+        replay
+            .call1(py, (label, folder, PyBytes::new(py, &instance)))
+            .and_then(|t| t.extract(py))
+    })
+    .map_err(|e| format!("replica with seed {}: {e}", r.seed))?;
+    let texts: std::collections::BTreeMap<String, String> = serde_json::from_str(&text)?;
+    let mut m = RunMetrics::default();
+    for c in COLUMNS {
+        let text = texts
+            .get(c.name)
+            .ok_or_else(|| format!("the worker gave no `{}`", c.name))?;
+        let value = if c.is_count() {
+            Value::Count(text.parse()?)
+        } else {
+            Value::Real(text.parse()?)
+        };
+        (c.set)(&mut m, value);
+    }
+    Ok(m)
 }
 
 /// The scheduler and allocator labels the library knows (syntax, example, meaning).
