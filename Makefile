@@ -79,12 +79,14 @@ replay-run:
 stats: build
 	$(BIN) stats --trace $(TRACE)
 
-## test: every unit, property, golden and CLI test (the HTML pages in headless Chromium among them),
-## then a smoke sweep on a real log, then the Python package's tests (pytest). The tests that read
-## the real logs fail without them; PWA_SKIP_TRACE_TESTS=1 skips them, reported as ignored (cargo)
-## or skipped (pytest).
+## test: every unit, property, golden and CLI test (the HTML pages in headless Chromium among them;
+## the Python series of experiments with target/py-venv's interpreter as their workers, so the
+## Python package is built first), then a smoke sweep on a real log, then the Python package's
+## tests (pytest). The tests that read the real logs fail without them; PWA_SKIP_TRACE_TESTS=1
+## skips them, reported as ignored (cargo) or skipped (pytest).
 test: setup
-	$(CARGO) test --locked --profile $(PROFILE) --workspace --exclude pwa-replay-py
+	$(MAKE) --no-print-directory python
+	PWA_PYTHON=$(abspath $(PY)) $(CARGO) test --locked --profile $(PROFILE) --workspace --exclude pwa-replay-py
 	$(MAKE) --no-print-directory smoke-run
 	$(MAKE) --no-print-directory pytest
 	$(MAKE) --no-print-directory wheel-test

@@ -11,6 +11,7 @@ mod newcomer;
 mod pages;
 mod paper;
 mod provenance;
+mod python;
 mod readme;
 mod run;
 mod shake;

@@ -1,0 +1,267 @@
+//! Python series in `pwa-replay experiment` (docs/PYTHON.md): a `py:` policy equal to the built-in
+//! scheduler it reimplements at every point and replica, the same whatever the thread count,
+//! replayed again after its file changes (and only it) under `--resume`, and failing cell by cell
+//! with its traceback.
+//!
+//! The workers' interpreter is `$PWA_PYTHON` (`make test` sets it to `target/py-venv`'s, which it
+//! builds first), else `target/py-venv/bin/python` when it exists: these tests are skipped, saying
+//! why, only when neither imports `pwa_replay`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use crate::support::{bin, real_logs, write};
+
+/// The interpreter the workers need, or `None` (with the reason printed) when there is none.
+fn python() -> Option<PathBuf> {
+    let given = std::env::var_os("PWA_PYTHON").map(PathBuf::from);
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/py-venv/bin/python");
+    let python = given.clone().or_else(|| venv.is_file().then_some(venv))?;
+    let imports = std::process::Command::new(&python)
+        .args(["-c", "import pwa_replay.worker"])
+        .status()
+        .is_ok_and(|s| s.success());
+    match (imports, given) {
+        (true, _) => Some(python),
+        // Asked for explicitly (as `make test` does): it must work.
+        (false, Some(p)) => panic!("PWA_PYTHON={} does not import pwa_replay", p.display()),
+        (false, None) => {
+            eprintln!(
+                "skipped: {} does not import pwa_replay (`make python` builds it)",
+                python.display()
+            );
+            None
+        }
+    }
+}
+
+/// [`python`] or a printed skip.
+macro_rules! python_or_skip {
+    () => {
+        match python() {
+            Some(p) => p,
+            None => {
+                eprintln!("skipped: no Python with pwa_replay (set PWA_PYTHON, or `make python`)");
+                return;
+            }
+        }
+    };
+}
+
+/// A study with the Python SJF policy of experiments/policies/sjf.py beside the built-in
+/// `fcfs:order=sjf` it reimplements, and a policy of `bad.py`: two load factors, two replicas.
+fn study(bad: bool) -> String {
+    let mut sched = r#""fcfs:order=sjf", "py:policies/sjf.py:Sjf""#.to_string();
+    if bad {
+        sched.push_str(r#", "py:policies/bad.py:Bad""#);
+    }
+    format!(
+        r#"
+title = "Python SJF"
+[defaults]
+replicate = {{ count = 2 }}
+[[panel]]
+name = "u"
+workload = "synth:uniform,mesh=16x16,jobs=300,rate=1"
+sched = [{sched}]
+alloc = ["ff"]
+estimate = ["x2"]
+x = {{ values = [0.7, 1.3] }}
+[[figure]]
+name = "wait"
+panel = "u"
+y = "mean_wait_s"
+"#
+    )
+}
+
+/// A folder with the study and its policies (the repository's SJF).
+fn folder(bad: bool) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("policies")).unwrap();
+    let sjf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/policies/sjf.py");
+    std::fs::copy(sjf, tmp.path().join("policies/sjf.py")).unwrap();
+    write(
+        &tmp.path().join("policies"),
+        "bad.py",
+        "class Bad:\n    def schedule(self, state):\n        if state.now > 20:\n            \
+         raise RuntimeError('boom')\n        for job in state.queue:\n            \
+         if not state.start(job):\n                return\n",
+    );
+    write(tmp.path(), "study.toml", &study(bad));
+    tmp
+}
+
+/// `experiment study.toml` in `dir` with `extra` flags: the command, to run.
+fn experiment(python: &Path, dir: &Path, extra: &[&str]) -> Command {
+    let mut c = bin();
+    c.env("PWA_PYTHON", python)
+        .current_dir(dir)
+        .args(["experiment", "study.toml", "--out", "out"])
+        .args(extra);
+    c
+}
+
+/// Runs `cmd`: its success, stderr and the `S simulated` count it prints.
+fn counted(cmd: &mut Command) -> (bool, String, usize) {
+    let out = cmd.output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let simulated = err
+        .split(" simulated")
+        .next()
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(usize::MAX);
+    (out.status.success(), err, simulated)
+}
+
+/// Every replica's metrics of series `series` of panel 0 in `out/results.json`, point by point,
+/// without the wall times.
+fn replicas(out: &Path, series: usize) -> Vec<Vec<BTreeMap<String, String>>> {
+    let text = std::fs::read_to_string(out.join("results.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    let line = r["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["panel"] == 0 && l["series"] == series)
+        .expect("the series ran");
+    line["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let runs: Vec<BTreeMap<String, String>> =
+                serde_json::from_value(r["cells"][p[1].as_str().unwrap()].clone()).unwrap();
+            runs.into_iter()
+                .map(|mut m| {
+                    m.retain(|k, _| k != "sim_wall_s" && k != "alloc_time_s");
+                    m
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_python_series_equals_the_builtin_one_at_every_replica_whatever_the_threads() {
+    let python = python_or_skip!();
+    let tmp = folder(false);
+    let (ok1, err, n) = counted(&mut experiment(&python, tmp.path(), &["--threads", "1"]));
+    assert!(ok1, "{err}");
+    assert_eq!(n, 8, "2 series × 2 load factors × 2 replicas: {err}");
+    let builtin = replicas(&tmp.path().join("out"), 0);
+    let py = replicas(&tmp.path().join("out"), 1);
+    assert_eq!(py.len(), 2);
+    assert_eq!(
+        py, builtin,
+        "the Python SJF is fcfs:order=sjf, replica by replica"
+    );
+    assert_ne!(py[0][0], py[0][1], "the replicas differ");
+    // Two workers: the same bytes of results.
+    let one = std::fs::read(tmp.path().join("out/results.json")).unwrap();
+    std::fs::remove_dir_all(tmp.path().join("out")).unwrap();
+    let (ok2, err, _) = counted(&mut experiment(&python, tmp.path(), &["--threads", "2"]));
+    assert!(ok2, "{err}");
+    let strip = |bytes: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(bytes)
+            .lines()
+            .filter(|l| !l.contains("sim_wall_s") && !l.contains("alloc_time_s"))
+            .map(String::from)
+            .collect()
+    };
+    let two = std::fs::read(tmp.path().join("out/results.json")).unwrap();
+    assert_eq!(strip(&one), strip(&two));
+}
+
+#[test]
+fn resume_after_editing_a_policy_replays_its_series_only() {
+    let python = python_or_skip!();
+    let tmp = folder(false);
+    let (ok, err, n) = counted(&mut experiment(&python, tmp.path(), &[]));
+    assert!(ok && n == 8, "{err}");
+    let (_, err, n) = counted(&mut experiment(&python, tmp.path(), &["--resume"]));
+    assert_eq!(n, 0, "nothing changed: {err}");
+    let sjf = tmp.path().join("policies/sjf.py");
+    let text = std::fs::read_to_string(&sjf).unwrap();
+    std::fs::write(&sjf, format!("{text}\n# edited\n")).unwrap();
+    let (ok, err, n) = counted(&mut experiment(&python, tmp.path(), &["--resume"]));
+    assert!(ok, "{err}");
+    assert_eq!(
+        n, 4,
+        "the Python series' 4 replicas, not the built-in's: {err}"
+    );
+}
+
+#[test]
+fn a_failing_policy_fails_its_cells_with_the_traceback_and_resume_reruns_them_only() {
+    let python = python_or_skip!();
+    let tmp = folder(true);
+    let (ok, err, _) = counted(&mut experiment(&python, tmp.path(), &[]));
+    assert!(!ok, "the study fails");
+    for needle in [
+        "2 cell(s) failed",
+        "py:policies/bad.py:Bad+ff+x2 at x = 0.7",
+        "py:policies/bad.py:Bad+ff+x2 at x = 1.3",
+        "RuntimeError: boom at simulated time",
+        "policies/bad.py\", line 4, in schedule",
+    ] {
+        assert!(err.contains(needle), "stderr lacks {needle:?}: {err}");
+    }
+    // The other cells finished and were kept: once the policy is mended, a rerun replays the
+    // failed cells only (2 cells × 2 replicas) and reuses the 8 others.
+    let bad = tmp.path().join("policies/bad.py");
+    let mended = std::fs::read_to_string(&bad)
+        .unwrap()
+        .replace("raise RuntimeError('boom')", "pass");
+    std::fs::write(&bad, mended).unwrap();
+    let (ok, err, n) = counted(&mut experiment(&python, tmp.path(), &["--resume"]));
+    assert!(ok, "{err}");
+    assert_eq!(n, 4, "{err}");
+    assert!(err.contains("12 replicas (4 simulated, 8 reused)"), "{err}");
+}
+
+#[test]
+fn without_python_the_study_says_what_to_install() {
+    let tmp = folder(false);
+    let mut c = bin();
+    c.env("PWA_PYTHON", tmp.path().join("no-python"))
+        .current_dir(tmp.path())
+        .args(["experiment", "study.toml", "--out", "out"]);
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("need Python with pwa_replay") && err.contains("pip install"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+}
+
+/// The repository's study on the first 3,000 jobs of each log: its claims (the Python SJF equal
+/// to `fcfs:order=sjf` on both logs) hold.
+#[test]
+#[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
+fn the_python_policies_study_holds_on_its_quick_budget() {
+    let python = python_or_skip!();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/python-policies.toml");
+    let mut c = bin();
+    c.env("PWA_PYTHON", &python)
+        .env("PWA_TRACES", real_logs())
+        .arg("experiment")
+        .arg(&file)
+        .args(["--quick", "--quiet", "--out"])
+        .arg(tmp.path());
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let readme = std::fs::read_to_string(tmp.path().join("README.md")).unwrap();
+    assert!(readme.contains("Claims: 4 of 4 hold"), "{readme}");
+}
