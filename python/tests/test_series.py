@@ -146,3 +146,38 @@ def test_a_cache_replays_only_failed_cells_and_edited_policies(tmp_path):
     fcfs = first.filter(pl.col("scheduler") == "fcfs").drop(WALL + ["scheduler"])
     for label in (f"py:{a}:Counted", f"py:{b}:Counted"):
         assert first.filter(pl.col("scheduler") == label).drop(WALL + ["scheduler"]).equals(fcfs)
+
+
+def _study(tmp_path, policy: str) -> Path:
+    (tmp_path / "policies").mkdir(exist_ok=True)
+    (tmp_path / "policies" / "sjf.py").write_text(
+        (Path(__file__).parents[2] / "experiments" / "policies" / "sjf.py").read_text()
+    )
+    f = tmp_path / "study.toml"
+    f.write_text(
+        "[[panel]]\nname = \"u\"\n"
+        f"workload = \"{SYNTH}\"\n"
+        f"sched = [\"fcfs:order=sjf\", \"{policy}\"]\n"
+        "alloc = [\"ff\"]\nx = { values = [0.6, 1.2] }\nreplicate = { count = 2 }\n"
+        "[[figure]]\nname = \"wait\"\npanel = \"u\"\ny = \"mean_wait_s\"\n"
+    )
+    return f
+
+
+def test_an_experiment_file_runs_its_python_series_in_workers(tmp_path):
+    points = pr.experiment(_study(tmp_path, "py:policies/sjf.py:Sjf"), threads=2).points
+    builtin = points.filter(pl.col("series") == "fcfs:order=sjf+ff")
+    python = points.filter(pl.col("series") == "py:policies/sjf.py:Sjf+ff")
+    assert python.height == 2 and python["n"].to_list() == [2, 2]
+    cols = ["x", "y", "ci_low", "ci_high"]
+    assert python.select(cols).equals(builtin.select(cols))
+
+
+def test_an_experiment_names_a_failing_python_series_with_its_traceback(tmp_path):
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "late.py").write_text(
+        "class Late:\n    def schedule(self, state):\n        raise KeyError('late')\n"
+    )
+    with pytest.raises(pr.Error, match=r"(?s)2 cell\(s\) failed.*KeyError: 'late' at simulated "
+                                        r"time.*late\.py\", line 3, in schedule"):
+        pr.experiment(_study(tmp_path, "py:policies/late.py:Late"), threads=2)

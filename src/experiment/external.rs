@@ -108,6 +108,84 @@ pub fn replay_instance(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::plan::{Plan, Policy};
+    use crate::experiment::run::{self, Prepared};
+
+    const STUDY: &str = r#"
+[[panel]]
+name = "u"
+workload = "synth:uniform,mesh=8x8,jobs=50,rate=1"
+sched = ["fcfs:order=sjf", "py:policies/sjf.py:Sjf"]
+alloc = ["ff"]
+x = { values = [0.5, 1.0] }
+[[figure]]
+name = "w"
+panel = "u"
+y = "mean_wait_s"
+"#;
+
+    #[test]
+    fn a_py_series_is_external_and_its_digest_is_in_its_cells_ids() {
+        let mut plan = Plan::new("s.toml", STUDY, false).unwrap();
+        assert_eq!(plan.external_labels(), ["py:policies/sjf.py:Sjf"]);
+        let before = plan.panels[0].cell(1, 0.5).unwrap();
+        assert_eq!(
+            before.sched,
+            Policy::External(External {
+                label: "py:policies/sjf.py:Sjf".into(),
+                digest: String::new(),
+            })
+        );
+        plan.resolve_external(|l| Ok(format!("d{}", l.len())))
+            .unwrap();
+        let after = plan.panels[0].cell(1, 0.5).unwrap();
+        assert!(after.id().ends_with("|sha256=d22"), "{}", after.id());
+        assert_ne!(before.id(), after.id());
+        // The built-in series is untouched.
+        let builtin = plan.panels[0].cell(0, 0.5).unwrap();
+        assert!(!builtin.id().contains("sha256"));
+        let e = plan.resolve_external(|_| Err("gone".into())).unwrap_err();
+        assert_eq!(e, "`py:policies/sjf.py:Sjf`: gone");
+    }
+
+    #[test]
+    fn the_library_hands_an_external_replica_over_and_summarizes_it_as_a_builtin_one() {
+        let plan = Plan::new("s.toml", STUDY, false).unwrap();
+        let (builtin, python) = (
+            plan.panels[0].cell(0, 1.0).unwrap(),
+            plan.panels[0].cell(1, 1.0).unwrap(),
+        );
+        let prepared = Prepared::synthetic("synth:uniform,mesh=8x8,jobs=50,rate=1", None).unwrap();
+        let e = run::replay(&prepared, &python, 7, false).unwrap_err();
+        assert!(e.to_string().contains("runs outside the library"), "{e}");
+        let replica = run::Replica {
+            cell: &python,
+            seed: 7,
+            prepared: &prepared,
+        };
+        let instance = Instance::of(&replica).unwrap();
+        // Through JSON, as a worker receives it, under the scheduler the label stands for here.
+        let text = serde_json::to_string(&instance).unwrap();
+        let back: Instance = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.workload.jobs, instance.workload.jobs, "times exact");
+        let sched = builtin.sched.builtin().unwrap();
+        let theirs = replay_instance(&back, sched.build(), true).unwrap();
+        let ours = run::replay(&prepared, &builtin, 7, false).unwrap().metrics;
+        assert_eq!(
+            RunMetrics { sim_wall_s: 0.0, alloc_time_s: 0.0, ..theirs },
+            RunMetrics { sim_wall_s: 0.0, alloc_time_s: 0.0, ..ours }
+        );
+    }
+
+    #[test]
+    fn a_py_series_needs_listed_x_and_summary_measures() {
+        let auto = STUDY.replace("x = { values = [0.5, 1.0] }", "x = { values = \"auto\" }");
+        let e = Plan::new("s.toml", &auto, false).unwrap_err();
+        assert!(e.to_string().contains("list the load factors"), "{e}");
+        let observed = STUDY.replace("y = \"mean_wait_s\"", "y = \"window_delay\"");
+        let e = Plan::new("s.toml", &observed, false).unwrap_err();
+        assert!(e.to_string().contains("summary measures"), "{e}");
+    }
 
     #[test]
     fn a_py_part_anywhere_makes_a_label_external() {

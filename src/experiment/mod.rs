@@ -5,6 +5,8 @@
 //! once, replicated, series climbing their x values in parallel (bit-identical whatever the thread
 //! count) → [`figures`] projects figure data (`series, x, y, ci_low, ci_high`) → [`verdicts`] checks
 //! the claims with the shared [`predicate`] library. The file format is in `docs/EXPERIMENTS.md`.
+//! A series whose label has a `py:` part is [`external`]: planned and replicated here, each replica
+//! replayed by the caller's hook (the binary hands it to a Python worker process).
 //!
 //! Seeds depend on the workload and x, never on the policy: replica `r` of a cell uses
 //! [`crate::replicate::seed_for`]`(seed key, r)`, and the seed key is the workload label (with the

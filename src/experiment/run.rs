@@ -10,7 +10,9 @@
 //!
 //! A cell's replicas are computed through the caller's [`Hook`] (the binary's `--resume` cache and
 //! Ctrl-C check live there). Cells are memoized by [`Cell::id`]; a cell met by two series at once
-//! may be computed twice, never differently.
+//! may be computed twice, never differently. A failed cell does not stop the others: every line
+//! and point runs (a series with a stop rule ends its climb at its failed point), and the run's
+//! error names every failed cell ([`RunError::Cells`]).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};

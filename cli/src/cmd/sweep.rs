@@ -33,7 +33,8 @@ use pwa_replay::experiment::run::{self, Replica};
 use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{self, Results};
 use pwa_replay::machine::AllocKind;
-use pwa_replay::sched::SchedKind;
+use pwa_replay::experiment::external::is_external;
+use pwa_replay::sched::{SchedKind, SchedParseError};
 use pwa_replay::sweep::{
     self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Series, Shard,
 };
@@ -61,7 +62,7 @@ pub struct Args {
     #[command(flatten)]
     pub input: TraceArgs,
     // The label lists come from the library's registries.
-    #[arg(long, value_delimiter = ',', value_name = "S,…", help = super::sched_help(
+    #[arg(long, value_delimiter = ',', value_name = "S,…", value_parser = builtin_sched, help = super::sched_help(
         "Schedulers, comma-separated (default: the trace's default grid, see `pwa-replay catalog`); \
          write a gang label's own parameters with `;` here (`gang:slice=600;nmax=4`)"
     ))]
@@ -143,6 +144,19 @@ impl Args {
         model.check().context("--shake-submit / --shake-runtime")?;
         Ok(Some((n, model)))
     }
+}
+
+/// A `--sched` label: a built-in scheduler. A label with a `py:` part is a Python series, which
+/// experiment files run (a sweep's grid and outputs are of built-in schedulers).
+fn builtin_sched(label: &str) -> Result<SchedKind, String> {
+    if is_external(label) {
+        return Err(format!(
+            "`{label}` is a Python series: `sweep` replays built-in schedulers; put it in an \
+             experiment file (`sched = [\"{label}\"]`, docs/EXPERIMENTS.md, \"Python series\") \
+             or in Python's pwa_replay.sweep()"
+        ));
+    }
+    label.parse().map_err(|e: SchedParseError| e.to_string())
 }
 
 /// The marker a replica returns when the sweep is stopping (Ctrl-C or an earlier failure).

@@ -13,13 +13,12 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
-use crate::support::{bin, real_logs, write};
+use crate::support::{bin, real_logs, worker_python, write};
 
 /// The interpreter the workers need, or `None` (with the reason printed) when there is none.
 fn python() -> Option<PathBuf> {
     let given = std::env::var_os("PWA_PYTHON").map(PathBuf::from);
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/py-venv/bin/python");
-    let python = given.clone().or_else(|| venv.is_file().then_some(venv))?;
+    let python = worker_python()?;
     let imports = std::process::Command::new(&python)
         .args(["-c", "import pwa_replay.worker"])
         .status()
@@ -264,4 +263,21 @@ fn the_python_policies_study_holds_on_its_quick_budget() {
     );
     let readme = std::fs::read_to_string(tmp.path().join("README.md")).unwrap();
     assert!(readme.contains("Claims: 4 of 4 hold"), "{readme}");
+}
+
+#[test]
+fn sweep_refuses_a_python_series_saying_where_it_runs() {
+    let mut c = bin();
+    c.args([
+        "sweep",
+        "--trace",
+        "synth:uniform,mesh=8x8,jobs=20,rate=1",
+        "--sched",
+        "py:policies/sjf.py:Sjf",
+        "--alloc",
+        "ff",
+        "--loads",
+        "1",
+    ]);
+    crate::support::fails_with(&mut c, &["is a Python series", "experiment file"]);
 }

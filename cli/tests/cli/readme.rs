@@ -18,7 +18,7 @@ use std::path::Path;
 
 use crate::catalog::make;
 use crate::fetch::{gzip, serve};
-use crate::support::{bin, real_logs, small_swf};
+use crate::support::{bin, real_logs, small_swf, worker_python};
 
 const README: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
 
@@ -189,7 +189,12 @@ fn every_readme_command_runs() {
             for run in variants(&cmd) {
                 let args = quick(run)[1..].to_vec();
                 eprintln!("README: pwa-replay {}", args.join(" "));
-                let out = bin()
+                let mut c = bin();
+                if let Some(python) = worker_python() {
+                    // The Python series of experiments/python-policies.toml.
+                    c.env("PWA_PYTHON", python);
+                }
+                let out = c
                     .current_dir(cwd)
                     .env("PWA_TRACES", &shared)
                     .env("PWA_ARCHIVE_URL", &archive)

@@ -26,6 +26,15 @@ pub fn bin_with(catalog: &Path, traces: &Path) -> Command {
     c
 }
 
+/// The Python interpreter of the workers of Python series: `$PWA_PYTHON` (`make test` sets it),
+/// else `target/py-venv/bin/python` when it exists (`make python`).
+pub fn worker_python() -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/py-venv/bin/python");
+    std::env::var_os("PWA_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| venv.is_file().then_some(venv))
+}
+
 /// Runs `cmd`, asserts it failed and that its stderr contains every one of `needles`.
 pub fn fails_with(cmd: &mut Command, needles: &[&str]) {
     let out = cmd.output().expect("runs");
