@@ -275,7 +275,10 @@ def experiment(
 ) -> Experiment:
     """Runs the experiment file at ``path`` (docs/EXPERIMENTS.md) — ``quick`` for its short
     budget — and checks its claims, as ``pwa-replay experiment`` does (without writing files).
-    The replay ``options`` (those of :func:`run`) apply where the file gives no value."""
+    The replay ``options`` (those of :func:`run`) apply where the file gives no value. A series
+    labelled ``py:PATH:Class`` (the path relative to the file) is replayed replica by replica in
+    ``python -m pwa_replay.worker`` processes of this interpreter, up to ``threads`` at once; a
+    policy that raises fails its cells, and :class:`Error` names them all with their tracebacks."""
     points, claims = _native.experiment(str(path), quick=quick, threads=threads,
                                         digest=external_digest, replay=replay_external, **options)
     return Experiment(

@@ -29,11 +29,11 @@ use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
 use pwa_replay::engine::users::per_user;
 use pwa_replay::engine::{ReplayOptions, RunMetrics};
+use pwa_replay::experiment::external::is_external;
 use pwa_replay::experiment::run::{self, Replica};
 use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{self, Results};
 use pwa_replay::machine::AllocKind;
-use pwa_replay::experiment::external::is_external;
 use pwa_replay::sched::{SchedKind, SchedParseError};
 use pwa_replay::sweep::{
     self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Series, Shard,

@@ -6,6 +6,7 @@ use super::panel::is_synthetic;
 use super::{At, Extra, Figure, Measure, Panel, names};
 use crate::engine::FRAGMENTATION_COLUMNS;
 use crate::experiment::ExperimentError;
+use crate::experiment::external::is_external;
 use crate::experiment::measure;
 use crate::experiment::spec;
 
@@ -94,7 +95,8 @@ fn divide_by(at: &At<'_>, name: &Spanned<String>) -> Result<Measure, ExperimentE
 
 /// Marks the panels whose figures draw an observed measure as observing (every replica computes
 /// the observed measures); such a panel leaves out the fragmentation pass, so a figure of it that
-/// draws a fragmentation column is refused at its `y`.
+/// draws a fragmentation column is refused at its `y`, and has no external series (their runners
+/// give summaries only).
 pub(super) fn mark_observing(
     at: &At<'_>,
     panels: &mut [Panel],
@@ -115,6 +117,16 @@ pub(super) fn mark_observing(
             .chain(g.extra.iter().map(|e| e.measure))
             .chain(p.stop.as_ref().map(|s| s.measure))
             .find(|m| FRAGMENTATION_COLUMNS.contains(&m.name));
+        if let (true, Some(s)) = (p.observe, p.series.iter().find(|s| is_external(&s.sched))) {
+            return Err(at.err(
+                &spec.y.span(),
+                "y",
+                format!(
+                    "panel `{}` uses observed measures, and `{}` runs outside the library, which gives its replays' summaries only: draw summary measures in its panel",
+                    p.name, s.sched
+                ),
+            ));
+        }
         if let (true, Some(m)) = (p.observe, frag) {
             return Err(at.err(
                 &spec.y.span(),

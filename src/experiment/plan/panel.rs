@@ -250,27 +250,18 @@ fn check_cells(
             "`auto` climbs load factors: policy labels cannot depend on {x}",
         ));
     }
-    if let Some(s) = panel.series.iter().find(|s| is_external(&s.sched)) {
-        if matches!(panel.x.values, Xs::Auto(_)) {
-            return Err(at.err(
-                &p.x.values.span(),
-                "values",
-                format!(
-                    "`{}` runs outside the library: `auto` climbs load factors inside it; list the load factors",
-                    s.sched
-                ),
-            ));
-        }
-        if panel.observe {
-            return Err(at.err(
-                &p.name.span(),
-                "series",
-                format!(
-                    "`{}` runs outside the library, which measures its replays' summaries only: draw summary measures (not observed ones) in its panel",
-                    s.sched
-                ),
-            ));
-        }
+    if let (Xs::Auto(_), Some(s)) = (
+        &panel.x.values,
+        panel.series.iter().find(|s| is_external(&s.sched)),
+    ) {
+        return Err(at.err(
+            &p.x.values.span(),
+            "values",
+            format!(
+                "`{}` runs outside the library: `auto` climbs load factors inside it; list the load factors",
+                s.sched
+            ),
+        ));
     }
     for (i, s) in panel.series.iter().enumerate() {
         for &x in &panel.xs() {
