@@ -32,6 +32,7 @@ use crate::catalog::{Catalog, DefaultGrid, TraceEntry};
 use crate::experiment::run::{Prepared, Source};
 use crate::machine::{AllocKind, MachineSpec};
 use crate::sweep::CellError;
+pub use crate::sweep::chain;
 use crate::swf::{Header, ReadOptions, SkipReport, SwfReader};
 use crate::workload::lublin::LublinSpec;
 use crate::workload::rewrite::InputRewrite;
@@ -69,21 +70,6 @@ impl LoadError {
     fn with(context: impl std::fmt::Display, e: &dyn std::error::Error) -> LoadError {
         LoadError::Message(format!("{context}: {}", chain(e)))
     }
-}
-
-/// An error and the errors it wraps, `outer: inner: …`; a cause the text already quotes is not
-/// repeated.
-pub fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let cause = s.to_string();
-        if !text.contains(&cause) {
-            text = format!("{text}: {cause}");
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// What to do with a catalogued log that is not on the search path: put it there and say where

@@ -19,6 +19,10 @@ runs policies side by side. The results do not depend on the number of workers: 
 deterministic replay, and rows are put in grid order whatever finishes first. A policy that raises
 fails its cell only: the others finish, and :class:`CellsFailed` names the failed cells with each
 one's Python traceback and the simulated time of the exception.
+
+An experiment file's ``py:`` series (:func:`pwa_replay.experiment`) run through
+:func:`external_digest` (the key of their cells, as the command line computes it) and
+:func:`replay_external` (one replica in a :mod:`pwa_replay.worker` process).
 """
 
 from __future__ import annotations

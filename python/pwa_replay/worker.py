@@ -41,9 +41,10 @@ def replay(label: str, instance: bytes) -> dict:
 def main() -> int:
     stdin = sys.stdin.buffer
     header = json.loads(stdin.readline())
+    reply, sys.stdout = sys.stdout, sys.stderr  # what a policy prints does not mix with the reply
     out = replay(header["policy"], stdin.read())
-    sys.stdout.write(json.dumps(out))
-    sys.stdout.flush()
+    reply.write(json.dumps(out))
+    reply.flush()
     return 0
 
 

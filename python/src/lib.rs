@@ -905,7 +905,7 @@ fn replay_external(
     folder: &str,
     r: &Replica<'_>,
 ) -> Result<RunMetrics, CellError> {
-    let instance = serde_json::to_vec(&Instance::of(r)?)?;
+    let instance = serde_json::to_vec(&r.instance()?)?;
     let text: String = Python::attach(|py| {
         replay
             .call1(py, (label, folder, PyBytes::new(py, &instance)))

@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::external::Instance;
 use super::measure;
 use super::plan::{Cell, Panel, Plan, Policy, Xs};
 use crate::coschedule;
@@ -297,6 +298,20 @@ pub struct Replica<'a> {
     pub prepared: &'a Prepared,
 }
 
+impl Replica<'_> {
+    /// What the runner of an external series needs of this replica (its cell's policy must be
+    /// external): the workload it replays, the machine, the allocator, the options.
+    pub fn instance(&self) -> Result<Instance, CellError> {
+        Ok(Instance {
+            policy: self.cell.sched.to_string(),
+            workload: self.prepared.instance(self.cell, self.seed)?,
+            machine: self.prepared.machine().to_string(),
+            alloc: self.cell.alloc.to_string(),
+            options: self.cell.options.clone(),
+        })
+    }
+}
+
 /// Wraps the computation of every replica: `hook(replica, compute)` returns the replica's metrics,
 /// by calling `compute` or from a cache of its own.
 pub type Hook<'a> = dyn Fn(&Replica<'_>, &dyn Fn() -> Result<RunMetrics, CellError>) -> Result<RunMetrics, CellError>
@@ -358,7 +373,7 @@ pub enum RunError {
 /// One line per failure, with its causes.
 fn failures(all: &[RunError]) -> String {
     all.iter()
-        .map(|e| format!("  {}", crate::trace::chain(e)))
+        .map(|e| format!("  {}", sweep::chain(e)))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -396,7 +411,7 @@ pub fn run(
         .collect();
     // Each with the index of its first x, so that points join their series in the panel's order
     // of x values. A failed line does not stop the others.
-    let outcomes: Vec<Result<((usize, usize), usize, LinePoints), RunError>> = pool.install(|| {
+    let outcomes: Vec<Result<Climbed, RunError>> = pool.install(|| {
         lines
             .par_iter()
             .with_max_len(1)
@@ -414,11 +429,7 @@ pub fn run(
             Err(e) => failed.push(e),
         }
     }
-    match failed.len() {
-        0 => {}
-        1 => return Err(failed.remove(0)),
-        _ => return Err(RunError::Cells(failed)),
-    }
+    all_failed(failed)?;
     climbed.sort_by_key(|(line, x, _)| (*line, *x));
     let mut results = Results::default();
     for (line, _, points) in climbed {
@@ -441,6 +452,18 @@ pub fn run(
         .map(|(id, r)| (id, r.as_ref().clone()))
         .collect();
     Ok(results)
+}
+
+/// A line's points (the series, the index of its first x, the points).
+type Climbed = ((usize, usize), usize, LinePoints);
+
+/// `failed` as one error: none, the one, or [`RunError::Cells`].
+fn all_failed(mut failed: Vec<RunError>) -> Result<(), RunError> {
+    match failed.len() {
+        0 => Ok(()),
+        1 => Err(failed.remove(0)),
+        _ => Err(RunError::Cells(failed)),
+    }
 }
 
 /// The distinct workloads of `units`, prepared once each (in parallel).
@@ -530,11 +553,8 @@ impl Executor<'_> {
             }
             out.push((x, cell.id()));
         }
-        match failed.len() {
-            0 => Ok(out),
-            1 => Err(failed.remove(0)),
-            _ => Err(RunError::Cells(failed)),
-        }
+        all_failed(failed)?;
+        Ok(out)
     }
 
     /// Series `s` at its `i`-th x value alone.

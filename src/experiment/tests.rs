@@ -2,6 +2,8 @@
 
 use std::sync::Mutex;
 
+use super::external::{External, replay_instance};
+use super::plan::Policy;
 use super::run::{self, Prepared, Source, Unit};
 use super::{Plan, figures, verdicts};
 use crate::resource::MachineSpec;
@@ -676,4 +678,94 @@ also = [{ series = "gang:slice=median+ff", y = "suspensions_per_job", label = "s
     );
     let e = Plan::new("d.toml", &watched, false).unwrap_err();
     assert!(e.to_string().contains("indexed by"), "{e}");
+}
+
+/// Python series: external to the library (`external`).
+const PY_STUDY: &str = r#"
+[[panel]]
+name = "u"
+workload = "synth:uniform,mesh=8x8,jobs=50,rate=1"
+sched = ["fcfs:order=sjf", "py:policies/sjf.py:Sjf"]
+alloc = ["ff"]
+x = { values = [0.5, 1.0] }
+[[figure]]
+name = "w"
+panel = "u"
+y = "mean_wait_s"
+"#;
+
+#[test]
+fn a_py_series_is_external_and_its_digest_is_in_its_cells_ids() {
+    let mut plan = Plan::new("s.toml", PY_STUDY, false).unwrap();
+    assert_eq!(plan.external_labels(), ["py:policies/sjf.py:Sjf"]);
+    let before = plan.panels[0].cell(1, 0.5).unwrap();
+    assert_eq!(
+        before.sched,
+        Policy::External(External {
+            label: "py:policies/sjf.py:Sjf".into(),
+            digest: String::new(),
+        })
+    );
+    plan.resolve_external(|l| Ok(format!("d{}", l.len())))
+        .unwrap();
+    let after = plan.panels[0].cell(1, 0.5).unwrap();
+    assert!(after.id().ends_with("|sha256=d22"), "{}", after.id());
+    assert_ne!(before.id(), after.id());
+    // The built-in series is untouched.
+    let builtin = plan.panels[0].cell(0, 0.5).unwrap();
+    assert!(!builtin.id().contains("sha256"));
+    let e = plan.resolve_external(|_| Err("gone".into())).unwrap_err();
+    assert_eq!(e, "`py:policies/sjf.py:Sjf`: gone");
+}
+
+#[test]
+fn the_library_hands_an_external_replica_over_and_summarizes_it_as_a_builtin_one() {
+    let plan = Plan::new("s.toml", PY_STUDY, false).unwrap();
+    let (builtin, python) = (
+        plan.panels[0].cell(0, 1.0).unwrap(),
+        plan.panels[0].cell(1, 1.0).unwrap(),
+    );
+    let prepared = Prepared::synthetic("synth:uniform,mesh=8x8,jobs=50,rate=1", None).unwrap();
+    let e = run::replay(&prepared, &python, 7, false).unwrap_err();
+    assert!(e.to_string().contains("runs outside the library"), "{e}");
+    let replica = run::Replica {
+        cell: &python,
+        seed: 7,
+        prepared: &prepared,
+    };
+    let instance = replica.instance().unwrap();
+    assert_eq!(instance.policy, "py:policies/sjf.py:Sjf");
+    // Under the scheduler the label stands for here (the JSON it travels as is exact: the
+    // binary's tests compare Python series with built-in ones replica by replica).
+    let sched = builtin
+        .sched
+        .builtin()
+        .unwrap()
+        .for_workload(&instance.workload);
+    let priority = instance.options.priority().unwrap();
+    let built = sched.build_with(&instance.workload, &priority).unwrap();
+    let theirs = replay_instance(&instance, built, true).unwrap();
+    let ours = run::replay(&prepared, &builtin, 7, false).unwrap().metrics;
+    assert_eq!(
+        crate::engine::RunMetrics {
+            sim_wall_s: 0.0,
+            alloc_time_s: 0.0,
+            ..theirs
+        },
+        crate::engine::RunMetrics {
+            sim_wall_s: 0.0,
+            alloc_time_s: 0.0,
+            ..ours
+        }
+    );
+}
+
+#[test]
+fn a_py_series_needs_listed_x_and_summary_measures() {
+    let auto = PY_STUDY.replace("x = { values = [0.5, 1.0] }", "x = { values = \"auto\" }");
+    let e = Plan::new("s.toml", &auto, false).unwrap_err();
+    assert!(e.to_string().contains("list the load factors"), "{e}");
+    let observed = PY_STUDY.replace("y = \"mean_wait_s\"", "y = \"window_delay\"");
+    let e = Plan::new("s.toml", &observed, false).unwrap_err();
+    assert!(e.to_string().contains("draw summary measures"), "{e}");
 }

@@ -254,6 +254,21 @@ pub struct CellResult {
 /// The error a cell's replay may return.
 pub type CellError = Box<dyn std::error::Error + Send + Sync>;
 
+/// An error and the errors it wraps, `outer: inner: …`; a cause the text already quotes is not
+/// repeated.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let cause = s.to_string();
+        if !text.contains(&cause) {
+            text = format!("{text}: {cause}");
+        }
+        source = s.source();
+    }
+    text
+}
+
 /// The replay of one cell, supplied by the caller.
 pub type CellRunner<'a> = dyn Fn(&Cell) -> Result<RunMetrics, CellError> + Sync + 'a;
 

@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::bail;
 use pwa_replay::engine::RunMetrics;
-use pwa_replay::experiment::external::{Instance, is_external};
+use pwa_replay::experiment::external::is_external;
 use pwa_replay::experiment::plan::Policy;
 use pwa_replay::experiment::run::Replica;
 use pwa_replay::sweep::CellError;
@@ -125,7 +125,7 @@ impl Workers {
 
     /// Replica `r` of an external cell in a worker process.
     fn run(&self, r: &Replica<'_>) -> Result<RunMetrics, CellError> {
-        let instance = Instance::of(r)?;
+        let instance = r.instance()?;
         let mut child = Command::new(&self.python)
             .args(["-m", "pwa_replay.worker"])
             .current_dir(&self.dir)
