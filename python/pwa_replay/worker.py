@@ -18,17 +18,14 @@ import traceback
 from pathlib import Path
 
 from . import _native
-from .series import PolicySeries, is_python_label
+from .series import series_of
 
 
 def replay(label: str, instance: bytes) -> dict:
-    """One replica: its metrics, or the policy's error with its traceback."""
+    """One replica: its metrics, or the policy's (or function's) error with its traceback."""
     try:
-        if is_python_label(label):
-            policy = PolicySeries.parse(label, base=Path.cwd()).build()
-            text = _native.replay_instance(instance, policy=policy)
-        else:
-            text = _native.replay_instance(instance, sched=label)
+        kw = series_of(label, Path.cwd()).replay_kw()  # a fresh policy, or the order's function
+        text = _native.replay_instance(instance, **kw)
         return {"metrics": json.loads(text)}
     except Exception as e:  # the replica fails; the binary reports it with the cell
         return {

@@ -260,23 +260,8 @@ impl Chosen {
                         .run(&mut NoObserver)
                 };
                 let out = run();
-                let mut report = report.lock().unwrap_or_else(PoisonError::into_inner);
-                if let Some((e, at, job)) = report.error.take() {
-                    let value = e.value(py);
-                    let shown = match &job {
-                        Some(j) => format!(" for {}", j.bind(py).repr()?),
-                        None => String::new(),
-                    };
-                    value.setattr("sim_time", at)?;
-                    value.setattr("job", job)?;
-                    if value.hasattr("add_note")? {
-                        let note = format!(
-                            "raised by the priority function of {s}{shown} at simulated time {at} s"
-                        );
-                        value.call_method1("add_note", (note,))?;
-                    }
-                    return Err(e);
-                }
+                raise_reported(py, s, &report)?;
+                let report = report.lock().unwrap_or_else(PoisonError::into_inner);
                 extra.set_item("calls", report.calls)?;
                 extra.set_item("python_s", report.python_s)?;
                 Ok((s.to_string(), out))
@@ -298,6 +283,28 @@ impl Chosen {
             }
         }
     }
+}
+
+/// The exception a priority function of `s` raised during a replay (kept in `report`), raised again
+/// with its `sim_time`, its `job` and a note saying where.
+fn raise_reported(py: Python<'_>, s: SchedKind, report: &Mutex<Report>) -> PyResult<()> {
+    let mut report = report.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some((e, at, job)) = report.error.take() else {
+        return Ok(());
+    };
+    let value = e.value(py);
+    let shown = match &job {
+        Some(j) => format!(" for {}", j.bind(py).repr()?),
+        None => String::new(),
+    };
+    value.setattr("sim_time", at)?;
+    value.setattr("job", job)?;
+    if value.hasattr("add_note")? {
+        let note =
+            format!("raised by the priority function of {s}{shown} at simulated time {at} s");
+        value.call_method1("add_note", (note,))?;
+    }
+    Err(e)
 }
 
 /// `first_job` (≥ 0) and `max_jobs` (≥ 1, or `None`: to the end), checked as Python values.
@@ -849,40 +856,50 @@ fn experiment<'py>(
 
 /// Replays one replica of an external series as the binary hands it to a worker (an
 /// [`Instance`] as JSON) under `policy` (a Python object with `schedule(state)`) or `sched` (a
-/// scheduler label); returns its metrics as a JSON object of exact texts (column name → number as
-/// text). An exception of the policy is raised again with its `sim_time`.
+/// scheduler label, its order's Python function in `order_fns` as for [`run`]); returns its
+/// metrics as a JSON object of exact texts (column name → number as text). An exception of the
+/// policy or function is raised again with its `sim_time`.
 #[pyfunction]
-#[pyo3(signature = (instance, *, policy=None, sched=None, validate=false))]
+#[pyo3(signature = (instance, *, policy=None, sched=None, order_fns=None, validate=false))]
 fn replay_instance(
     py: Python<'_>,
     instance: &[u8],
     policy: Option<Py<PyAny>>,
     sched: Option<&str>,
+    order_fns: Option<&Bound<'_, PyDict>>,
     validate: bool,
 ) -> PyResult<String> {
     let instance: Instance = serde_json::from_slice(instance)
         .map_err(|e| err(format!("reading the replica's instance: {e}")))?;
-    let (scheduler, state): (Box<dyn Scheduler>, _) = match Chosen::of(sched, policy)? {
-        Chosen::Builtin(s) => {
-            let priority = instance
-                .options
-                .priority()
-                .map_err(|e| err(e.to_string()))?;
-            let built = s
-                .for_workload(&instance.workload)
-                .build_with(&instance.workload, &priority)
-                .map_err(|e| err(format!("sched={s}: {}", chain(&e))))?;
-            (built, None)
-        }
-        Chosen::Python(p) => {
-            let (scheduler, state) = policy::PyPolicy::new(py, p)?;
-            (Box::new(scheduler), Some(state))
-        }
+    let mut priority = instance
+        .options
+        .priority()
+        .map_err(|e| err(e.to_string()))?;
+    let workload = &instance.workload;
+    let built = |s: SchedKind, priority| {
+        s.for_workload(workload)
+            .build_with(workload, priority)
+            .map_err(|e| err(format!("sched={s}: {}", chain(&e))))
     };
+    let (scheduler, state, reported): (Box<dyn Scheduler>, _, _) =
+        match Chosen::of(sched, policy, order_fns)? {
+            Chosen::Builtin(s) => (built(s, &priority)?, None, None),
+            Chosen::Function(s, name, f, report) => {
+                priority.functions.insert(name, f);
+                (built(s, &priority)?, None, Some((s, report)))
+            }
+            Chosen::Python(p) => {
+                let (scheduler, state) = policy::PyPolicy::new(py, p)?;
+                (Box::new(scheduler) as Box<dyn Scheduler>, Some(state), None)
+            }
+        };
     let metrics = external::replay_instance(&instance, scheduler, validate);
     if let Some((e, at)) = state.and_then(|s| s.bind(py).borrow_mut().error.take()) {
         e.value(py).setattr("sim_time", at)?;
         return Err(e);
+    }
+    if let Some((s, report)) = reported {
+        raise_reported(py, s, &report)?;
     }
     let metrics = metrics.map_err(|e| err(format!("{}: {}", instance.policy, chain(&*e))))?;
     let texts: serde_json::Map<String, serde_json::Value> = COLUMNS

@@ -241,7 +241,7 @@ fn without_python_the_study_says_what_to_install() {
 }
 
 /// The repository's study on the first 3,000 jobs of each log: its claims (the Python SJF equal
-/// to `fcfs:order=sjf` on both logs) hold.
+/// to `fcfs:order=sjf`, the Python SJF score to `easy:order=sjf`, on both logs) hold.
 #[test]
 #[cfg_attr(skip_trace_tests, ignore = "reads the real logs")]
 fn the_python_policies_study_holds_on_its_quick_budget() {
@@ -262,7 +262,7 @@ fn the_python_policies_study_holds_on_its_quick_budget() {
         String::from_utf8_lossy(&out.stderr)
     );
     let readme = std::fs::read_to_string(tmp.path().join("README.md")).unwrap();
-    assert!(readme.contains("Claims: 4 of 4 hold"), "{readme}");
+    assert!(readme.contains("Claims: 6 of 6 hold"), "{readme}");
 }
 
 #[test]

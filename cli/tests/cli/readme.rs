@@ -173,15 +173,11 @@ fn every_readme_command_runs() {
         )],
         1,
     );
-    // The commands run from a checkout: its experiment files are there.
-    let experiments = cwd.join("experiments");
-    std::fs::create_dir_all(&experiments).expect("experiments/");
-    for e in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments"))
-        .expect("experiments/")
-    {
-        let e = e.expect("an entry");
-        std::fs::copy(e.path(), experiments.join(e.file_name())).expect("copies");
-    }
+    // The commands run from a checkout: its experiment files (and their Python policies) are there.
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments"),
+        &cwd.join("experiments"),
+    );
     let mut replayed = BTreeSet::new();
     for cmd in readme_commands() {
         let words: Vec<&str> = cmd.split_whitespace().collect();
@@ -215,6 +211,19 @@ fn every_readme_command_runs() {
     }
     // `fetch` stores into ./traces by default
     assert!(cwd.join("traces/SDSC-Par-1995-3.1-cln.swf.gz").is_file());
+}
+
+/// Copies the files of `from` into `to`, folders too.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder");
+    for e in std::fs::read_dir(from).expect("a folder") {
+        let e = e.expect("an entry");
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).expect("copies");
+        }
+    }
 }
 
 /// Runs (or dry-runs) a `make` command of the README; see the module docs. `replayed` holds the
