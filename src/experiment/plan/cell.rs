@@ -13,6 +13,9 @@ use crate::workload::EstimateModel;
 use crate::workload::shake::ShakeModel;
 
 /// What a cell's series runs: a built-in scheduler, or a label run outside the library.
+// The built-in variant is the common one and a cell holds one policy: boxing it would only add an
+// allocation per cell.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Policy {
     /// A scheduler of the registry.
