@@ -2,8 +2,8 @@
 //! stop checks around every replica ([`Replicas`]), an experiment's results file
 //! ([`ResultsFile`], [`RESULTS_FILE`]), its report (figures, `README.md`, `index.html`,
 //! [`write_report`]) and the merge of its shards ([`merge`]); and the figure writer of experiments
-//! and of `paper` (a figure's CSV data, [`data`], and its PNG, [`plot`]). The commands in `cmd/`
-//! are the clap adapters over it.
+//! and of `paper` (a figure's CSV data, [`data`], and its PNG, [`plot`]); and the worker processes
+//! of Python series ([`python`]). The commands in `cmd/` are the clap adapters over it.
 
 pub mod data;
 pub mod plot;
