@@ -213,6 +213,7 @@ mod tests {
             end: e,
         };
         let out = Outcome {
+            fair_starts: Vec::new(),
             predictions: Vec::new(),
             records: vec![rec(2.0, 3.0), rec(0.0, 7.0), rec(1.0, 3.0)],
             segments: vec![seg(0.0, 2.0), seg(5.0, 7.0)],

@@ -46,6 +46,11 @@ pub struct ReplayArgs {
     /// partition=W,max_age=SECONDS` (those not given keep Slurm's example's values).
     #[arg(long, value_name = "KEY=W,…")]
     pub weights: Option<Weights>,
+    /// Measure each job's fair start time (when it would have started had no later job
+    /// arrived: a fork of the replay per job still waiting at the next arrival) and the jobs
+    /// started after it (unfair_jobs, unfair_delay_s); a per-job fair_start column.
+    #[arg(long)]
+    pub fairness: bool,
 }
 
 /// A `--order-def NAME=EXPR`, checked (the expression compiles).

@@ -212,6 +212,9 @@ column_table! {
         jain_bounded_slowdown: Real, "", "Jain's index over the users' mean bounded slowdowns";
         worst_user_mean_wait_s: Real, "s", "worst user's mean wait";
         worst_user_mean_bounded_slowdown: Real, "", "worst user's mean bounded slowdown";
+        unfair_jobs: Count, "", "jobs started after their fair start time";
+        unfair_delay_s: Real, "s", "total delay beyond the fair start times";
+        mean_unfair_delay_s: Real, "s", "mean delay beyond the fair start time";
     }
 }
 
@@ -262,7 +265,8 @@ impl JobColumn {
 /// (semitorus allocators; empty and 0 otherwise), and the locality of each placement on `machine`
 /// (`pieces`, `mean_pairwise_hops`, `bounding_box_nodes`, [`locality`]), and the job's `user`,
 /// `group`, `queue` and `partition` numbers in the log (SWF fields 12, 13, 15, 16; −1 where it
-/// has none).
+/// has none); with fair start times measured
+/// ([`ReplayOptions::fairness`](super::ReplayOptions::fairness)), `fair_start_s` last.
 pub fn job_table(
     w: &Workload,
     machine: MachineSpec,
@@ -290,7 +294,7 @@ pub fn job_table_rows(
     let signed = |f: &dyn Fn(&Job) -> Option<u32>| {
         JobColumn::Signed(jobs.iter().map(|j| f(j).map_or(-1, i64::from)).collect())
     };
-    vec![
+    let mut table = vec![
         (
             "job_id",
             JobColumn::Ids(jobs.iter().map(|j| j.source_id).collect()),
@@ -356,7 +360,12 @@ pub fn job_table_rows(
         ("group", signed(&|j| j.group.map(|g| g.get()))),
         ("queue", signed(&|j| j.queue.map(|q| q.get()))),
         ("partition", signed(&|j| j.partition.map(|p| p.get()))),
-    ]
+    ];
+    if !out.fair_starts.is_empty() {
+        let fair = &out.fair_starts[rows];
+        table.push(("fair_start_s", reals(&|i| fair[i])));
+    }
+    table
 }
 
 /// The granted shape: `WxH` of a submesh, `AxBx…` of a box, else the node count.

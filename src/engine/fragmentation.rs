@@ -671,6 +671,7 @@ mod tests {
 
     fn outcome(records: Vec<JobRecord>) -> Outcome {
         Outcome {
+            fair_starts: Vec::new(),
             predictions: Vec::new(),
             records,
             tori: Vec::new(),

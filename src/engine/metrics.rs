@@ -40,6 +40,7 @@
 //!   bounded slowdown: [`users`](super::users) (the jobs of no user count as one user).
 
 use super::{FragSummary, Outcome, RunMetrics, Timeline, summarize_fragmentation};
+use crate::SimTime;
 use crate::machine::{AllocKind, MachineSpec};
 use crate::workload::Workload;
 
@@ -162,11 +163,26 @@ pub fn summarize_without_fragmentation(
     m.jain_bounded_slowdown = fair.jain;
     m.worst_user_mean_wait_s = fair.worst_mean_wait_s;
     m.worst_user_mean_bounded_slowdown = fair.worst_mean_bounded_slowdown;
+    (m.unfair_jobs, m.unfair_delay_s) = unfairness(&outcome.records[..n], &outcome.fair_starts);
+    m.mean_unfair_delay_s = m.unfair_delay_s / nf;
     if !outcome.tori.is_empty() {
         m.mean_torus_dims =
             outcome.tori.iter().map(|t| t.len() as f64).sum::<f64>() / outcome.tori.len() as f64;
     }
     m
+}
+
+/// The jobs started after their fair start times, and their total delay beyond them (`records`
+/// and `fair` paired by job; NaN when the fair start times were not measured). A job is unfair
+/// when its start is later than its fair start time by any amount: both are the same
+/// simulation's times, equal to the bit when the later jobs changed nothing for it.
+fn unfairness(records: &[super::JobRecord], fair: &[SimTime]) -> (u64, f64) {
+    if fair.is_empty() {
+        return (0, f64::NAN);
+    }
+    let delays = records.iter().zip(fair).map(|(r, &f)| r.start - f);
+    let late: Vec<f64> = delays.filter(|&d| d > 0.0).collect();
+    (late.len() as u64, late.iter().sum())
 }
 
 /// The columns [`summarize`] measures by replaying the schedule against the allocator, and
@@ -284,6 +300,7 @@ mod tests {
             1,
         );
         let out = Outcome {
+            fair_starts: Vec::new(),
             predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 2), rec(10.0, 15.0, 4)],
             tori: Vec::new(),
@@ -300,6 +317,7 @@ mod tests {
         // A head that does not fit the idle nodes counts nothing.
         let w = Workload::from_jobs(vec![job(0, 0.0, 10.0, 6), job(1, 2.0, 10.0, 3)], 1);
         let out = Outcome {
+            fair_starts: Vec::new(),
             predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3)],
             ..out
@@ -319,6 +337,7 @@ mod tests {
             1,
         );
         let out = Outcome {
+            fair_starts: Vec::new(),
             predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3), rec(10.0, 15.0, 1)],
             ..out

@@ -164,6 +164,10 @@ pub struct Outcome {
     /// With [`ReplayOptions::dilation`], the factor each job's run time was stretched by
     /// (`dilation[i]` for job `JobId(i)`, ≥ 1); empty when off.
     pub dilation: Vec<f64>,
+    /// With [`ReplayOptions::fairness`], each job's fair start time (`fair_starts[i]` for job
+    /// `JobId(i)`): when it would have started had no later job arrived (`engine/sim/fork.rs`);
+    /// empty when off.
+    pub fair_starts: Vec<SimTime>,
     /// Every run segment of the jobs that were ever suspended, by job then time (empty when no
     /// job was; the others ran in one segment `[start, end)`).
     pub segments: Vec<Segment>,
@@ -278,6 +282,14 @@ pub struct RunMetrics {
     pub worst_user_mean_wait_s: f64,
     /// The largest of the users' mean bounded slowdowns ([`users::Fairness`]).
     pub worst_user_mean_bounded_slowdown: f64,
+    /// Jobs started after their fair start times
+    /// ([`ReplayOptions::fairness`](options::ReplayOptions::fairness); 0 when not measured).
+    pub unfair_jobs: u64,
+    /// Σ over the jobs of how long each started after its fair start time (NaN when not
+    /// measured).
+    pub unfair_delay_s: f64,
+    /// `unfair_delay_s / jobs`: the mean over all jobs (NaN when not measured).
+    pub mean_unfair_delay_s: f64,
     /// What an experiment observed of the run beyond this summary (the §4.2 window measures of
     /// [`observation`]); not a column of the summary tables, zero unless asked for.
     pub observed: observation::Observed,
@@ -358,6 +370,9 @@ pub enum EngineError {
         /// What happened.
         problem: PolicyProblem,
     },
+    /// Fair start times were asked for a replay whose forks cannot be made.
+    #[error("fair start times cannot be measured with {0}")]
+    NoFairStart(&'static str),
     /// The run ended with jobs that never started (a policy that never serves them).
     #[error("{waiting} job(s) never started; the first is job {source_id} (index {})", job.0)]
     Stranded {

@@ -181,6 +181,7 @@ pub(crate) mod tests {
             reserved: None,
         };
         let out = Outcome {
+            fair_starts: Vec::new(),
             predictions: Vec::new(),
             records: vec![
                 rec(0.0, 4.0, 0b01),

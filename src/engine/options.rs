@@ -59,6 +59,10 @@ pub struct ReplayOptions {
     pub shares: Option<Shares>,
     /// The `multifactor` order's weights and age cap ([`Weights`]); `None`: Slurm's example.
     pub weights: Option<Weights>,
+    /// Measure each job's fair start time, when it would have started had no later job arrived
+    /// (forks of the replay: [`Outcome::fair_starts`](super::Outcome::fair_starts)), and the
+    /// summary's unfairness columns.
+    pub fairness: bool,
 }
 
 impl ReplayOptions {

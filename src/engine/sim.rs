@@ -8,6 +8,11 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+mod fork;
+mod table;
+
+use std::sync::Arc;
+
 use super::observer::Observer;
 use super::{EngineError, JobRecord, Outcome, PolicyProblem, ReplayOptions, Segment};
 use crate::SimTime;
@@ -18,6 +23,7 @@ use crate::resource::{Placement, Request};
 use crate::sched::semantics::{BackfillLength, Order, Passes, Prediction, Release};
 use crate::sched::{RunningJob, Scheduler, System};
 use crate::workload::{Job, JobId, PredictorKind, Workload};
+use table::PerJob;
 
 /// Event kinds, in the order they are handled at one instant under [`Order::DeparturesFirst`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -216,13 +222,20 @@ struct State<'w> {
     alloc: Box<dyn Allocator>,
     /// A copy of the allocator on the empty machine, for [`System::empty_allocator`].
     empty: Box<dyn Allocator>,
-    options: ReplayOptions,
-    /// Each started job's run-time factor under [`ReplayOptions::dilation`] (empty when off).
-    dilation: Vec<f64>,
-    status: Vec<Status>,
+    /// Shared with the forks.
+    options: Arc<ReplayOptions>,
+    /// Each started job's run-time factor under [`ReplayOptions::dilation`] (`None` when off or
+    /// before the first start).
+    dilation: Option<PerJob<f64>>,
+    status: PerJob<Status>,
     /// One record per job; `start` is NaN until the job starts. A waiting job's `reserved` is its
     /// first promised start so far ([`System::promise`]).
-    records: Vec<JobRecord>,
+    records: PerJob<JobRecord>,
+    /// The jobs waiting now (with `progress`'s, the jobs a fork copies).
+    waiting: FxHashSet<JobId>,
+    /// Under [`ReplayOptions::fairness`], each job's fair start time found by a fork (NaN until
+    /// then, and for the jobs that needed none: [`fork`]); empty otherwise, and in a fork.
+    fair: Vec<SimTime>,
     /// The progress of the jobs running or suspended now (the others need none: a map, so that
     /// memory grows with the jobs in the machine rather than with the log).
     progress: FxHashMap<JobId, Progress>,
@@ -280,10 +293,12 @@ impl<'w> Engine<'w> {
                 jobs,
                 empty: alloc.snapshot(),
                 alloc,
-                options: ReplayOptions::default(),
-                dilation: Vec::new(),
-                status: vec![Status::NotArrived; n],
-                records: vec![NOT_STARTED; n],
+                options: Arc::default(),
+                dilation: None,
+                status: PerJob::Dense(vec![Status::NotArrived; n]),
+                records: PerJob::Dense(vec![NOT_STARTED; n]),
+                waiting: FxHashSet::default(),
+                fair: Vec::new(),
                 progress: FxHashMap::default(),
                 running_ids: Vec::new(),
                 segments: Vec::new(),
@@ -303,7 +318,10 @@ impl<'w> Engine<'w> {
 
     /// Sets the engine options (default: [`ReplayOptions::default`]).
     pub fn with_options(mut self, options: ReplayOptions) -> Self {
-        self.state.options = options;
+        if options.fairness {
+            self.state.fair = vec![SimTime::NAN; self.state.source.len()];
+        }
+        self.state.options = Arc::new(options);
         self
     }
 
@@ -314,35 +332,48 @@ impl<'w> Engine<'w> {
     pub fn run(mut self, observer: &mut dyn Observer) -> Result<Outcome, EngineError> {
         let wall = Instant::now();
         self.state.check_workload()?;
+        self.check_forkable()?;
         let whole_seconds = self.state.options.semantics.whole_second_predictions;
         self.state.predictor = self
             .state
             .predictor_kind
             .map(|k| k.build_with(whole_seconds));
         let mut instant = None;
-        while let Some((key, kind)) = self.state.next_key() {
-            let t = from_order_key(key);
-            self.state.now = t;
-            if instant != Some(key) {
-                instant = Some(key);
-                self.state.release_booked(observer);
-            }
-            self.batch(kind, observer);
-            if let Some(e) = self.state.error.take() {
-                return Err(e);
-            }
-            let instant_over = self.state.next_key().is_none_or(|(next, _)| next != key);
-            if instant_over {
-                observer.on_instant(t, self.sched.waiting(), self.state.busy);
-                observer.on_allocator(t, self.state.alloc.as_mut());
-            }
-        }
+        while self.step(&mut instant, observer)? {}
         self.state.finish(wall.elapsed().as_secs_f64())
+    }
+
+    /// Handles the next batch of events (`instant`: the key of the instant under way); `false`
+    /// when none was left.
+    fn step(
+        &mut self,
+        instant: &mut Option<i64>,
+        observer: &mut dyn Observer,
+    ) -> Result<bool, EngineError> {
+        let Some((key, kind)) = self.state.next_key() else {
+            return Ok(false);
+        };
+        let t = from_order_key(key);
+        self.state.now = t;
+        if *instant != Some(key) {
+            *instant = Some(key);
+            self.state.release_booked(observer);
+        }
+        self.batch(kind, observer)?;
+        if let Some(e) = self.state.error.take() {
+            return Err(e);
+        }
+        let instant_over = self.state.next_key().is_none_or(|(next, _)| next != key);
+        if instant_over {
+            observer.on_instant(t, self.sched.waiting(), self.state.busy);
+            observer.on_allocator(t, self.state.alloc.as_mut());
+        }
+        Ok(true)
     }
 
     /// Handles every event of one kind at the current time, or under [`Passes::Event`] the next
     /// departure or arrival alone, followed by the timers it set for now.
-    fn batch(&mut self, kind: Kind, obs: &mut dyn Observer) {
+    fn batch(&mut self, kind: Kind, obs: &mut dyn Observer) -> Result<(), EngineError> {
         let t = self.state.now;
         let single = self.state.options.semantics.passes == Passes::Event;
         match kind {
@@ -354,7 +385,7 @@ impl<'w> Engine<'w> {
                     }
                 }
                 if self.state.departed.is_empty() {
-                    return; // only stale departures of suspended jobs
+                    return Ok(()); // only stale departures of suspended jobs
                 }
                 let mut sys = Sys {
                     st: &mut self.state,
@@ -377,6 +408,7 @@ impl<'w> Engine<'w> {
                 }
             }
             Kind::Arrival => {
+                self.measure_fair_start()?;
                 while let Some(id) = self.state.arrive(t) {
                     let mut sys = Sys {
                         st: &mut self.state,
@@ -386,6 +418,7 @@ impl<'w> Engine<'w> {
                     if single {
                         break;
                     }
+                    self.measure_fair_start()?;
                 }
             }
             Kind::Timer => {
@@ -399,6 +432,7 @@ impl<'w> Engine<'w> {
             }
         }
         self.fire_due_now(obs);
+        Ok(())
     }
 
     /// Under [`Passes::Event`]: fires the timers set for the current instant, in the order they
@@ -496,7 +530,8 @@ impl State<'_> {
         }
         let (id, user) = (job.id, job.user);
         self.next_arrival += 1;
-        self.status[id.index()] = Status::Waiting;
+        *self.status.get_mut(id.index()) = Status::Waiting;
+        self.waiting.insert(id);
         if let Some(p) = self.predictor.as_mut() {
             let estimate = p.predict(&self.source[id.index()]);
             self.jobs.to_mut()[id.index()].estimate = estimate;
@@ -548,10 +583,11 @@ impl State<'_> {
             })
             .collect();
         for id in ending {
-            let placement = self.records[id.index()].placement.clone();
-            self.records[id.index()].end = self.now;
+            let rec = self.records.get_mut(id.index());
+            rec.end = self.now;
+            let placement = rec.placement.clone();
             self.stop_running(id, &placement);
-            self.status[id.index()] = Status::Leaving;
+            *self.status.get_mut(id.index()) = Status::Leaving;
             obs.on_end(self.now, id, &placement);
         }
     }
@@ -566,7 +602,7 @@ impl State<'_> {
         let Some(predictor) = self.predictor.as_ref() else {
             return false;
         };
-        if self.status[i] != Status::Running || self.progress[&id].epoch != epoch {
+        if *self.status.get(i) != Status::Running || self.progress[&id].epoch != epoch {
             return false;
         }
         let current = self.jobs[i].estimate;
@@ -594,11 +630,12 @@ impl State<'_> {
         let id = JobId(payload as u32);
         let epoch = (payload >> 32) as u32;
         let i = id.index();
-        let leaving = self.status[i] == Status::Leaving;
-        if !(leaving || self.status[i] == Status::Running) || self.progress[&id].epoch != epoch {
+        let leaving = *self.status.get(i) == Status::Leaving;
+        if !(leaving || *self.status.get(i) == Status::Running) || self.progress[&id].epoch != epoch
+        {
             return;
         }
-        let rec = &mut self.records[i];
+        let rec = self.records.get_mut(i);
         rec.end = self.now;
         let placement = rec.placement.clone();
         if epoch > 0 {
@@ -612,7 +649,7 @@ impl State<'_> {
             self.stop_running(id, &placement);
         }
         self.progress.remove(&id);
-        self.status[i] = Status::Done;
+        *self.status.get_mut(i) = Status::Done;
         if self.predictor.is_some() {
             let (service, _) = self.service(i);
             if let Some(p) = self.predictor.as_mut() {
@@ -668,8 +705,8 @@ impl State<'_> {
     /// killed at their estimates.
     fn service(&self, i: usize) -> (SimTime, bool) {
         let job = &self.source[i];
-        let runtime = match self.dilation.get(i) {
-            Some(&factor) => job.runtime * factor,
+        let runtime = match &self.dilation {
+            Some(factors) => job.runtime * factors.get(i),
             None => job.runtime,
         };
         if self.options.kill_at_estimate && runtime > job.estimate {
@@ -687,7 +724,7 @@ impl State<'_> {
         let end = self.now + (service - p.served).max(0.0);
         let epoch = p.epoch;
         self.list_running(id, service);
-        self.status[i] = Status::Running;
+        *self.status.get_mut(i) = Status::Running;
         self.running += 1;
         self.busy += placement.nodes();
         self.push_event(end, Kind::Departure, departure_payload(id, epoch));
@@ -696,24 +733,27 @@ impl State<'_> {
     /// A first start on a placement already occupied.
     fn begin(&mut self, id: JobId, placement: Placement, obs: &mut dyn Observer) {
         if let Some(model) = self.options.dilation {
-            if self.dilation.is_empty() {
-                self.dilation = vec![1.0; self.records.len()];
-            }
             let req = self.source[id.index()].request;
-            self.dilation[id.index()] = model.factor(self.alloc.machine(), &req, &placement);
+            let factor = model.factor(self.alloc.machine(), &req, &placement);
+            let n = self.source.len();
+            *(self.dilation)
+                .get_or_insert_with(|| PerJob::Dense(vec![1.0; n]))
+                .get_mut(id.index()) = factor;
         }
+        self.waiting.remove(&id);
         if let Some(user) = self.source[id.index()].user
             && let Some(waiting) = self.waiting_of_user.get_mut(&user.get())
         {
             waiting.retain(|&w| w != id);
         }
         let (service, killed) = self.service(id.index());
-        self.records[id.index()] = JobRecord {
+        let rec = self.records.get_mut(id.index());
+        *rec = JobRecord {
             start: self.now,
             end: self.now + service,
             placement: placement.clone(),
             killed,
-            reserved: self.records[id.index()].reserved,
+            reserved: rec.reserved,
         };
         self.run_on(id, &placement, service);
         obs.on_start(self.now, id, &placement);
@@ -727,14 +767,19 @@ impl State<'_> {
                 job: id,
                 since: self.progress[&id].since,
                 est_end: self.progress[&id].est_end,
-                placement: self.records[id.index()].placement.clone(),
+                placement: self.records.get(id.index()).placement.clone(),
             })
             .collect()
     }
 
+    /// Where job `id` is in its life; `None` for an index beyond the log.
+    fn status_of(&self, id: JobId) -> Option<Status> {
+        (id.index() < self.source.len()).then(|| *self.status.get(id.index()))
+    }
+
     /// Whether `id` is waiting to start; records the policy error otherwise.
     fn check_waiting(&mut self, id: JobId) -> bool {
-        match self.status.get(id.index()) {
+        match self.status_of(id) {
             Some(Status::Waiting) => true,
             Some(Status::NotArrived) | None => {
                 self.policy_error(Some(id), PolicyProblem::NotArrived);
@@ -804,15 +849,15 @@ impl State<'_> {
 
     /// The engine's side of [`System::suspend`].
     fn suspend(&mut self, id: JobId, obs: &mut dyn Observer) -> bool {
-        if self.status.get(id.index()) == Some(&Status::Leaving) {
+        if self.status_of(id) == Some(Status::Leaving) {
             return false; // already freed at its estimate; its departure is on its way
         }
-        if self.status.get(id.index()) != Some(&Status::Running) {
+        if self.status_of(id) != Some(Status::Running) {
             self.policy_error(Some(id), PolicyProblem::NotRunning);
             return false;
         }
         let i = id.index();
-        let placement = self.records[i].placement.clone();
+        let placement = self.records.get(i).placement.clone();
         let p = self.progress.entry(id).or_default();
         p.served += self.now - p.since;
         p.epoch += 1;
@@ -823,18 +868,18 @@ impl State<'_> {
             end: self.now,
         });
         self.stop_running(id, &placement);
-        self.status[i] = Status::Suspended;
+        *self.status.get_mut(i) = Status::Suspended;
         obs.on_suspend(self.now, id, &placement);
         true
     }
 
     /// The engine's side of [`System::resume`].
     fn resume(&mut self, id: JobId, obs: &mut dyn Observer) -> bool {
-        if self.status.get(id.index()) != Some(&Status::Suspended) {
+        if self.status_of(id) != Some(Status::Suspended) {
             self.policy_error(Some(id), PolicyProblem::NotSuspended);
             return false;
         }
-        let placement = self.records[id.index()].placement.clone();
+        let placement = self.records.get(id.index()).placement.clone();
         if !self.alloc.is_free(&placement) {
             return false;
         }
@@ -847,9 +892,10 @@ impl State<'_> {
 
     /// The outcome, or the error that no job may be left behind.
     fn finish(self, wall_s: f64) -> Result<Outcome, EngineError> {
+        let records = self.records.into_dense();
         let unstarted = |r: &JobRecord| r.start.is_nan();
-        let waiting = self.records.iter().filter(|r| unstarted(r)).count();
-        if let Some(first) = self.records.iter().position(unstarted) {
+        let waiting = records.iter().filter(|r| unstarted(r)).count();
+        if let Some(first) = records.iter().position(unstarted) {
             return Err(EngineError::Stranded {
                 job: JobId(first as u32),
                 source_id: self.jobs[first].source_id,
@@ -858,17 +904,17 @@ impl State<'_> {
         }
         let mut segments = self.segments;
         segments.sort_by(|a, b| a.job.cmp(&b.job).then(a.start.total_cmp(&b.start)));
-        let records = self.records;
         let tori = records
             .iter()
             .map(|r| self.alloc.granted_torus(&r.placement))
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
         Ok(Outcome {
+            fair_starts: fork::fair_starts(self.fair, &records),
             predictions: self.predictions,
             records,
             tori,
-            dilation: self.dilation,
+            dilation: self.dilation.map(PerJob::into_dense).unwrap_or_default(),
             segments,
             alloc: self.counters.alloc,
             skipped_checks: self.counters.skipped,
@@ -907,8 +953,8 @@ impl System for Sys<'_, '_> {
         self.st.running_jobs()
     }
     fn placement(&self, id: JobId) -> Option<Placement> {
-        (self.st.status.get(id.index()) == Some(&Status::Running))
-            .then(|| self.st.records[id.index()].placement.clone())
+        (self.st.status_of(id) == Some(Status::Running))
+            .then(|| self.st.records.get(id.index()).placement.clone())
     }
     fn snapshot(&self) -> Box<dyn Allocator> {
         self.st.alloc.snapshot()
@@ -947,9 +993,9 @@ impl System for Sys<'_, '_> {
         &self.st.departed
     }
     fn promise(&mut self, id: JobId, at: SimTime) {
-        let waiting = self.st.status.get(id.index()) == Some(&Status::Waiting);
+        let waiting = self.st.status_of(id) == Some(Status::Waiting);
         if waiting && !at.is_nan() {
-            let reserved = &mut self.st.records[id.index()].reserved;
+            let reserved = &mut self.st.records.get_mut(id.index()).reserved;
             if reserved.is_none() {
                 *reserved = PackedTime::new(at);
             }

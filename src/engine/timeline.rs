@@ -257,6 +257,7 @@ mod tests {
 
     fn outcome(records: Vec<JobRecord>, segments: Vec<Segment>) -> Outcome {
         Outcome {
+            fair_starts: Vec::new(),
             predictions: Vec::new(),
             records,
             tori: Vec::new(),

@@ -152,6 +152,7 @@ mod tests {
             });
         }
         let out = Outcome {
+            fair_starts: Vec::new(),
             records,
             predictions: Vec::new(),
             tori: Vec::new(),

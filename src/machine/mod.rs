@@ -288,6 +288,14 @@ pub trait Allocator: Send {
     }
 }
 
+/// A boxed allocator clones as its [`snapshot`](Allocator::snapshot), so that policies holding
+/// allocator states can derive `Clone` (a replay forked to measure fair start times).
+impl Clone for Box<dyn Allocator> {
+    fn clone(&self) -> Self {
+        self.snapshot()
+    }
+}
+
 /// The "does not work on this machine" error of allocator `kind`.
 /// `; did you mean `mpl`?` for an allocator label near a known one, else empty.
 fn alloc_hint(text: &str) -> String {

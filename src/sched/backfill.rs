@@ -27,7 +27,7 @@ const PASS: u64 = 0;
 const WAKE: u64 = 1;
 
 /// A scheduling pass armed for the end of the current instant, and wake-ups for later instants.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct DeferredPass {
     armed: bool,
     /// The earliest wake-up set and not yet fired.

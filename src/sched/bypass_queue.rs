@@ -24,7 +24,7 @@ use crate::SimTime;
 use crate::workload::JobId;
 
 /// The bypass-queue rule: bypass while the head has waited less than the threshold.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct BypassQueueRule {
     threshold: SimTime,
 }

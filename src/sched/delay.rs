@@ -35,7 +35,7 @@ pub(crate) enum Reading {
 }
 
 /// The Delay rule and the quantities it monitors.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct DelayRule {
     reading: Reading,
     first_arrival: Option<SimTime>,

@@ -52,7 +52,7 @@ use crate::resource::{Placement, Request};
 use crate::workload::JobId;
 
 /// EASY backfilling.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Easy {
     /// Waiting jobs in arrival order.
     queue: VecDeque<Waiting>,
@@ -68,7 +68,7 @@ pub(crate) struct Easy {
 }
 
 /// The order of the queue and of the backfilling candidates.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) enum Order {
     /// Arrival order (`easy`).
     #[default]
@@ -354,6 +354,9 @@ fn start_on(j: JobId, p: &Placement, now_state: &mut dyn Allocator, sys: &mut dy
 }
 
 impl Scheduler for Easy {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, id: JobId, sys: &mut dyn System) {
         if let Order::Ranked(ranking) = &mut self.order {
             let facts = ranking.facts(sys.job(id), &*sys);

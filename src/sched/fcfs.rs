@@ -12,7 +12,7 @@ use super::queue::{BypassRule, Bypassing};
 use crate::workload::JobId;
 
 /// The FCFS rule: the head is never bypassed.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct FcfsRule;
 
 impl BypassRule for FcfsRule {

@@ -177,6 +177,7 @@ struct Member {
 }
 
 /// A time-slice class.
+#[derive(Clone)]
 struct Class {
     id: u64,
     alloc: Box<dyn Allocator>,
@@ -200,7 +201,7 @@ struct Placed {
 }
 
 /// The placed jobs, indexed by job (dense ids: O(1) lookups, no hashing).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct PlacedJobs {
     slots: Vec<Option<Placed>>,
     /// Placed jobs that have not started yet.
@@ -249,7 +250,7 @@ enum Phase {
 }
 
 /// Running median of the run times seen (two heaps of non-negative `f64` bit patterns).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct RunningMedian {
     low: BinaryHeap<u64>,
     high: BinaryHeap<Reverse<u64>>,
@@ -278,6 +279,7 @@ impl RunningMedian {
 }
 
 /// MPJ-CoSched&TS.
+#[derive(Clone)]
 pub(crate) struct Gang {
     params: GangParams,
     nmp: NmpList,
@@ -649,6 +651,13 @@ fn find_turning(alloc: &mut dyn Allocator, req: &Request) -> Option<Placement> {
 }
 
 impl Scheduler for Gang {
+    /// A copy that keeps no log: the log records the replay itself.
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(Gang {
+            log: None,
+            ..self.clone()
+        }))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         self.median.push(sys.job(job).runtime);
         if self.nmp.admits_newcomer() && self.try_classes(job, sys) {

@@ -218,7 +218,7 @@ impl NmpList {
 }
 
 /// Largest-first space sharing (`largest-first:R`).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct LargestFirst {
     list: NmpList,
 }
@@ -233,6 +233,9 @@ impl LargestFirst {
 }
 
 impl Scheduler for LargestFirst {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         if self.list.admits_newcomer() && sys.try_start(job) {
             self.list.placed(job);

@@ -60,7 +60,7 @@ pub(crate) enum Threshold {
 }
 
 /// The running measurements behind `d_t²·λ`.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Monitor {
     first_arrival: Option<SimTime>,
     arrivals: u64,
@@ -87,7 +87,7 @@ impl Monitor {
 }
 
 /// Lazy scheduling.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Lazy {
     threshold: Threshold,
     queues: Vec<VecDeque<JobId>>,
@@ -107,7 +107,7 @@ pub(crate) struct Lazy {
 }
 
 /// The departed jobs and the queues in order of their heads' age, during one departure batch.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Scratch {
     departed: Vec<JobId>,
     order: Vec<(JobId, usize)>,
@@ -258,6 +258,9 @@ impl Lazy {
 }
 
 impl Scheduler for Lazy {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         self.monitor.arrived(sys.now());
         let k = cube_dim(&sys.job(job).request);

@@ -173,6 +173,13 @@ pub trait Scheduler: Send {
     fn on_overrun(&mut self, _sys: &mut dyn System) {}
     /// Number of jobs waiting.
     fn waiting(&self) -> usize;
+    /// An independent copy of the policy in its current state, which from now on decides as this
+    /// one would on the same events (the engine forks a replay to find fair start times,
+    /// [`ReplayOptions::fairness`](crate::engine::ReplayOptions::fairness)); `None` for a policy
+    /// that cannot be copied (the default: one implemented outside the library).
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        None
+    }
 }
 
 /// One scheduler of the registry: how its label is written, an example, what it does.

@@ -42,7 +42,7 @@ pub(crate) enum Counter {
 }
 
 /// The OOCB rule.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct OocbRule {
     counter: Counter,
     /// Overtakes allowed.

@@ -31,7 +31,7 @@ use super::{Scheduler, System};
 use crate::workload::JobId;
 
 /// A FIFO policy's bypass rule over a queue in rank order.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Ordered<R> {
     /// Waiting jobs in arrival order.
     waiting: Vec<Facts>,
@@ -118,7 +118,10 @@ impl<R: BypassRule> Ordered<R> {
     }
 }
 
-impl<R: BypassRule> Scheduler for Ordered<R> {
+impl<R: BypassRule + 'static> Scheduler for Ordered<R> {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         self.rule.arrived(job, &*sys);
         let facts = self.ranking.facts(sys.job(job), &*sys);

@@ -13,7 +13,7 @@ use super::queue::{BypassRule, Bypassing};
 use crate::workload::JobId;
 
 /// The OO rule: the head may always be bypassed.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct OutOfOrderRule;
 
 impl BypassRule for OutOfOrderRule {

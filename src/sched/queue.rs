@@ -16,7 +16,7 @@ use super::System;
 use crate::workload::{JobId, Request};
 
 /// Waiting jobs in arrival order, grouped by request.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct WaitQueue {
     /// Class index of each distinct request seen (lookup only, never iterated).
     class_of: FxHashMap<Request, usize>,
@@ -78,7 +78,7 @@ impl WaitQueue {
 }
 
 /// What distinguishes the FIFO-based policies: when the head may be bypassed.
-pub(crate) trait BypassRule: Send {
+pub(crate) trait BypassRule: Send + Clone {
     /// Whether a newcomer that finds jobs waiting is tried at once (subject to [`Self::may_bypass`])
     /// or appended without an attempt (bypass queue, Fig. 2 step 2).
     const TRY_ON_ARRIVAL: bool;
@@ -93,7 +93,7 @@ pub(crate) trait BypassRule: Send {
 }
 
 /// A FIFO queue whose head may be overtaken as its [`BypassRule`] allows.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Bypassing<R> {
     queue: WaitQueue,
     /// The policy's rule and state.
@@ -141,7 +141,10 @@ impl<R: BypassRule> Bypassing<R> {
     }
 }
 
-impl<R: BypassRule> super::Scheduler for Bypassing<R> {
+impl<R: BypassRule + 'static> super::Scheduler for Bypassing<R> {
+    fn fork(&self) -> Option<Box<dyn super::Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         self.rule.arrived(job, &*sys);
         let started = match self.queue.head() {

@@ -168,7 +168,7 @@ pub(super) const DOWN: Form<ScanReading> = Form::new(
 );
 
 /// Scan scheduling.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Scan {
     direction: Direction,
     reading: ScanReading,
@@ -281,6 +281,9 @@ impl Scan {
 }
 
 impl Scheduler for Scan {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         self.ensure(&*sys);
         let k = cube_dim(&sys.job(job).request).min(self.queues.len() - 1);

@@ -232,7 +232,7 @@ impl From<Profile> for Semantics {
 
 /// The choices of a [`Semantics`] as an experiment file or Python writes them: a profile and the
 /// choices that differ from it (every one optional).
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Choices {
     #[serde(default)]
@@ -355,7 +355,7 @@ mod tests {
 
     #[test]
     fn semantics_read_as_a_profile_name_or_a_profile_and_its_changed_choices() {
-        #[derive(Debug, Deserialize, Serialize)]
+        #[derive(Debug, Clone, Deserialize, Serialize)]
         struct File {
             semantics: Semantics,
         }

@@ -27,7 +27,7 @@ struct Partition {
 }
 
 /// Static partitioning.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct StaticPartition {
     /// `None` until the first event; then the partitions (empty off hypercubes).
     parts: Option<Vec<Partition>>,
@@ -113,6 +113,9 @@ impl StaticPartition {
 }
 
 impl Scheduler for StaticPartition {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         self.ensure(&*sys);
         match self.queue_of(&sys.job(job).request) {

@@ -45,7 +45,7 @@ struct Slot {
 }
 
 /// Window-K scheduling.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct WindowK {
     k: usize,
     /// Arrived jobs from the oldest pending one, in arrival (id) order; the front is always pending.
@@ -105,6 +105,9 @@ impl WindowK {
 }
 
 impl Scheduler for WindowK {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         let in_window = self.slots.len() < self.k;
         self.slots.push_back(Slot { job, done: false });
@@ -155,7 +158,7 @@ pub(super) const WINDOW: Form<u32> = Form::new(
 .title(|k| format!("Window-{k}"));
 
 /// Window-K with the window's jobs tried in a queue order (see the module doc).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct RankedWindowK {
     k: usize,
     /// Arrived jobs from the oldest pending one, in arrival order, with what the order reads of
@@ -214,6 +217,9 @@ impl RankedWindowK {
 }
 
 impl Scheduler for RankedWindowK {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         let facts = self.ranking.facts(sys.job(job), &*sys);
         self.slots.push_back((Slot { job, done: false }, facts));

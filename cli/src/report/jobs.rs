@@ -299,6 +299,7 @@ mod tests {
             reserved: None,
         };
         let out = Outcome {
+            fair_starts: Vec::new(),
             predictions: Vec::new(),
             records: vec![
                 rec(0.0, 10.0, Submesh::from_paper(1, 1, 2, 3), false),

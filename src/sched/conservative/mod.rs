@@ -48,7 +48,7 @@ use counts::Counts;
 use profile::Profile;
 
 /// Conservative backfilling.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Conservative {
     /// Waiting jobs in arrival order, with their reservations.
     waiting: Vec<Waiting>,
@@ -68,7 +68,7 @@ pub(crate) struct Conservative {
 }
 
 /// The plan a run uses.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 enum Mode {
     /// Not known before the first pass.
     #[default]
@@ -318,6 +318,9 @@ impl Conservative {
 }
 
 impl Scheduler for Conservative {
+    fn fork(&self) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(self.clone()))
+    }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         let facts = (self.ranking.as_mut()).map(|r| r.facts(sys.job(job), &*sys));
         let j = sys.job(job);

@@ -500,7 +500,7 @@ impl Node {
 }
 
 /// A parse error: where, and what was expected or wrong.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct PErr<'a> {
     at: &'a str,
     message: String,

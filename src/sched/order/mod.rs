@@ -443,7 +443,7 @@ fn position(r: Rank) -> usize {
 /// others come from a binary heap of ranks built when a second is asked for, or when the
 /// candidates are narrowed ([`Ranks::retain`]), so that a pass ranks only the jobs that could
 /// still start.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Ranks {
     /// The value of the job at each queue position (never NaN: [`Ranking::values`]).
     values: Vec<f64>,

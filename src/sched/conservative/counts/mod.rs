@@ -116,7 +116,7 @@ impl Step {
 }
 
 /// The gains of the plan, for telling which reservations a compression need not look at.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Gains {
     /// `(number, end)` of the gains that may still matter, numbers rising and ends falling: the
     /// latest end of the gains numbered from `k` on is the end of the first entry numbered `k` or
@@ -166,7 +166,7 @@ pub(super) struct Memo {
 }
 
 /// What the count plan keeps between passes.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Counts {
     total: i32,
     /// The last pass's plan, whole (`None`: rebuild it from the slots and the running jobs).
@@ -181,7 +181,7 @@ pub(super) struct Counts {
 
 /// A pass's plan as it was left: its changes (the running jobs' releases and the reservations),
 /// the counts after them, and the free nodes then.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Kept {
     steps: Vec<Step>,
     after: Vec<i32>,
@@ -288,7 +288,7 @@ impl Kept {
 }
 
 /// Space a plan needs, kept from pass to pass (the changes: for merging a rebuilt plan into).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Spare {
     steps: Vec<Step>,
     marks: Vec<u64>,

@@ -9,7 +9,7 @@ use crate::SimTime;
 /// The runs of changes that leave at least `n` nodes free, with how long each lasts, as far as a
 /// scan has gone: only the runs that last longer than every run before them are kept (the others
 /// change no answer); where a run starts is read back from the counts when asked.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Runs {
     pub(super) n: i32,
     /// When the run from now starts (`None`: fewer than `n` are free now).
