@@ -1,6 +1,7 @@
 //! Library integration tests, one binary: a module per area.
 mod backfill;
 mod engine;
+mod fairness;
 mod fragmentation;
 mod gang;
 mod golden;

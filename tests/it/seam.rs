@@ -327,6 +327,7 @@ fn job_at(start: f64, end: f64, placement: Placement) -> JobRecord {
 
 fn outcome(records: Vec<JobRecord>) -> Outcome {
     Outcome {
+        fair_starts: Vec::new(),
         predictions: Vec::new(),
         records,
         segments: Vec::new(),
