@@ -44,6 +44,12 @@
 //!   named order); `easy:sjbf` and `easy` with predicted estimates (goal: `easy:sjbf` ≤ 2 ×
 //!   `easy`); strict priority under SJF and fair-share.
 //!
+//! * `fairness/ctc-sp2/flat338/easy/user/lf<F>/<plain|fair>` — EASY on CTC-SP2 with user
+//!   estimates at load factors 1.0 and 1.2, without and with fair start times
+//!   (`ReplayOptions::fairness`: a fork per job still waiting at the next arrival). Goal: `fair`
+//!   ≤ 5 × `plain`; not met — the forks replay about a queue's worth of jobs per job
+//!   (docs/ALGORITHMS.md, "Fair start times").
+//!
 //! Logs are found on the trace search path (`$PWA_TRACES`, `traces/`, `../shared/traces`); a missing
 //! log skips its group with a note. Run: `cargo bench --bench replay` (add a filter such as
 //! `-- nasa` to run one group).
@@ -432,7 +438,44 @@ fn semantics(c: &mut Criterion) {
     g.finish();
 }
 
+/// EASY on CTC-SP2 with user estimates, without and with fair start times (see the module doc).
+fn fairness(c: &mut Criterion) {
+    let Some((w, m)) = load("ctc-sp2", None) else {
+        return;
+    };
+    let mut g = c.benchmark_group("fairness");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(5));
+    for lf in [1.0, 1.2] {
+        let mut user = scaled(&w, lf);
+        user.set_estimates(EstimateModel::User);
+        for fairness in [false, true] {
+            let opts = ReplayOptions {
+                fairness,
+                ..ReplayOptions::default()
+            };
+            let name = if fairness { "fair" } else { "plain" };
+            g.bench_function(format!("ctc-sp2/flat338/easy/user/lf{lf:.1}/{name}"), |b| {
+                b.iter(|| {
+                    replay_with(
+                        black_box(&user),
+                        m,
+                        SchedKind::Easy,
+                        AllocKind::Flat,
+                        opts.clone(),
+                        &mut NoObserver,
+                    )
+                    .expect("replay")
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
 criterion_group!(
-    benches, nasa, nasa_lazy, sdsc, mesh_grid, summary, ctc_torus, backfill, semantics, orders
+    benches, nasa, nasa_lazy, sdsc, mesh_grid, summary, ctc_torus, backfill, semantics, orders,
+    fairness
 );
 criterion_main!(benches);

@@ -173,6 +173,7 @@ pub fn all(rows: &[SummaryRow], rule: &KneeRule) -> Vec<Table> {
         Some(knees(rows, rule, unit)),
         key_numbers(rows, unit),
         fairness(rows, unit),
+        fair_starts(rows, unit),
         against_fcfs(rows, unit),
         confidence(rows, unit),
     ]
@@ -319,6 +320,34 @@ fn fairness(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
             real(m.jain_bounded_slowdown),
             time(m.worst_user_mean_wait_s, unit),
             real(m.worst_user_mean_bounded_slowdown),
+        ]
+    });
+    Some(t)
+}
+
+/// The jobs started after their fair start times (when measured, `--fairness`), at the load
+/// factor of the key numbers: how many, the total and the mean delay beyond them.
+fn fair_starts(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
+    let lf = common_load(rows)?;
+    if rows.iter().all(|r| r.metrics.unfair_delay_s.is_nan()) {
+        return None;
+    }
+    let mut t = Table::new(
+        format!("Fair start times at load factor {lf}"),
+        "Jobs started after their fair start time (when they would have started had no later \
+         job arrived), and the delay beyond it: the total, and the mean over all jobs.",
+        &[
+            ("policy", false),
+            ("jobs started late", true),
+            (&human::time_column("total delay", unit), true),
+            (&human::time_column("mean delay", unit), true),
+        ],
+    );
+    push_at(&mut t, rows, lf, |m| {
+        vec![
+            (human::count(m.unfair_jobs), Some(m.unfair_jobs as f64)),
+            time(m.unfair_delay_s, unit),
+            time(m.mean_unfair_delay_s, unit),
         ]
     });
     Some(t)
