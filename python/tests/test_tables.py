@@ -83,6 +83,18 @@ def test_replay_options_are_keyword_arguments_named_as_the_flags(cli):
     assert plain.metrics["killed_jobs"] == 0
 
 
+def test_fair_start_times_are_an_option_and_a_jobs_column():
+    w = "synth:uniform,mesh=8x8,jobs=300,rate=1,seed=3"
+    r = pr.run(w, sched="easy", alloc="ff", load_factor=0.9, fairness=True)
+    jobs = r.jobs
+    late = [s - f for s, f in zip(jobs["start_s"], jobs["fair_start_s"]) if s > f]
+    assert r.metrics["unfair_jobs"] == len(late) > 0
+    assert r.metrics["unfair_delay_s"] == pytest.approx(sum(late), rel=1e-12)
+    plain = pr.run(w, sched="easy", alloc="ff", load_factor=0.9)
+    assert "fair_start_s" not in plain.jobs.columns and plain.metrics["unfair_jobs"] == 0
+    assert plain.jobs["start_s"].to_list() == jobs["start_s"].to_list()
+
+
 @pytest.mark.usefixtures("real_logs")
 def test_catalog_and_stats():
     cat = pr.catalog()

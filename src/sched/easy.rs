@@ -52,7 +52,7 @@ use crate::resource::{Placement, Request};
 use crate::workload::JobId;
 
 /// EASY backfilling.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Easy {
     /// Waiting jobs in arrival order.
     queue: VecDeque<Waiting>,
@@ -68,7 +68,7 @@ pub(crate) struct Easy {
 }
 
 /// The order of the queue and of the backfilling candidates.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) enum Order {
     /// Arrival order (`easy`).
     #[default]
@@ -355,7 +355,19 @@ fn start_on(j: JobId, p: &Placement, now_state: &mut dyn Allocator, sys: &mut dy
 
 impl Scheduler for Easy {
     fn fork(&self) -> Option<Box<dyn Scheduler>> {
-        Some(Box::new(self.clone()))
+        let order = match &self.order {
+            Order::Arrival => Order::Arrival,
+            Order::ShortestFirst => Order::ShortestFirst,
+            Order::Ranked(r) => Order::Ranked(Box::new(r.fork()?)),
+        };
+        Some(Box::new(Easy {
+            queue: self.queue.clone(),
+            pass: self.pass.clone(),
+            order,
+            facts: self.facts.clone(),
+            ranks: self.ranks.clone(),
+            epoch: self.epoch,
+        }))
     }
     fn on_arrival(&mut self, id: JobId, sys: &mut dyn System) {
         if let Order::Ranked(ranking) = &mut self.order {

@@ -31,7 +31,7 @@ use super::{Scheduler, System};
 use crate::workload::JobId;
 
 /// A FIFO policy's bypass rule over a queue in rank order.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Ordered<R> {
     /// Waiting jobs in arrival order.
     waiting: Vec<Facts>,
@@ -120,7 +120,14 @@ impl<R: BypassRule> Ordered<R> {
 
 impl<R: BypassRule + 'static> Scheduler for Ordered<R> {
     fn fork(&self) -> Option<Box<dyn Scheduler>> {
-        Some(Box::new(self.clone()))
+        Some(Box::new(Ordered {
+            waiting: self.waiting.clone(),
+            ranking: self.ranking.fork()?,
+            pass: self.pass.clone(),
+            rule: self.rule.clone(),
+            ranks: self.ranks.clone(),
+            departed: self.departed,
+        }))
     }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         self.rule.arrived(job, &*sys);

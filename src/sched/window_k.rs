@@ -158,7 +158,7 @@ pub(super) const WINDOW: Form<u32> = Form::new(
 .title(|k| format!("Window-{k}"));
 
 /// Window-K with the window's jobs tried in a queue order (see the module doc).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct RankedWindowK {
     k: usize,
     /// Arrived jobs from the oldest pending one, in arrival order, with what the order reads of
@@ -218,7 +218,14 @@ impl RankedWindowK {
 
 impl Scheduler for RankedWindowK {
     fn fork(&self) -> Option<Box<dyn Scheduler>> {
-        Some(Box::new(self.clone()))
+        Some(Box::new(RankedWindowK {
+            k: self.k,
+            slots: self.slots.clone(),
+            pending: self.pending,
+            ranking: self.ranking.fork()?,
+            pass: self.pass.clone(),
+            ranks: self.ranks.clone(),
+        }))
     }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         let facts = self.ranking.facts(sys.job(job), &*sys);

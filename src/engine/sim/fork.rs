@@ -32,7 +32,9 @@ impl<'w> Engine<'w> {
             return Err(EngineError::NoFairStart("predicted estimates"));
         }
         if self.sched.fork().is_none() {
-            return Err(EngineError::NoFairStart("a policy that cannot be copied"));
+            return Err(EngineError::NoFairStart(
+                "a policy that cannot be copied (a Python policy or priority function)",
+            ));
         }
         Ok(())
     }
@@ -54,10 +56,9 @@ impl<'w> Engine<'w> {
             return Ok(());
         }
         let fork = Engine {
-            sched: self
-                .sched
-                .fork()
-                .ok_or(EngineError::NoFairStart("a policy that cannot be copied"))?,
+            sched: self.sched.fork().ok_or(EngineError::NoFairStart(
+                "a policy that cannot be copied (a Python policy or priority function)",
+            ))?,
             state: self.state.fork(last),
         };
         self.state.fair[last.index()] = fork.start_of(last)?;

@@ -48,7 +48,7 @@ use counts::Counts;
 use profile::Profile;
 
 /// Conservative backfilling.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Conservative {
     /// Waiting jobs in arrival order, with their reservations.
     waiting: Vec<Waiting>,
@@ -319,7 +319,20 @@ impl Conservative {
 
 impl Scheduler for Conservative {
     fn fork(&self) -> Option<Box<dyn Scheduler>> {
-        Some(Box::new(self.clone()))
+        let ranking = match &self.ranking {
+            Some(r) => Some(Box::new(r.fork()?)),
+            None => None,
+        };
+        Some(Box::new(Conservative {
+            waiting: self.waiting.clone(),
+            pass: self.pass.clone(),
+            started: self.started.clone(),
+            replan: self.replan,
+            quiet: self.quiet,
+            quiet_until: self.quiet_until,
+            mode: self.mode.clone(),
+            ranking,
+        }))
     }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         let facts = (self.ranking.as_mut()).map(|r| r.facts(sys.job(job), &*sys));

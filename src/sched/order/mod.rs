@@ -540,6 +540,29 @@ pub(crate) struct Ranking {
     columns: Columns,
 }
 
+impl Ranking {
+    /// An independent copy in the current state (a forked replay's, `Scheduler::fork`); `None`
+    /// for a priority function's, whose evaluation keeps what it read of the jobs in the front
+    /// end's objects.
+    pub(crate) fn fork(&self) -> Option<Ranking> {
+        let source = match &self.source {
+            Source::Expr(e) => Source::Expr(e.clone()),
+            Source::Function(_) => return None,
+        };
+        Some(Ranking {
+            source,
+            weights: self.weights,
+            accounts: self.accounts.clone(),
+            fair: self.fair.clone(),
+            queues: self.queues.clone(),
+            partitions: self.partitions.clone(),
+            machine_nodes: self.machine_nodes,
+            now: self.now,
+            columns: self.columns.clone(),
+        })
+    }
+}
+
 /// What gives a ranking its values.
 #[derive(Debug)]
 enum Source {
