@@ -173,12 +173,12 @@ pub fn summarize_without_fragmentation(
 }
 
 /// The jobs started after their fair start times, and their total delay beyond them (`records`
-/// and `fair` paired by job; NaN when the fair start times were not measured). A job is unfair
+/// and `fair` paired by job; none when the fair start times were not measured). A job is unfair
 /// when its start is later than its fair start time by any amount: both are the same
 /// simulation's times, equal to the bit when the later jobs changed nothing for it.
 fn unfairness(records: &[super::JobRecord], fair: &[SimTime]) -> (u64, f64) {
     if fair.is_empty() {
-        return (0, f64::NAN);
+        return (0, 0.0);
     }
     let delays = records.iter().zip(fair).map(|(r, &f)| r.start - f);
     let late: Vec<f64> = delays.filter(|&d| d > 0.0).collect();

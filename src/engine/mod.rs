@@ -285,10 +285,10 @@ pub struct RunMetrics {
     /// Jobs started after their fair start times
     /// ([`ReplayOptions::fairness`](options::ReplayOptions::fairness); 0 when not measured).
     pub unfair_jobs: u64,
-    /// Σ over the jobs of how long each started after its fair start time (NaN when not
+    /// Σ over the jobs of how long each started after its fair start time (0 when not
     /// measured).
     pub unfair_delay_s: f64,
-    /// `unfair_delay_s / jobs`: the mean over all jobs (NaN when not measured).
+    /// `unfair_delay_s / jobs`: the mean over all jobs (0 when not measured).
     pub mean_unfair_delay_s: f64,
     /// What an experiment observed of the run beyond this summary (the §4.2 window measures of
     /// [`observation`]); not a column of the summary tables, zero unless asked for.

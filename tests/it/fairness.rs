@@ -131,7 +131,7 @@ fn off_by_default_and_refused_with_predicted_estimates() {
     assert!(out.fair_starts.is_empty());
     let m = summarize(&w, flat(4), AllocKind::Flat, &out);
     assert_eq!(m.unfair_jobs, 0);
-    assert!(m.unfair_delay_s.is_nan() && m.mean_unfair_delay_s.is_nan());
+    assert_eq!((m.unfair_delay_s, m.mean_unfair_delay_s), (0.0, 0.0));
     let predicted = Workload {
         predictor: Some(PredictorKind::RecentUserMean(Correction::default())),
         ..w

@@ -325,11 +325,12 @@ fn fairness(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
     Some(t)
 }
 
-/// The jobs started after their fair start times (when measured, `--fairness`), at the load
-/// factor of the key numbers: how many, the total and the mean delay beyond them.
+/// The jobs started after their fair start times (`--fairness`), at the load factor of the key
+/// numbers: how many, the total and the mean delay beyond them; left out when no job was (or
+/// they were not measured).
 fn fair_starts(rows: &[SummaryRow], unit: TimeUnit) -> Option<Table> {
     let lf = common_load(rows)?;
-    if rows.iter().all(|r| r.metrics.unfair_delay_s.is_nan()) {
+    if rows.iter().all(|r| r.metrics.unfair_jobs == 0) {
         return None;
     }
     let mut t = Table::new(
