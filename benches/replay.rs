@@ -61,7 +61,8 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use pwa_replay::catalog::Catalog;
 use pwa_replay::engine::{
-    FragMeter, NoObserver, Profile, ReplayOptions, Semantics, replay, replay_with, summarize,
+    FragMeter, NoObserver, Outcome, Profile, ReplayOptions, Semantics, replay, replay_with,
+    summarize,
 };
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::sched::SchedKind;
@@ -397,6 +398,19 @@ fn backfill(c: &mut Criterion) {
     g.finish();
 }
 
+/// One replay under EASY with the flat allocator.
+fn easy_on_flat(w: &Workload, m: MachineSpec, opts: &ReplayOptions) -> Outcome {
+    replay_with(
+        w,
+        m,
+        SchedKind::Easy,
+        AllocKind::Flat,
+        opts.clone(),
+        &mut NoObserver,
+    )
+    .expect("replay")
+}
+
 /// EASY on KTH-SP2 under each scheduling semantics.
 fn semantics(c: &mut Criterion) {
     let Some((w, m)) = with_user_estimates("kth-sp2", 1.3) else {
@@ -422,17 +436,7 @@ fn semantics(c: &mut Criterion) {
             ..ReplayOptions::default()
         };
         g.bench_function(format!("kth-sp2/flat100/easy/user/lf1.3/{name}"), |b| {
-            b.iter(|| {
-                replay_with(
-                    black_box(&w),
-                    m,
-                    SchedKind::Easy,
-                    AllocKind::Flat,
-                    opts.clone(),
-                    &mut NoObserver,
-                )
-                .expect("replay")
-            })
+            b.iter(|| easy_on_flat(black_box(&w), m, &opts))
         });
     }
     g.finish();
@@ -457,17 +461,7 @@ fn fairness(c: &mut Criterion) {
             };
             let name = if fairness { "fair" } else { "plain" };
             g.bench_function(format!("ctc-sp2/flat338/easy/user/lf{lf:.1}/{name}"), |b| {
-                b.iter(|| {
-                    replay_with(
-                        black_box(&user),
-                        m,
-                        SchedKind::Easy,
-                        AllocKind::Flat,
-                        opts.clone(),
-                        &mut NoObserver,
-                    )
-                    .expect("replay")
-                })
+                b.iter(|| easy_on_flat(black_box(&user), m, &opts))
             });
         }
     }

@@ -12,7 +12,7 @@ use pwa_replay::sched::{SCHEDULERS, SchedKind};
 use pwa_replay::workload::{Correction, PredictorKind, Request, Workload};
 
 use crate::backfill::{cases, stream, to_workload};
-use crate::engine::{flat, workload};
+use crate::engine::{flat, starts, workload};
 use crate::support::keep_regressions;
 
 fn fair() -> ReplayOptions {
@@ -58,8 +58,7 @@ fn a_backfill_that_outlives_an_early_end_delays_the_head() {
     ]);
     for s in [SchedKind::Easy, SchedKind::Conservative] {
         let out = run_fair(&w, flat(4), s, AllocKind::Flat);
-        let starts: Vec<f64> = out.records.iter().map(|r| r.start).collect();
-        assert_eq!(starts, [0.0, 7.0, 2.0], "{s}");
+        assert_eq!(starts(&out), [0.0, 7.0, 2.0], "{s}");
         assert_eq!(out.fair_starts, [0.0, 4.0, 2.0], "{s}");
         let m = summarize(&w, flat(4), AllocKind::Flat, &out);
         assert_eq!((m.unfair_jobs, m.unfair_delay_s), (1, 3.0), "{s}");
@@ -84,9 +83,8 @@ fn with_exact_estimates_easy_lets_a_backfill_delay_the_second_job() {
     assert_eq!(out.fair_starts, [0.0, 10.0, 10.0, 3.0]);
     // Conservative gives job 2 its reservation at 10 on arrival: job 3 cannot take it.
     let out = run_fair(&w, flat(5), SchedKind::Conservative, AllocKind::Flat);
-    let starts: Vec<f64> = out.records.iter().map(|r| r.start).collect();
-    assert_eq!(starts, [0.0, 10.0, 10.0, 20.0]);
-    assert_eq!(out.fair_starts, starts);
+    assert_eq!(starts(&out), [0.0, 10.0, 10.0, 20.0]);
+    assert_eq!(out.fair_starts, starts(&out));
 }
 
 #[test]
@@ -100,8 +98,7 @@ fn of_two_jobs_submitted_at_one_instant_the_second_listed_arrives_later() {
         (1.0, 15.0, 15.0, 2),
     ]);
     let out = run_fair(&w, flat(4), SchedKind::Easy, AllocKind::Flat);
-    let starts: Vec<f64> = out.records.iter().map(|r| r.start).collect();
-    assert_eq!(starts, [0.0, 16.0, 1.0]);
+    assert_eq!(starts(&out), [0.0, 16.0, 1.0]);
     // Job 2 is later than job 1 though submitted at the same instant: without it job 1 starts
     // when job 0 ends.
     assert_eq!(out.fair_starts, [0.0, 10.0, 1.0]);
@@ -112,8 +109,7 @@ fn of_two_jobs_submitted_at_one_instant_the_second_listed_arrives_later() {
         (1.0, 10.0, 10.0, 4),
     ]);
     let out = run_fair(&w, flat(4), SchedKind::Easy, AllocKind::Flat);
-    let starts: Vec<f64> = out.records.iter().map(|r| r.start).collect();
-    assert_eq!(out.fair_starts, starts);
+    assert_eq!(out.fair_starts, starts(&out));
 }
 
 #[test]
@@ -211,8 +207,7 @@ proptest! {
             let w = to_workload(&raw, as_mesh, true);
             for s in [SchedKind::Fcfs, SchedKind::Conservative] {
                 let out = run_fair(&w, m, s, a);
-                let starts: Vec<f64> = out.records.iter().map(|r| r.start).collect();
-                prop_assert_eq!(&out.fair_starts, &starts, "{} {}", s, a);
+                prop_assert_eq!(out.fair_starts.clone(), starts(&out), "{} {}", s, a);
             }
         }
     }
