@@ -441,15 +441,7 @@ impl Node {
     /// Folds constant operands; a power by a small positive integer constant becomes a product.
     fn bin(op: Op, a: Node, b: Node) -> Node {
         let folded = match (a.constant(), b.constant()) {
-            (Some(x), Some(y)) => Some(match op {
-                Op::Add => x + y,
-                Op::Sub => x - y,
-                Op::Mul => x * y,
-                Op::Div => x / y,
-                Op::Pow => x.powf(y),
-                Op::Min => x.min(y),
-                _ => x.max(y),
-            }),
+            (Some(x), Some(y)) => Some(binary(op, x, y)),
             _ => None,
         };
         match (folded, op, b.constant()) {
