@@ -213,16 +213,9 @@ mod tests {
             end: e,
         };
         let out = Outcome {
-            fair_starts: Vec::new(),
-            predictions: Vec::new(),
             records: vec![rec(2.0, 3.0), rec(0.0, 7.0), rec(1.0, 3.0)],
             segments: vec![seg(0.0, 2.0), seg(5.0, 7.0)],
-            tori: Vec::new(),
-            dilation: Vec::new(),
-            alloc: Default::default(),
-            skipped_checks: 0,
-            alloc_time_s: 0.0,
-            sim_wall_s: 0.0,
+            ..Default::default()
         };
         assert_eq!(waiting(&w, &out, 0), 2.0);
         assert_eq!(waiting(&w, &out, 1), 3.0);

@@ -671,16 +671,8 @@ mod tests {
 
     fn outcome(records: Vec<JobRecord>) -> Outcome {
         Outcome {
-            fair_starts: Vec::new(),
-            predictions: Vec::new(),
             records,
-            tori: Vec::new(),
-            dilation: Vec::new(),
-            segments: Vec::new(),
-            alloc: Default::default(),
-            skipped_checks: 0,
-            alloc_time_s: 0.0,
-            sim_wall_s: 0.0,
+            ..Default::default()
         }
     }
 

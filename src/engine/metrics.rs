@@ -300,16 +300,8 @@ mod tests {
             1,
         );
         let out = Outcome {
-            fair_starts: Vec::new(),
-            predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 2), rec(10.0, 15.0, 4)],
-            tori: Vec::new(),
-            dilation: Vec::new(),
-            segments: Vec::new(),
-            alloc: Default::default(),
-            skipped_checks: 0,
-            alloc_time_s: 0.0,
-            sim_wall_s: 0.0,
+            ..Default::default()
         };
         let m = summarize(&w, machine, AllocKind::Flat, &out);
         assert!((m.external_fragmentation - (2.0 / 8.0) * 8.0 / 20.0).abs() < 1e-12);
@@ -317,8 +309,6 @@ mod tests {
         // A head that does not fit the idle nodes counts nothing.
         let w = Workload::from_jobs(vec![job(0, 0.0, 10.0, 6), job(1, 2.0, 10.0, 3)], 1);
         let out = Outcome {
-            fair_starts: Vec::new(),
-            predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3)],
             ..out
         };
@@ -337,8 +327,6 @@ mod tests {
             1,
         );
         let out = Outcome {
-            fair_starts: Vec::new(),
-            predictions: Vec::new(),
             records: vec![rec(0.0, 10.0, 6), rec(10.0, 20.0, 3), rec(10.0, 15.0, 1)],
             ..out
         };

@@ -150,7 +150,7 @@ pub struct Segment {
 }
 
 /// The result of one replay: a record per job (indexed by `JobId`) and the allocator's counters.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
     /// `records[i]` is job `JobId(i)`.
     pub records: Vec<JobRecord>,

@@ -156,7 +156,7 @@ pub fn completion_time(out: &Outcome) -> SimTime {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::engine::{AllocStats, JobRecord};
+    use crate::engine::JobRecord;
     use crate::resource::{Placement, Request, Subcube};
     use crate::workload::Job;
 
@@ -181,20 +181,12 @@ pub(crate) mod tests {
             reserved: None,
         };
         let out = Outcome {
-            fair_starts: Vec::new(),
-            predictions: Vec::new(),
             records: vec![
                 rec(0.0, 4.0, 0b01),
                 rec(4.0, 12.0, 0b11),
                 rec(12.0, 13.0, 0),
             ],
-            segments: vec![],
-            tori: Vec::new(),
-            dilation: Vec::new(),
-            alloc: AllocStats::default(),
-            skipped_checks: 0,
-            alloc_time_s: 0.0,
-            sim_wall_s: 0.0,
+            ..Default::default()
         };
         (w, out)
     }

@@ -257,16 +257,9 @@ mod tests {
 
     fn outcome(records: Vec<JobRecord>, segments: Vec<Segment>) -> Outcome {
         Outcome {
-            fair_starts: Vec::new(),
-            predictions: Vec::new(),
             records,
-            tori: Vec::new(),
-            dilation: Vec::new(),
             segments,
-            alloc: Default::default(),
-            skipped_checks: 0,
-            alloc_time_s: 0.0,
-            sim_wall_s: 0.0,
+            ..Default::default()
         }
     }
 

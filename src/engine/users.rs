@@ -152,16 +152,8 @@ mod tests {
             });
         }
         let out = Outcome {
-            fair_starts: Vec::new(),
             records,
-            predictions: Vec::new(),
-            tori: Vec::new(),
-            dilation: Vec::new(),
-            segments: Vec::new(),
-            alloc: Default::default(),
-            skipped_checks: 0,
-            alloc_time_s: 0.0,
-            sim_wall_s: 0.0,
+            ..Default::default()
         };
         (Workload::from_jobs(jobs, 1), out)
     }

@@ -682,13 +682,9 @@ fn wfp3_values_grow_with_the_wait() {
     assert_eq!(starts(&sqf), [0.0, 200.0, 100.0]);
 }
 
-/// Two users, one heavy: after the heavy user's long job, the light user's waiting job goes
-/// first under fair-share even though it arrived later.
-#[test]
-fn fair_share_serves_the_light_user_first() {
-    // 4 nodes. User 1 runs job 0 (4 nodes, 1000 s). At 500 user 1 submits job 1 and at 600 user 2
-    // submits job 2, both 4 nodes. At 1000 user 1 has all the usage (U = 1, S = ½, F = 1/4),
-    // user 2 none (F = 1): job 2 starts at 1000, job 1 after it.
+/// 4 nodes. User 1 runs job 0 (4 nodes, 1000 s); at 500 user 1 submits job 1 and at 600 user 2
+/// submits job 2, both 4 nodes and 100 s.
+fn two_users_one_heavy() -> Workload {
     let mut w = workload(&[
         (0.0, 1000.0, nodes(4)),
         (500.0, 100.0, nodes(4)),
@@ -697,6 +693,17 @@ fn fair_share_serves_the_light_user_first() {
     for (j, u) in w.jobs.iter_mut().zip([1, 1, 2]) {
         j.user = UserId::new(u);
     }
+    w
+}
+
+/// Two users, one heavy: after the heavy user's long job, the light user's waiting job goes
+/// first under fair-share even though it arrived later.
+#[test]
+fn fair_share_serves_the_light_user_first() {
+    // 4 nodes. User 1 runs job 0 (4 nodes, 1000 s). At 500 user 1 submits job 1 and at 600 user 2
+    // submits job 2, both 4 nodes. At 1000 user 1 has all the usage (U = 1, S = ½, F = 1/4),
+    // user 2 none (F = 1): job 2 starts at 1000, job 1 after it.
+    let w = two_users_one_heavy();
     let c = PriorityConfig::default();
     let fs = run_ordered(&w, 4, SchedKind::Fcfs, named("fairshare"), &c);
     assert_eq!(starts(&fs), [0.0, 1100.0, 1000.0]);
@@ -733,14 +740,7 @@ fn fair_share_serves_the_light_user_first() {
 /// alone is FCFS.
 #[test]
 fn multifactor_weights_choose_the_order() {
-    let mut w = workload(&[
-        (0.0, 1000.0, nodes(4)),
-        (500.0, 100.0, nodes(4)),
-        (600.0, 100.0, nodes(4)),
-    ]);
-    for (j, u) in w.jobs.iter_mut().zip([1, 1, 2]) {
-        j.user = UserId::new(u);
-    }
+    let w = two_users_one_heavy();
     let mut c = PriorityConfig {
         weights: "age=1000,fairshare=0,size=0,queue=0,partition=0"
             .parse()

@@ -327,16 +327,8 @@ fn job_at(start: f64, end: f64, placement: Placement) -> JobRecord {
 
 fn outcome(records: Vec<JobRecord>) -> Outcome {
     Outcome {
-        fair_starts: Vec::new(),
-        predictions: Vec::new(),
         records,
-        segments: Vec::new(),
-        tori: Vec::new(),
-        dilation: Vec::new(),
-        alloc: Default::default(),
-        skipped_checks: 0,
-        alloc_time_s: 0.0,
-        sim_wall_s: 0.0,
+        ..Default::default()
     }
 }
 

@@ -299,19 +299,11 @@ mod tests {
             reserved: None,
         };
         let out = Outcome {
-            fair_starts: Vec::new(),
-            predictions: Vec::new(),
             records: vec![
                 rec(0.0, 10.0, Submesh::from_paper(1, 1, 2, 3), false),
                 rec(10.0, 15.5, Submesh::from_paper(3, 1, 3, 3), true),
             ],
-            tori: Vec::new(),
-            dilation: Vec::new(),
-            segments: Vec::new(),
-            alloc: Default::default(),
-            skipped_checks: 0,
-            alloc_time_s: 0.0,
-            sim_wall_s: 0.0,
+            ..Default::default()
         };
         (w, out)
     }
