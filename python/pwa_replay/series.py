@@ -39,12 +39,14 @@ import pickle
 import subprocess
 import sys
 import traceback
+import types
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from . import _native
+from .imports import code_digest, local_modules
 from .orders import function_ref, is_static, load_function, order_of
 
 __all__ = ["CellsFailed", "OrderSeries", "PolicySeries", "external_digest", "is_python_label",
@@ -72,17 +74,41 @@ def is_python_label(label: str) -> bool:
 
 
 def load_class(path: Path, name: str) -> type:
-    """The class ``name`` of the Python file at ``path`` (the file run as a module of its own)."""
+    """The class ``name`` of the Python file at ``path``, run as a script's file would be: its
+    folder first on ``sys.path`` (``from helpers import …`` finds ``helpers.py`` beside it), and
+    as a module of a package that is that folder (``from . import helpers`` finds it too). The
+    local modules it imports (:func:`pwa_replay.imports.local_modules`) are imported anew, as
+    they are now: an earlier import of a module of that name (an older text, or another
+    policy's folder) is forgotten."""
     if not path.is_file():
         raise _native.Error(f"py:{path}:{name}: no such file")
-    module = f"pwa_replay_policy_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}"
-    spec = importlib.util.spec_from_file_location(module, path)
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    package = f"pwa_replay_policy_{hashlib.sha256(folder.encode()).hexdigest()[:16]}"
+    _forget(path, package)
+    sys.modules[package] = types.ModuleType(package)
+    sys.modules[package].__path__ = [folder]
+    spec = importlib.util.spec_from_file_location(f"{package}.{path.stem}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     try:
         return getattr(mod, name)
     except AttributeError:
         raise _native.Error(f"py:{path}:{name}: {path} has no `{name}`") from None
+
+
+def _forget(path: Path, package: str) -> None:
+    """Removes from ``sys.modules`` the modules of the top-level names of the local modules of
+    the file at ``path`` (in its folder, then the working directory) and the folder's package."""
+    folder, here = path.resolve().parent, Path.cwd().resolve()
+    tops = {package}
+    for module in local_modules(path, here):
+        root = folder if folder in module.parents else here
+        tops.add(module.relative_to(root).parts[0].removesuffix(".py"))
+    tops.discard(__package__)  # this package itself, run from its source tree, stays
+    for name in [n for n in sys.modules if n.partition(".")[0] in tops]:
+        del sys.modules[name]
 
 
 def _literal(text: str) -> Any:
@@ -131,17 +157,16 @@ class PolicySeries:
             args[key.strip()] = _literal(value.strip())
         path = (base / parts[0]).resolve()
         load_class(path, parts[1])  # fail here, once, rather than in every cell
-        digest = hashlib.sha256(path.read_bytes())
-        digest.update(f"\0{parts[1]}\0{sorted(args.items())!r}".encode())
-        return PolicySeries(label.strip(), path=path, cls=parts[1], args=args,
-                            digest=digest.hexdigest())
+        digest = code_digest(path, base, f"\0{parts[1]}\0{sorted(args.items())!r}".encode())
+        return PolicySeries(label.strip(), path=path, cls=parts[1], args=args, digest=digest)
 
     @staticmethod
     def of(policy: Any) -> "PolicySeries":
-        """A policy object (each cell gets a copy) or a class (each cell builds one)."""
-        name = policy.__name__ if isinstance(policy, type) else type(policy).__name__
-        blob = _pickled(policy, f"policy {name}", "a policy", "its class")
-        return PolicySeries(f"py:{name}", blob=blob, digest=hashlib.sha256(blob).hexdigest())
+        """A policy object (each cell gets a copy) or a class (each cell builds one); its digest
+        is the pickle's with its class's source file and the local modules that imports."""
+        cls = policy if isinstance(policy, type) else type(policy)
+        blob = _pickled(policy, f"policy {cls.__name__}", "a policy", "its class")
+        return PolicySeries(f"py:{cls.__name__}", blob=blob, digest=_source_digest(cls, blob))
 
     def build(self) -> Any:
         """A fresh policy for one cell."""
@@ -177,31 +202,36 @@ class OrderSeries:
             raise _native.Error(f"sched={label!r}: a priority function is order=py:PATH:FUNCTION")
         path = (base / ref[0]).resolve()
         is_static(load_function(path, ref[1]), order)  # fail here, once, rather than in every cell
-        digest = hashlib.sha256(path.read_bytes())
-        digest.update(f"\0{ref[1]}\0{label.strip()}".encode())
-        return OrderSeries(label.strip(), order, path=path, func=ref[1],
-                           digest=digest.hexdigest())
+        digest = code_digest(path, base, f"\0{ref[1]}\0{label.strip()}".encode())
+        return OrderSeries(label.strip(), order, path=path, func=ref[1], digest=digest)
 
     @staticmethod
     def of(label: str, func: Any) -> "OrderSeries":
         """``label`` whose order names ``func`` (``orders={NAME: func}``): the function must
         pickle (defined at module level); its digest is its source file's sha256 when it has one
-        (with its qualified name and the label), else the pickle's."""
+        (with its qualified name, the label and the local modules the file imports), else the
+        pickle's."""
         order = order_of(label)
         is_static(func, order)
         blob = _pickled(func, f"orders={{{order!r}: …}}", "a priority function", "it")
-        try:
-            source = Path(inspect.getsourcefile(func)).read_bytes()
-        except (TypeError, OSError):
-            source = blob
-        digest = hashlib.sha256(source)
-        digest.update(f"\0{getattr(func, '__qualname__', '')}\0{label.strip()}".encode())
-        return OrderSeries(label.strip(), order, blob=blob, digest=digest.hexdigest())
+        tail = f"\0{getattr(func, '__qualname__', '')}\0{label.strip()}".encode()
+        return OrderSeries(label.strip(), order, blob=blob, digest=_source_digest(func, tail, blob))
 
     def replay_kw(self) -> dict:
         """The arguments of ``_native.run`` for one cell: the label and its function."""
         func = pickle.loads(self.blob) if self.blob is not None else load_function(self.path, self.func)
         return {"sched": self.label, "order_fns": {self.order: (func, is_static(func, self.order))}}
+
+
+def _source_digest(obj: Any, tail: bytes, fallback: Optional[bytes] = None) -> str:
+    """The code digest (:func:`pwa_replay.imports.code_digest`) of the file ``obj`` is defined in,
+    with ``tail``; without such a file (an interactive session), the sha256 of ``fallback``, else
+    of ``tail``."""
+    try:
+        source = Path(inspect.getsourcefile(obj))
+        return code_digest(source, source.parent, tail)
+    except (TypeError, OSError):
+        return hashlib.sha256(tail if fallback is None else fallback).hexdigest()
 
 
 def series_of(label: str, base: Path = Path("."), functions: Optional[dict] = None) -> Any:
@@ -317,12 +347,14 @@ def _named_file(label: str, base: Path) -> Path:
 
 
 def external_digest(label: str, base: str) -> str:
-    """The digest an experiment keys a ``py:`` series by (as the command line does): the sha256
-    of the file its ``py:`` part names (relative to ``base``) and of the label."""
+    """The digest an experiment keys a ``py:`` series by (the command line asks a worker,
+    ``python -m pwa_replay.worker --digest``, for this one): the sha256 of the file its ``py:``
+    part names (relative to ``base``), of the label and of every local module the file imports
+    (:func:`pwa_replay.imports.code_digest`)."""
     path = _named_file(label, Path(base))
     if not path.is_file():
         raise _native.Error(f"{label}: {path}: no such file")
-    return hashlib.sha256(path.read_bytes() + b"\0" + label.strip().encode()).hexdigest()
+    return code_digest(path, Path(base), b"\0" + label.strip().encode())
 
 
 def replay_external(label: str, base: str, instance: bytes) -> str:
