@@ -16,6 +16,7 @@
 //! states. They are kept in `results.json` and part of the experiment's hash, so that `merge` joins
 //! only parts run with the same options.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -142,9 +143,21 @@ pub fn read_plan(
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let name = file.display().to_string();
     let mut plan = Plan::with_params(&name, &text, quick, set, options)?;
-    // A Python series is keyed by its file, relative to the experiment's.
-    plan.resolve_external(|label| python::digest(&base_dir(file), label))
+    // A Python series is keyed by its code (paths relative to the experiment's folder), digested
+    // by the interpreter in one call for all of them.
+    let labels = plan.external_labels();
+    if !labels.is_empty() {
+        let digests = python::digests(&base_dir(file), &labels).with_context(|| name.clone())?;
+        let by_label: BTreeMap<&str, &String> =
+            labels.iter().map(String::as_str).zip(&digests).collect();
+        plan.resolve_external(|label| {
+            by_label
+                .get(label)
+                .map(|d| (*d).clone())
+                .ok_or_else(|| "no digest".to_string())
+        })
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    }
     if !set.is_empty() {
         // The text kept beside the results (for `merge`) holds the values set.
         text = pwa_replay::experiment::plan::substitute_params(&name, &text, quick, set)?;

@@ -243,7 +243,8 @@ impl Spinner {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ResultsFile {
     format: String,
-    /// SHA-256 of the experiment file's text, the budget and the command line's replay options.
+    /// SHA-256 of the experiment file's text, the budget, the command line's replay options and
+    /// the digests of its Python series.
     pub experiment_sha256: String,
     /// The experiment file as named on the command line.
     pub file: String,
@@ -252,6 +253,9 @@ pub struct ResultsFile {
     /// The command line's replay options.
     #[serde(default)]
     pub options: ReplayOptions,
+    /// The digests of its Python series (label → digest of the policy's code), none without.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub policies: BTreeMap<String, String>,
     /// `I/N` for a shard.
     pub shard: Option<String>,
     /// Indices of the units run (into [`Plan::units`]).
@@ -268,14 +272,36 @@ struct LineRecord {
     points: Vec<(String, String)>,
 }
 
-/// The hash of an experiment: its text, budget and the command line's replay options (none: the
-/// hash of the text and budget alone).
-pub fn experiment_hash(text: &str, quick: bool, options: &ReplayOptions) -> String {
+/// The hash of an experiment: its text, budget, the command line's replay options and the
+/// digests of its Python series, label → digest (without options nor Python series: the hash of
+/// the text and budget alone, as before either existed).
+pub fn experiment_hash(
+    text: &str,
+    quick: bool,
+    options: &ReplayOptions,
+    policies: &BTreeMap<String, String>,
+) -> String {
     let options = match options.key() {
         k if k.is_empty() => k,
         k => format!("options={k}|"),
     };
-    sha256_bytes(format!("{FORMAT}|quick={quick}|{options}{text}").as_bytes())
+    let policies = if policies.is_empty() {
+        String::new()
+    } else {
+        let pairs: Vec<String> = policies.iter().map(|(l, d)| format!("{l}={d}")).collect();
+        format!("policies={}|", pairs.join("\n"))
+    };
+    sha256_bytes(format!("{FORMAT}|quick={quick}|{options}{policies}{text}").as_bytes())
+}
+
+/// The digests of a plan's Python series, label → digest ([`Plan::resolve_external`]).
+fn policy_digests(plan: &Plan) -> BTreeMap<String, String> {
+    plan.panels
+        .iter()
+        .flat_map(|p| p.digests.iter())
+        .filter(|(_, d)| !d.is_empty())
+        .map(|(l, d)| (l.clone(), d.clone()))
+        .collect()
 }
 
 impl ResultsFile {
@@ -287,12 +313,14 @@ impl ResultsFile {
         units: &[usize],
         r: &Results,
     ) -> ResultsFile {
+        let policies = policy_digests(plan);
         ResultsFile {
             format: FORMAT.into(),
-            experiment_sha256: experiment_hash(text, plan.quick, options),
+            experiment_sha256: experiment_hash(text, plan.quick, options, &policies),
             file: plan.file.clone(),
             quick: plan.quick,
             options: options.clone(),
+            policies,
             shard: shard.map(|s| s.to_string()),
             units: units.to_vec(),
             lines: r
@@ -571,6 +599,32 @@ fn readme(plan: &Plan, figs: &[FigureData], verdicts: &[Verdict], unmet: &[Unmet
     s
 }
 
+/// Why part `f` (in `dir`) is not of the experiment of `head` (in `first`): the Python series
+/// whose code differed, when that is the difference.
+fn foreign_part(f: &ResultsFile, dir: &Path, head: &ResultsFile, first: &Path) -> String {
+    let differing: Vec<&str> = head
+        .policies
+        .iter()
+        .filter(|&(l, d)| f.policies.get(l).is_some_and(|o| o != d))
+        .map(|(l, _)| l.as_str())
+        .collect();
+    let same_labels = f.policies.keys().eq(head.policies.keys());
+    if same_labels && !differing.is_empty() && f.quick == head.quick && f.options == head.options {
+        return format!(
+            "{} and {} ran other code for the Python series {}: their policy files (or the \
+             modules those import) differed; run every shard with the same files",
+            dir.display(),
+            first.display(),
+            differing.join(", ")
+        );
+    }
+    format!(
+        "{} is a part of another experiment (or budget) than {}",
+        dir.display(),
+        first.display()
+    )
+}
+
 /// `pwa-replay merge OUT PART…` for the parts of an experiment (`experiment --shard I/N`): they
 /// must come from one experiment file and budget, be disjoint and cover every unit; the merged
 /// results go through the same writer as an unsharded run.
@@ -579,18 +633,17 @@ pub fn merge(out: &Path, parts: &[PathBuf], quiet: bool) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(first.join(SPEC_FILE))
         .with_context(|| format!("reading {}", first.join(SPEC_FILE).display()))?;
     let head = ResultsFile::read(first)?;
-    let plan = Plan::with_params(&head.file, &text, head.quick, &[], &head.options)?;
+    let mut plan = Plan::with_params(&head.file, &text, head.quick, &[], &head.options)?;
+    // The Python series keep the digests they ran with (none in results older than them).
+    plan.resolve_external(|label| Ok(head.policies.get(label).cloned().unwrap_or_default()))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", first.display()))?;
     let units = plan.units().len();
     let mut seen = vec![None; units];
     let mut results = Results::default();
     for dir in parts {
         let f = ResultsFile::read(dir)?;
         if f.experiment_sha256 != head.experiment_sha256 {
-            bail!(
-                "{} is a part of another experiment (or budget) than {}",
-                dir.display(),
-                first.display()
-            );
+            bail!("{}", foreign_part(&f, dir, &head, first));
         }
         for &u in &f.units {
             let slot = seen

@@ -7,9 +7,14 @@
 //!
 //! One process per replica: every replica builds its policy anew from the file as it is, and a
 //! policy that crashes its interpreter fails its replica only. The executor's threads each wait on
-//! their child, so up to `--threads` replicas run side by side. A label's digest (the sha256 of the
-//! file its `py:` part names, with the whole label) is part of its cells' ids, so `--resume` after
-//! editing the file replays that file's series and reuses the rest.
+//! their child, so up to `--threads` replicas run side by side.
+//!
+//! A label's digest is part of its cells' ids, so `--resume` after editing the policy's code
+//! replays that series and reuses the rest. It covers the file the `py:` part names, the label,
+//! and every local module the file imports, transitively (docs/PYTHON.md): the interpreter
+//! computes it (`python -m pwa_replay.worker --digest LABEL…`), so that the binary and the
+//! Python API key a series by one implementation of Python's import rules, the package's, rather
+//! than by a second one in Rust that would have to follow the first.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -21,7 +26,6 @@ use pwa_replay::experiment::external::is_external;
 use pwa_replay::experiment::plan::Policy;
 use pwa_replay::experiment::run::Replica;
 use pwa_replay::sweep::CellError;
-use pwa_replay::workload::tracepath::sha256_bytes;
 use serde::Deserialize;
 
 use crate::report::metrics;
@@ -33,25 +37,69 @@ pub const PYTHON_ENV: &str = "PWA_PYTHON";
 const INSTALL: &str = "install the Python package (`pip install pwa-replay`, or the wheel of \
      `make wheel`) for `python3`, or set PWA_PYTHON to an interpreter that has it";
 
-/// The file a label's `py:` part names (relative to `dir`): `py:PATH:…` at the start of the label
-/// or after an `=`.
-fn named_file(dir: &Path, label: &str) -> Option<PathBuf> {
-    let label = label.trim();
-    let rest = label
-        .strip_prefix("py:")
-        .or_else(|| label.split_once("=py:").map(|(_, r)| r))?;
-    let path = rest.split(':').next().filter(|p| !p.is_empty())?;
-    Some(dir.join(path))
+/// The interpreter of the workers: `$PWA_PYTHON`, else `python3` on the `PATH`.
+fn interpreter() -> PathBuf {
+    std::env::var_os(PYTHON_ENV).map_or_else(|| "python3".into(), PathBuf::from)
 }
 
-/// The digest of an external label: the sha256 of the file it names (relative to `dir`) with the
-/// label itself (its class or function, its arguments).
+/// The one-line error when `python` cannot run the workers of `labels`, and why.
+fn missing(labels: &[String], python: &Path, why: &str) -> anyhow::Error {
+    let external: Vec<&str> = labels
+        .iter()
+        .filter(|l| is_external(l))
+        .map(String::as_str)
+        .collect();
+    anyhow::anyhow!(
+        "Python series ({}) need Python with pwa_replay: {INSTALL} ({}: {why})",
+        external.join(", "),
+        python.display()
+    )
+}
+
+/// The last line of a failed interpreter's stderr (its exception), or `failed`.
+fn last_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .last()
+        .unwrap_or("failed")
+        .to_string()
+}
+
+/// The digests of external labels whose paths are relative to `dir`, in order, from the
+/// interpreter's worker (`--digest`): the error the worker gives (a missing file), or the one-line
+/// error naming what to install when the interpreter cannot run it.
+pub fn digests(dir: &Path, labels: &[String]) -> anyhow::Result<Vec<String>> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Answer {
+        Digests(Vec<String>),
+        Error(String),
+    }
+    let python = interpreter();
+    let out = Command::new(&python)
+        .args(["-m", "pwa_replay.worker", "--digest"])
+        .args(labels)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| missing(labels, &python, &e.to_string()))?;
+    match serde_json::from_slice(&out.stdout) {
+        Ok(Answer::Digests(d)) if d.len() == labels.len() => Ok(d),
+        Ok(Answer::Digests(d)) => bail!("the worker gave {} digests for {}", d.len(), labels.len()),
+        Ok(Answer::Error(e)) => bail!("{e}"),
+        Err(_) => Err(missing(labels, &python, &last_line(&out.stderr))),
+    }
+}
+
+/// The digest of one external label (relative to `dir`): [`digests`] of it alone.
+#[allow(
+    dead_code,
+    reason = "the single-label form for commands other than `experiment`, which asks for all its \
+              labels at once"
+)]
 pub fn digest(dir: &Path, label: &str) -> Result<String, String> {
-    let file = named_file(dir, label).ok_or("a Python label is py:PATH:Class[:key=value,…]")?;
-    let mut bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    bytes.push(0);
-    bytes.extend_from_slice(label.trim().as_bytes());
-    Ok(sha256_bytes(&bytes))
+    let mut d = digests(dir, &[label.to_string()]).map_err(|e| format!("{e:#}"))?;
+    Ok(d.remove(0))
 }
 
 /// The Python workers of one study, whose labels' paths are relative to `dir`.
@@ -80,7 +128,7 @@ impl Workers {
         if !labels.iter().any(|l| is_external(l)) {
             return Ok(None);
         }
-        let python = std::env::var_os(PYTHON_ENV).map_or_else(|| "python3".into(), PathBuf::from);
+        let python = interpreter();
         let check = Command::new(&python)
             .args(["-c", "import pwa_replay.worker"])
             .stdin(Stdio::null())
@@ -92,23 +140,10 @@ impl Workers {
                     dir: dir.to_path_buf(),
                 }));
             }
-            Ok(out) => String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .last()
-                .unwrap_or("failed")
-                .to_string(),
+            Ok(out) => last_line(&out.stderr),
             Err(e) => e.to_string(),
         };
-        bail!(
-            "Python series ({}) need Python with pwa_replay: {INSTALL} ({}: {why})",
-            labels
-                .iter()
-                .filter(|l| is_external(l))
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", "),
-            python.display()
-        )
+        Err(missing(labels, &python, &why))
     }
 
     /// The metrics of replica `r`: a worker's for an external cell, `compute`'s otherwise.
@@ -172,25 +207,5 @@ impl Workers {
                 .into())
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_file_of_a_label_is_its_py_part() {
-        let d = Path::new("/e");
-        assert_eq!(
-            named_file(d, "py:policies/sjf.py:Sjf"),
-            Some(PathBuf::from("/e/policies/sjf.py"))
-        );
-        assert_eq!(
-            named_file(d, "easy:order=py:prio.py:score"),
-            Some(PathBuf::from("/e/prio.py"))
-        );
-        assert_eq!(named_file(d, "py::X"), None);
-        assert_eq!(named_file(d, "easy"), None);
     }
 }

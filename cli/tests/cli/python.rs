@@ -195,6 +195,125 @@ fn resume_after_editing_a_policy_replays_its_series_only() {
     );
 }
 
+/// [`folder`] whose SJF policy takes its sort key from `policies/helpers.py` (a module beside
+/// it), with an unrelated `policies/notes.py`.
+fn helped_folder() -> tempfile::TempDir {
+    let tmp = folder(false);
+    let sjf = tmp.path().join("policies/sjf.py");
+    let text = std::fs::read_to_string(&sjf).unwrap().replace(
+        "bisect.insort(self.waiting, (job.estimate, job.index, job))",
+        "bisect.insort(self.waiting, (*key(job), job))",
+    );
+    std::fs::write(&sjf, format!("from helpers import key\n{text}")).unwrap();
+    write(
+        &tmp.path().join("policies"),
+        "helpers.py",
+        "def key(job):\n    return (job.estimate, job.index)\n",
+    );
+    write(&tmp.path().join("policies"), "notes.py", "NOTE = 1\n");
+    tmp
+}
+
+/// Appends a comment to `dir/name`.
+fn touch(dir: &Path, name: &str) {
+    let path = dir.join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{text}# edited\n")).unwrap();
+}
+
+#[test]
+fn resume_after_editing_an_imported_module_replays_its_series_only() {
+    let python = python_or_skip!();
+    let tmp = helped_folder();
+    let (ok, err, n) = counted(&mut experiment(&python, tmp.path(), &[]));
+    assert!(ok && n == 8, "{err}");
+    assert_eq!(
+        replicas(&tmp.path().join("out"), 1),
+        replicas(&tmp.path().join("out"), 0),
+        "the policy imported its helper and is still SJF"
+    );
+    touch(tmp.path(), "policies/notes.py");
+    let (ok, err, n) = counted(&mut experiment(&python, tmp.path(), &["--resume"]));
+    assert!(ok && n == 0, "a file the policy does not import: {err}");
+    touch(tmp.path(), "policies/helpers.py");
+    let (ok, err, n) = counted(&mut experiment(&python, tmp.path(), &["--resume"]));
+    assert!(ok, "{err}");
+    assert_eq!(
+        n, 4,
+        "the Python series' 4 replicas, not the built-in's: {err}"
+    );
+}
+
+#[test]
+fn the_binary_keys_a_series_by_the_digest_of_the_python_api() {
+    let python = python_or_skip!();
+    let tmp = helped_folder();
+    let (ok, err, _) = counted(&mut experiment(&python, tmp.path(), &["--quiet"]));
+    assert!(ok, "{err}");
+    let text = std::fs::read_to_string(tmp.path().join("out/results.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    let label = "py:policies/sjf.py:Sjf";
+    let cli = r["policies"][label]
+        .as_str()
+        .expect("the series' digest is kept");
+    let api = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import sys; from pwa_replay.series import external_digest; \
+             print(external_digest(sys.argv[1], sys.argv[2]))",
+            label,
+        ])
+        .arg(tmp.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(api.status.success(), "{api:?}");
+    assert_eq!(String::from_utf8_lossy(&api.stdout).trim(), cli);
+}
+
+#[test]
+fn shards_run_with_different_policy_code_refuse_to_merge() {
+    let python = python_or_skip!();
+    let tmp = helped_folder();
+    let shard = |i: usize| {
+        let out = format!("p{i}");
+        let shard = format!("{i}/2");
+        crate::support::ok(
+            bin()
+                .env("PWA_PYTHON", &python)
+                .current_dir(tmp.path())
+                .args([
+                    "experiment",
+                    "study.toml",
+                    "--quiet",
+                    "--shard",
+                    &shard,
+                    "--out",
+                    &out,
+                ]),
+        );
+        tmp.path().join(out)
+    };
+    let parts = [shard(0), shard(1)];
+    let mut merge = bin();
+    merge
+        .arg("merge")
+        .arg("--quiet")
+        .arg(tmp.path().join("whole"));
+    crate::support::ok(merge.args(&parts));
+    touch(tmp.path(), "policies/helpers.py");
+    let parts = [parts[0].clone(), shard(1)];
+    let mut merge = bin();
+    merge
+        .arg("merge")
+        .arg(tmp.path().join("mixed"))
+        .args(&parts);
+    crate::support::fails_with(
+        &mut merge,
+        &["ran other code for the Python series py:policies/sjf.py:Sjf"],
+    );
+}
+
 #[test]
 fn a_failing_policy_fails_its_cells_with_the_traceback_and_resume_reruns_them_only() {
     let python = python_or_skip!();
