@@ -5,9 +5,10 @@ class ``Class`` of the Python file ``PATH``, built with those keyword arguments:
 literals, else strings), or given as an object or a class (:func:`pwa_replay.sweep`'s
 ``policy=``). A priority-function series is a built-in scheduler whose order is a Python function
 (:mod:`pwa_replay.orders`): ``easy:order=py:PATH:FUNCTION``, or ``easy:order=NAME`` with the
-function given in ``orders={NAME: function}``. Each series carries a digest — the sha256 of the
-file, with the class and arguments or the function and label (:attr:`PolicySeries.digest`,
-:attr:`OrderSeries.digest`) — what a cache of results keys the series by.
+function given in ``orders={NAME: function}``. Each series carries a digest — the sha256 of its
+code: the file, with the class and arguments or the function and label, and the local modules the
+file imports (:mod:`pwa_replay.imports`; :attr:`PolicySeries.digest`, :attr:`OrderSeries.digest`)
+— what a cache of results keys the series by.
 
 :func:`run_label` replays one cell of a label: the entry point of a worker process given such a
 label.
@@ -284,9 +285,9 @@ except importlib.metadata.PackageNotFoundError:  # imported from a source tree
 
 
 def _key(trace: str, cell: _Cell, run_kw: dict) -> str:
-    """What a cell's results depend on, hashed: the workload, the policy's digest (its file's
-    bytes, class and arguments, or the pickled object), the cell, the replay options and the
-    package's version (the engine's)."""
+    """What a cell's results depend on, hashed: the workload, the policy's digest (its code:
+    file, class and arguments, local modules; or the pickled object with its class's code), the
+    cell, the replay options and the package's version (the engine's)."""
     what = repr((trace, cell.series.digest, cell.alloc, cell.estimate, cell.load_factor,
                  sorted(run_kw.items()), _VERSION))
     return hashlib.sha256(what.encode()).hexdigest()

@@ -688,3 +688,25 @@ pub fn merge(out: &Path, parts: &[PathBuf], quiet: bool) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_covers_python_digests_and_is_unchanged_without_them() {
+        let options = ReplayOptions::default();
+        let none = BTreeMap::new();
+        assert_eq!(
+            experiment_hash("title = 't'", true, &options, &none),
+            sha256_bytes(format!("{FORMAT}|quick=true|title = 't'").as_bytes()),
+            "the hash of results written before Python series were covered"
+        );
+        let one = BTreeMap::from([("py:p.py:P".to_string(), "d1".to_string())]);
+        let other = BTreeMap::from([("py:p.py:P".to_string(), "d2".to_string())]);
+        let a = experiment_hash("t", false, &options, &one);
+        assert_ne!(a, experiment_hash("t", false, &options, &none));
+        assert_ne!(a, experiment_hash("t", false, &options, &other));
+        assert_eq!(a, experiment_hash("t", false, &options, &one.clone()));
+    }
+}
