@@ -133,14 +133,14 @@ def local_modules(path: Path, base: Path) -> list[Path]:
     path = Path(path).resolve()
     installed = _installed()
     roots = [r for r in dict.fromkeys([path.parent, Path(base).resolve()]) if r not in installed]
-    seen: dict[Path, None] = {}
+    seen = set()
     todo = [_Module(path, path.parent)]
     while todo:
         here = todo.pop()
         for node in _imports(here.file):
             for module in _resolve(node, here, roots):
                 if module.file is not None and module.file != path and module.file not in seen:
-                    seen[module.file] = None
+                    seen.add(module.file)
                     todo.append(module)
     return sorted(seen)
 
