@@ -177,3 +177,15 @@ def test_a_policy_importing_numpy_digests_without_importing_it(tmp_path):
             "assert local_modules(Path('policy.py'), Path('.')) == []; "
             "assert 'numpy' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
+
+
+def test_a_policy_objects_digest_follows_its_classs_code(tmp_path, monkeypatch):
+    _tree(tmp_path, {"mypolicy.py": "from myhelpers import N\n" + POLICY,
+                     "myhelpers.py": "N = 1\n"})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import mypolicy
+
+    before = PolicySeries.of(mypolicy.P).digest
+    assert PolicySeries.of(mypolicy.P).digest == before
+    (tmp_path / "myhelpers.py").write_text("N = 2\n")
+    assert PolicySeries.of(mypolicy.P).digest != before
