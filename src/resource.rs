@@ -66,7 +66,9 @@ impl fmt::Display for Shape {
 }
 
 /// A node of a 2D mesh, 0-based.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Coord {
     /// Column, `0..W`.
     pub x: u32,
@@ -75,7 +77,7 @@ pub struct Coord {
 }
 
 /// A submesh: base (lower-left corner) and shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Submesh {
     /// Lower-left corner, 0-based.
     pub base: Coord,
@@ -192,7 +194,7 @@ impl fmt::Display for Dims {
 
 /// A box of a k-dimensional mesh or torus: the node id of its base corner and its extent. On a torus
 /// the box may wrap around: its nodes are `(base + offset) mod dims` for every offset below `extent`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Block {
     /// Node id of the base corner (see the module doc for the numbering).
     pub base: u32,
@@ -202,7 +204,7 @@ pub struct Block {
 
 /// A subcube of a hypercube: the nodes whose address agrees with `addr` outside `mask` (the `*`
 /// positions). Written MSB first as a pattern of `0`, `1` and `*`, e.g. `10**1*`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Subcube {
     /// Dimension of the whole machine (the pattern's length).
     pub order: u8,
@@ -305,7 +307,7 @@ pub fn is_rounded_count(req: &Request, n: u32) -> bool {
 }
 
 /// Where a job runs: what an allocator granted.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Placement {
     /// `n` anonymous nodes of a flat machine (no ids).
     Nodes(u32),
@@ -328,7 +330,7 @@ pub enum Placement {
 /// The disjoint boxes of a non-contiguous placement, in the order the allocator granted them. On a 2D
 /// mesh (`mesh:WxH`) each is a 2-dimensional [`Block`] whose base is the node id `y·W + x`, so that
 /// one representation serves every grid. Shared ([`Arc`]): cloning a placement does not copy them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Pieces(Arc<[Block]>);
 
 impl Pieces {

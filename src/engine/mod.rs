@@ -114,7 +114,7 @@ use crate::sched::SchedKind;
 use crate::workload::{Job, JobId, Request, Workload};
 
 /// What happened to one job.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JobRecord {
     /// Start time (of its first run segment).
     pub start: SimTime,
@@ -139,7 +139,7 @@ impl JobRecord {
 }
 
 /// One run segment of a job that was suspended at least once.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Segment {
     /// The job.
     pub job: JobId,
@@ -150,7 +150,9 @@ pub struct Segment {
 }
 
 /// The result of one replay: a record per job (indexed by `JobId`) and the allocator's counters.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// It travels as JSON (an external series' schedule, from its runner to the caller: every time
+/// exact, read back with a correctly rounding parser).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// `records[i]` is job `JobId(i)`.
     pub records: Vec<JobRecord>,

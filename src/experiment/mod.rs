@@ -53,7 +53,7 @@
 //! assert_eq!(v[0].holds, Some(true), "{}", v[0].measured);
 //! ```
 
-pub mod external;
+pub use crate::sweep::external;
 pub mod figure;
 pub mod measure;
 pub mod plan;

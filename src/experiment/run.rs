@@ -652,10 +652,8 @@ impl Executor<'_> {
         let Xs::Auto(auto) = panel.x.values else {
             return Ok(BTreeMap::new());
         };
-        // Built-in schedulers only (checked when planning).
         let series: Vec<sweep::Series> = (0..panel.series.len())
-            .filter_map(|s| panel.cell(s, 1.0).ok()?.sweep_cell())
-            .map(|c| c.series())
+            .filter_map(|s| Some(panel.cell(s, 1.0).ok()?.sweep_cell().series()))
             .collect();
         let index = |c: &sweep::Cell| series.iter().position(|s| *s == c.series());
         let runner = |c: &sweep::Cell| -> Result<RunMetrics, CellError> {

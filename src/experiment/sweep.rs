@@ -89,8 +89,8 @@ impl SweepSpec {
             digests: BTreeMap::new(),
         };
         for (i, s) in self.series.iter().enumerate() {
-            let read = panel.cell(i, 1.0)?.sweep_cell().map(|c| c.series());
-            if read.as_ref() != Some(s) {
+            let read = panel.cell(i, 1.0)?.sweep_cell().series();
+            if read != *s {
                 return Err(format!(
                     "series {s} does not read back from its labels: {read:?}"
                 ));
@@ -167,15 +167,14 @@ impl SweepSpec {
 }
 
 impl Cell {
-    /// The sweep's cell of this cell (its load factor, 1 where it has none); `None` for an
-    /// external policy (a sweep's cells are built-in schedulers).
-    pub fn sweep_cell(&self) -> Option<sweep::Cell> {
-        Some(sweep::Cell {
-            scheduler: self.sched.builtin()?,
+    /// The sweep's cell of this cell (its load factor, 1 where it has none).
+    pub fn sweep_cell(&self) -> sweep::Cell {
+        sweep::Cell {
+            scheduler: self.sched.clone(),
             allocator: self.alloc,
             load_factor: self.load_factor.unwrap_or(1.0),
             estimate: self.estimate,
-        })
+        }
     }
 }
 
@@ -246,11 +245,7 @@ mod tests {
             let Unit::Point { series, x, .. } = *u else {
                 panic!("{u:?}")
             };
-            let c = plan.panels[0]
-                .cell(series, xs[x])
-                .unwrap()
-                .sweep_cell()
-                .unwrap();
+            let c = plan.panels[0].cell(series, xs[x]).unwrap().sweep_cell();
             assert_eq!(c, cells[series * 3 + x]);
         }
         let mut dealt: Vec<Unit> = (0..3)

@@ -761,10 +761,10 @@ fn the_library_hands_an_external_replica_over_and_summarizes_it_as_a_builtin_one
 }
 
 #[test]
-fn a_py_series_needs_listed_x_and_summary_measures() {
+fn a_py_series_climbs_auto_loads_and_needs_summary_measures() {
     let auto = PY_STUDY.replace("x = { values = [0.5, 1.0] }", "x = { values = \"auto\" }");
-    let e = Plan::new("s.toml", &auto, false).unwrap_err();
-    assert!(e.to_string().contains("list the load factors"), "{e}");
+    let plan = Plan::new("s.toml", &auto, false).unwrap();
+    assert_eq!(plan.units(), [Unit::Auto { panel: 0 }]);
     let observed = PY_STUDY.replace("y = \"mean_wait_s\"", "y = \"window_delay\"");
     let e = Plan::new("s.toml", &observed, false).unwrap_err();
     assert!(e.to_string().contains("draw summary measures"), "{e}");

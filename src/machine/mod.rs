@@ -179,7 +179,7 @@ pub enum SpecError {
 }
 
 /// Allocator calls the engine made during a replay (finds on the machine itself, not on snapshots).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AllocStats {
     /// Calls to [`Allocator::find`] for a start.
     pub attempts: u64,

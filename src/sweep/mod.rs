@@ -27,8 +27,10 @@
 //! assert_eq!(keys[..4], ["fcfs|mpl|0.5", "fcfs|mpl|1", "fcfs|mpl|1.5", "window:240|mpl|0.5"]);
 //! ```
 
+pub mod external;
 mod knee;
 mod loads;
+mod policy;
 mod shard;
 
 use std::collections::BTreeMap;
@@ -46,13 +48,14 @@ use crate::workload::{EstimateModel, Workload};
 
 pub use knee::{Knee, KneeRule};
 pub use loads::{AutoLoads, LoadSpec, LoadSpecError, load_factor};
+pub use policy::{EXTERNAL_COST, Policy};
 pub use shard::{Shard, ShardError, cell_cost, partition};
 
 /// One simulation of a sweep: a scheduler, an allocator and a load factor.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
-    /// Queueing policy.
-    pub scheduler: SchedKind,
+    /// Queueing policy: built-in, or external ([`Policy`]).
+    pub scheduler: Policy,
     /// Processor allocator.
     pub allocator: AllocKind,
     /// Arrival-rate multiplier: submit times are divided by it.
@@ -65,7 +68,7 @@ impl Cell {
     /// The series (scheduler + allocator + estimates) this cell belongs to.
     pub fn series(&self) -> Series {
         Series {
-            scheduler: self.scheduler,
+            scheduler: self.scheduler.clone(),
             allocator: self.allocator,
             estimate: self.estimate,
         }
@@ -114,10 +117,10 @@ impl fmt::Display for Cell {
 }
 
 /// A scheduler + allocator pair under one estimate model: one curve over load factors.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Series {
-    /// Queueing policy.
-    pub scheduler: SchedKind,
+    /// Queueing policy: built-in, or external ([`Policy`]).
+    pub scheduler: Policy,
     /// Processor allocator.
     pub allocator: AllocKind,
     /// Run-time estimates.
@@ -128,7 +131,7 @@ impl Series {
     /// The cell of this series at `load_factor`.
     pub fn at(&self, load_factor: f64) -> Cell {
         Cell {
-            scheduler: self.scheduler,
+            scheduler: self.scheduler.clone(),
             allocator: self.allocator,
             load_factor,
             estimate: self.estimate,
@@ -151,8 +154,8 @@ impl fmt::Display for Series {
 /// Schedulers × allocators × load factors.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Grid {
-    /// Schedulers, in the order given.
-    pub schedulers: Vec<SchedKind>,
+    /// Schedulers (built-in or external), in the order given.
+    pub schedulers: Vec<Policy>,
     /// Allocators, in the order given.
     pub allocators: Vec<AllocKind>,
     /// Load factors, in the order given.
@@ -171,10 +174,10 @@ impl Grid {
         };
         self.schedulers
             .iter()
-            .flat_map(|&scheduler| {
+            .flat_map(|scheduler| {
                 self.allocators.iter().flat_map(move |&allocator| {
                     estimates.iter().map(move |&estimate| Series {
-                        scheduler,
+                        scheduler: scheduler.clone(),
                         allocator,
                         estimate,
                     })
@@ -184,10 +187,11 @@ impl Grid {
     }
 
     /// [`Grid::series`] without the series that would repeat another: a scheduler that does not
-    /// [plan with estimates](SchedKind::plans_with_estimates) is replayed under the first estimate
+    /// [plan with estimates](Policy::plans_with_estimates) is replayed under the first estimate
     /// model only, its schedule being the same under every one, unless the `options` make the
     /// engine read estimates ([`ReplayOptions::engine_reads_estimates`]: jobs killed at them,
-    /// processors booked until them). Also returns those schedulers, to say so once.
+    /// processors booked until them). Also returns those schedulers, to say so once (an external
+    /// policy is never among them: it may read estimates).
     pub fn series_once(&self, options: &ReplayOptions) -> (Vec<Series>, Vec<SchedKind>) {
         let first = self.estimates.first().copied();
         let mut once: Vec<SchedKind> = Vec::new();
@@ -198,8 +202,8 @@ impl Grid {
                 let blind =
                     !options.engine_reads_estimates() && !s.scheduler.plans_with_estimates();
                 let repeat = blind && Some(s.estimate) != first && first.is_some();
-                if repeat && !once.contains(&s.scheduler) {
-                    once.push(s.scheduler);
+                if let Some(sched) = s.scheduler.builtin().filter(|b| repeat && !once.contains(b)) {
+                    once.push(sched);
                 }
                 !repeat
             })
@@ -217,7 +221,7 @@ impl Grid {
 }
 
 /// Progress of a sweep, reported to the caller's callback from the worker threads.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum CellEvent {
     /// `cells` more cells are planned (a fixed grid reports all at once; `auto` one at a time).
     Planned {
@@ -243,7 +247,7 @@ pub enum CellEvent {
 }
 
 /// The metrics of one cell.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CellResult {
     /// What was simulated.
     pub cell: Cell,
@@ -344,6 +348,9 @@ pub fn replay_replica(
     shake: Option<(&ShakeModel, u64)>,
     validate: bool,
 ) -> Result<CellRun, CellError> {
+    let Policy::Builtin(sched) = cell.scheduler else {
+        return Err(format!("`{}` runs outside the library (external::Instance)", cell.scheduler).into());
+    };
     let mut workload = workload.scaled(cell.load_factor)?;
     if let Some((model, seed)) = shake {
         workload = crate::workload::shake::shake(&workload, seed, model)?;
@@ -356,7 +363,7 @@ pub fn replay_replica(
     let outcome = engine::replay_with(
         &workload,
         machine,
-        cell.scheduler,
+        sched,
         cell.allocator,
         options,
         &mut meter,
@@ -435,13 +442,16 @@ fn run_one(
     run: &CellRunner<'_>,
     on_event: &EventSink<'_>,
 ) -> Result<RunMetrics, CellError> {
-    on_event(CellEvent::Started { id, cell: *cell });
+    on_event(CellEvent::Started {
+        id,
+        cell: cell.clone(),
+    });
     let t0 = Instant::now();
     let r = run(cell);
     let wall_s = t0.elapsed().as_secs_f64();
     on_event(CellEvent::Finished {
         id,
-        cell: *cell,
+        cell: cell.clone(),
         wall_s,
     });
     r
@@ -493,8 +503,8 @@ impl AutoPlanner {
     fn new(series: &[Series], auto: AutoLoads) -> Self {
         let lines = series
             .iter()
-            .map(|&series| Line {
-                series,
+            .map(|series| Line {
+                series: series.clone(),
                 next: 0,
                 in_flight: 0,
                 points: BTreeMap::new(),

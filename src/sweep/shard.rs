@@ -45,7 +45,7 @@ impl Shard {
     pub fn cells(&self, cells: &[Cell]) -> Vec<Cell> {
         partition(cells, self.count)
             .get(self.index)
-            .map(|part| part.iter().map(|&i| cells[i]).collect())
+            .map(|part| part.iter().map(|&i| cells[i].clone()).collect())
             .unwrap_or_default()
     }
 }

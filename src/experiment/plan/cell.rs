@@ -4,44 +4,14 @@ use std::fmt::Write as _;
 
 use super::{LOAD_FACTOR, Measure, Panel, SWEEP_CELL, Xs, fill};
 use crate::engine::ReplayOptions;
-use crate::experiment::external::{External, is_external};
+pub use crate::sweep::Policy;
+use crate::sweep::external::{External, is_external};
 use crate::machine::AllocKind;
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
 use crate::sched::{SchedKind, SchedParseError};
 use crate::workload::EstimateModel;
 use crate::workload::shake::ShakeModel;
-
-/// What a cell's series runs: a built-in scheduler, or a label run outside the library.
-// The built-in variant is the common one and a cell holds one policy: boxing it would only add an
-// allocation per cell.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
-pub enum Policy {
-    /// A scheduler of the registry.
-    Builtin(SchedKind),
-    /// A label with a `py:` part ([`super::super::external`]).
-    External(External),
-}
-
-impl Policy {
-    /// The built-in scheduler; `None` for an external one.
-    pub fn builtin(&self) -> Option<SchedKind> {
-        match self {
-            Policy::Builtin(s) => Some(*s),
-            Policy::External(_) => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Policy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Policy::Builtin(s) => s.fmt(f),
-            Policy::External(e) => e.fmt(f),
-        }
-    }
-}
 
 /// One distinct simulation, replicated: everything its results depend on.
 #[derive(Debug, Clone, PartialEq)]

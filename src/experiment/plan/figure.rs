@@ -6,7 +6,7 @@ use super::panel::is_synthetic;
 use super::{At, Extra, Figure, Measure, Panel, names};
 use crate::engine::FRAGMENTATION_COLUMNS;
 use crate::experiment::ExperimentError;
-use crate::experiment::external::is_external;
+use crate::sweep::external::is_external;
 use crate::experiment::measure;
 use crate::experiment::spec;
 

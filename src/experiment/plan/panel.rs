@@ -9,7 +9,7 @@ use toml::Spanned;
 use super::{At, Axis, LOAD_FACTOR, Measure, Panel, Series, Stop, Xs, fill};
 use crate::engine::ReplayOptions;
 use crate::experiment::ExperimentError;
-use crate::experiment::external::is_external;
+use crate::sweep::external::is_external;
 use crate::experiment::measure;
 use crate::experiment::spec::{self, ExperimentFile, ReplicateSpec, ShakeSpec, Values};
 use crate::machine::AllocKind;
@@ -248,19 +248,6 @@ fn check_cells(
             &p.x.values.span(),
             "values",
             "`auto` climbs load factors: policy labels cannot depend on {x}",
-        ));
-    }
-    if let (Xs::Auto(_), Some(s)) = (
-        &panel.x.values,
-        panel.series.iter().find(|s| is_external(&s.sched)),
-    ) {
-        return Err(at.err(
-            &p.x.values.span(),
-            "values",
-            format!(
-                "`{}` runs outside the library: `auto` climbs load factors inside it; list the load factors",
-                s.sched
-            ),
         ));
     }
     for (i, s) in panel.series.iter().enumerate() {

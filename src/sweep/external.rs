@@ -1,25 +1,27 @@
 //! Series the library does not run itself: a policy label with a `py:` part — a Python policy
 //! class (`py:policies/sjf.py:Sjf`), or a built-in scheduler whose queue order is a Python function
-//! (`easy:order=py:policies/prio.py:score`) — is an [`External`] series: the executor plans its
-//! cells, seeds, caches and replicates them like any other, and hands every replica to the caller's
-//! [`Hook`](super::run::Hook) as an [`Instance`] (the workload as that replica replays it, the
-//! machine, the allocator and the replay options), which something outside the library runs (the
-//! binary: a Python worker process) and summarizes with [`replay_instance`], so that its metrics
-//! are computed exactly as a built-in series' are.
+//! (`easy:order=py:policies/prio.py:score`) — is an [`External`] series ([`super::Policy`]): sweeps
+//! and experiments plan its cells, seed, cache and replicate them like any other, and hand every
+//! replica to their caller (the experiment executor's hook) as an [`Instance`] (the workload as
+//! that replica replays it, the machine, the allocator and the replay options), which something
+//! outside the library runs (the binary: a Python worker process) and summarizes with
+//! [`replay_instance`], so that its metrics are computed exactly as a built-in series' are;
+//! [`replay_instance_outcome`] also returns the schedule, from which the caller writes per-user
+//! and per-job tables as for a built-in cell.
 //!
 //! What an external label names lives outside the library (a file), so the library keys it by a
-//! digest the caller gives ([`super::Plan::resolve_external`]): a cell's id, and with it the
+//! digest the caller gives (`experiment::Plan::resolve_external`): a cell's id, and with it the
 //! `--resume` cache key, changes when the file does.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{self, Engine, FragMeter, ReplayOptions, RunMetrics};
+use crate::engine::{self, Engine, FragMeter, Outcome, ReplayOptions, RunMetrics};
 use crate::machine::AllocKind;
 use crate::resource::MachineSpec;
 use crate::sched::Scheduler;
-use crate::sweep::CellError;
+use super::CellError;
 use crate::workload::Workload;
 
 /// Whether a policy label is run outside the library: it has a `py:` part, as the whole label
@@ -72,6 +74,16 @@ pub fn replay_instance(
     scheduler: Box<dyn Scheduler>,
     validate: bool,
 ) -> Result<RunMetrics, CellError> {
+    Ok(replay_instance_outcome(instance, scheduler, validate)?.0)
+}
+
+/// [`replay_instance`] with the schedule: the metrics and the [`Outcome`], from which the caller
+/// computes per-user and per-job tables as it does for a built-in cell.
+pub fn replay_instance_outcome(
+    instance: &Instance,
+    scheduler: Box<dyn Scheduler>,
+    validate: bool,
+) -> Result<(RunMetrics, Outcome), CellError> {
     let machine: MachineSpec = instance.machine.parse()?;
     let alloc: AllocKind = instance.alloc.parse()?;
     let workload = &instance.workload;
@@ -82,12 +94,9 @@ pub fn replay_instance(
     if validate {
         engine::validate(workload, machine, &outcome)?;
     }
-    Ok(engine::summarize_with_fragmentation(
-        workload,
-        machine,
-        &outcome,
-        &meter.finish(),
-    ))
+    let metrics =
+        engine::summarize_with_fragmentation(workload, machine, &outcome, &meter.finish());
+    Ok((metrics, outcome))
 }
 
 #[cfg(test)]
