@@ -331,7 +331,20 @@ pub enum Placement {
 /// mesh (`mesh:WxH`) each is a 2-dimensional [`Block`] whose base is the node id `y·W + x`, so that
 /// one representation serves every grid. Shared ([`Arc`]): cloning a placement does not copy them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(from = "Vec<Block>", into = "Vec<Block>")]
 pub struct Pieces(Arc<[Block]>);
+
+impl From<Vec<Block>> for Pieces {
+    fn from(boxes: Vec<Block>) -> Self {
+        Pieces::new(boxes)
+    }
+}
+
+impl From<Pieces> for Vec<Block> {
+    fn from(p: Pieces) -> Self {
+        p.0.to_vec()
+    }
+}
 
 impl Pieces {
     /// The placement of these boxes (at least one; the allocator checks that they are disjoint).

@@ -144,14 +144,15 @@ class PolicySeries:
 
     @staticmethod
     def parse(label: str, base: Path = Path(".")) -> "PolicySeries":
-        """``py:PATH:Class[:key=value,…]``, ``PATH`` relative to ``base``."""
+        """``py:PATH:Class[:key=value,…]`` (or ``;`` between the arguments, as on the command
+        line, where ``,`` separates labels), ``PATH`` relative to ``base``."""
         parts = label.strip()[3:].split(":")
         if len(parts) not in (2, 3) or not parts[0] or not parts[1].isidentifier():
             raise _native.Error(
                 f"sched={label!r}: a Python policy is py:PATH:Class or py:PATH:Class:key=value,…"
             )
         args = {}
-        for kv in filter(None, (parts[2].split(",") if len(parts) == 3 else [])):
+        for kv in filter(None, (parts[2].replace(";", ",").split(",") if len(parts) == 3 else [])):
             key, eq, value = kv.partition("=")
             if not eq or not key.strip().isidentifier():
                 raise _native.Error(f"sched={label!r}: `{kv}` is not key=value")

@@ -2,11 +2,12 @@
 a series whose label has a ``py:`` part (a Python policy ``py:PATH:Class[:key=value,…]``, or a
 built-in scheduler with a Python queue order), which the ``pwa-replay`` binary cannot run itself.
 
-It reads from stdin one JSON line, ``{"policy": LABEL, "cell": DESCRIPTION}``, then the replica's
+It reads from stdin one JSON line, ``{"policy": LABEL, "schedule": BOOL}``, then the replica's
 instance (the workload as that replica replays it, the machine, the allocator and the replay
 options, as the binary wrote it), and writes to stdout one JSON object: ``{"metrics": {column:
-exact text}}``, or ``{"error": message, "sim_time": seconds or null, "traceback": text}`` when the
-policy raised. Paths in the label are relative to the working directory, which the binary sets to
+exact text}}`` (with ``"outcome"``, the replica's schedule, when ``schedule`` is true: the binary
+writes a sweep's per-user and per-job tables from it), or ``{"error": message, "sim_time": seconds
+or null, "traceback": text}`` when the policy raised. Paths in the label are relative to the working directory, which the binary sets to
 the experiment file's folder. Every replica builds its policy anew, from the file as it is now.
 """
 
@@ -21,18 +22,20 @@ from . import _native
 from .series import external_digest, series_of
 
 
-def replay(label: str, instance: bytes) -> dict:
-    """One replica: its metrics, or the policy's (or function's) error with its traceback."""
+def replay(label: str, instance: bytes, schedule: bool = False) -> str:
+    """One replica's reply as JSON text: its metrics (and schedule), or the policy's (or
+    function's) error with its traceback."""
     try:
         kw = series_of(label, Path.cwd()).replay_kw()  # a fresh policy, or the order's function
-        text = _native.replay_instance(instance, **kw)
-        return {"metrics": json.loads(text)}
+        return _native.replay_instance(instance, schedule=schedule, **kw)
     except Exception as e:  # the replica fails; the binary reports it with the cell
-        return {
-            "error": f"{type(e).__name__}: {e}",
-            "sim_time": getattr(e, "sim_time", None),
-            "traceback": traceback.format_exc(),
-        }
+        return json.dumps(
+            {
+                "error": f"{type(e).__name__}: {e}",
+                "sim_time": getattr(e, "sim_time", None),
+                "traceback": traceback.format_exc(),
+            }
+        )
 
 
 def digests(labels: list) -> dict:
@@ -50,8 +53,8 @@ def main() -> int:
     stdin = sys.stdin.buffer
     header = json.loads(stdin.readline())
     reply, sys.stdout = sys.stdout, sys.stderr  # what a policy prints does not mix with the reply
-    out = replay(header["policy"], stdin.read())
-    reply.write(json.dumps(out))
+    out = replay(header["policy"], stdin.read(), bool(header.get("schedule", False)))
+    reply.write(out)
     reply.flush()
     return 0
 

@@ -529,7 +529,7 @@ fn sweep_series(
             .map_err(|e| err(chain(&e)))?;
     }
     Ok(Grid {
-        schedulers,
+        schedulers: schedulers.into_iter().map(Into::into).collect(),
         allocators,
         loads: Vec::new(),
         estimates,
@@ -856,11 +856,12 @@ fn experiment<'py>(
 
 /// Replays one replica of an external series as the binary hands it to a worker (an
 /// [`Instance`] as JSON) under `policy` (a Python object with `schedule(state)`) or `sched` (a
-/// scheduler label, its order's Python function in `order_fns` as for [`run`]); returns its
-/// metrics as a JSON object of exact texts (column name → number as text). An exception of the
-/// policy or function is raised again with its `sim_time`.
+/// scheduler label, its order's Python function in `order_fns` as for [`run`]); returns the
+/// worker's reply as JSON text: `{"metrics": {column: number as exact text}}`, with the schedule
+/// (`"outcome"`, the library's [`Outcome`](pwa_replay::engine::Outcome) as JSON) when `schedule`.
+/// An exception of the policy or function is raised again with its `sim_time`.
 #[pyfunction]
-#[pyo3(signature = (instance, *, policy=None, sched=None, order_fns=None, validate=false))]
+#[pyo3(signature = (instance, *, policy=None, sched=None, order_fns=None, validate=false, schedule=false))]
 fn replay_instance(
     py: Python<'_>,
     instance: &[u8],
@@ -868,6 +869,7 @@ fn replay_instance(
     sched: Option<&str>,
     order_fns: Option<&Bound<'_, PyDict>>,
     validate: bool,
+    schedule: bool,
 ) -> PyResult<String> {
     let instance: Instance = serde_json::from_slice(instance)
         .map_err(|e| err(format!("reading the replica's instance: {e}")))?;
@@ -893,7 +895,7 @@ fn replay_instance(
                 (Box::new(scheduler) as Box<dyn Scheduler>, Some(state), None)
             }
         };
-    let metrics = external::replay_instance(&instance, scheduler, validate);
+    let replayed = external::replay_instance_outcome(&instance, scheduler, validate);
     if let Some((e, at)) = state.and_then(|s| s.bind(py).borrow_mut().error.take()) {
         e.value(py).setattr("sim_time", at)?;
         return Err(e);
@@ -901,7 +903,8 @@ fn replay_instance(
     if let Some((s, report)) = reported {
         raise_reported(py, s, &report)?;
     }
-    let metrics = metrics.map_err(|e| err(format!("{}: {}", instance.policy, chain(&*e))))?;
+    let (metrics, outcome) =
+        replayed.map_err(|e| err(format!("{}: {}", instance.policy, chain(&*e))))?;
     let texts: serde_json::Map<String, serde_json::Value> = COLUMNS
         .iter()
         .map(|c| {
@@ -912,7 +915,11 @@ fn replay_instance(
             (c.name.to_string(), text.into())
         })
         .collect();
-    Ok(serde_json::Value::Object(texts).to_string())
+    let mut reply = serde_json::json!({ "metrics": texts });
+    if schedule {
+        reply["outcome"] = serde_json::to_value(&outcome).map_err(|e| err(e.to_string()))?;
+    }
+    Ok(reply.to_string())
 }
 
 /// Replica `r` of an external series through Python's `replay(label, folder, instance)`.

@@ -10,7 +10,6 @@
 
 use super::measure;
 use super::plan::{Axis, Cell, LOAD_FACTOR, Panel, Plan, SWEEP_CELL, Series, Xs};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::run::{Prepared, Results, Source, Unit};
@@ -18,7 +17,7 @@ use crate::engine::{ReplayOptions, RunMetrics};
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
 use crate::sweep::CellError;
-use crate::sweep::{self, LoadSpec, Shard};
+use crate::sweep::{self, LoadSpec, Policy, Shard};
 use crate::workload::Workload;
 use crate::workload::rewrite::InputRewrite;
 use crate::workload::shake::ShakeModel;
@@ -86,7 +85,14 @@ impl SweepSpec {
             options: self.options.clone(),
             // A sweep measures run summaries only.
             observe: false,
-            digests: BTreeMap::new(),
+            digests: self
+                .series
+                .iter()
+                .filter_map(|s| match &s.scheduler {
+                    Policy::External(e) => Some((e.label.clone(), e.digest.clone())),
+                    Policy::Builtin(_) => None,
+                })
+                .collect(),
         };
         for (i, s) in self.series.iter().enumerate() {
             let read = panel.cell(i, 1.0)?.sweep_cell().series();

@@ -769,3 +769,44 @@ fn a_py_series_climbs_auto_loads_and_needs_summary_measures() {
     let e = Plan::new("s.toml", &observed, false).unwrap_err();
     assert!(e.to_string().contains("draw summary measures"), "{e}");
 }
+
+/// An `auto` panel climbs an external series like a built-in one: its replicas go through the
+/// hook, and a hook that replays the label as the built-in scheduler it stands for gives the
+/// built-in series' load factors and metrics.
+#[test]
+fn an_auto_panel_climbs_an_external_series_through_the_hook() {
+    let auto = PY_STUDY.replace(
+        "x = { values = [0.5, 1.0] }",
+        "x = { values = \"auto:0.5:3:0.5\" }",
+    );
+    let mut plan = Plan::new("s.toml", &auto, false).unwrap();
+    plan.resolve_external(|_| Ok("d".into())).unwrap();
+    let builtin = plan.panels[0].cell(0, 1.0).unwrap().sched;
+    let hook = |r: &run::Replica<'_>, compute: &dyn Fn() -> Result<_, CellError>| {
+        if r.cell.sched.builtin().is_some() {
+            return compute();
+        }
+        let instance = r.instance()?;
+        let sched = builtin.builtin().unwrap().for_workload(&instance.workload);
+        let priority = instance.options.priority()?;
+        let built = sched.build_with(&instance.workload, &priority)?;
+        replay_instance(&instance, built, true)
+    };
+    let results = run::run(&plan, &plan.units(), &Models, &hook, &|_| {}, 2).unwrap();
+    let line = |s| -> Vec<(f64, crate::engine::RunMetrics)> {
+        results.lines[&(0, s)]
+            .iter()
+            .map(|(x, id)| {
+                let m = results.cells[id][0];
+                let m = crate::engine::RunMetrics {
+                    sim_wall_s: 0.0,
+                    alloc_time_s: 0.0,
+                    ..m
+                };
+                (*x, m)
+            })
+            .collect()
+    };
+    assert!(line(0).len() >= 3, "climbed: {:?}", line(0).len());
+    assert_eq!(line(1), line(0));
+}

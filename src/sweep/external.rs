@@ -17,11 +17,11 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::CellError;
 use crate::engine::{self, Engine, FragMeter, Outcome, ReplayOptions, RunMetrics};
 use crate::machine::AllocKind;
 use crate::resource::MachineSpec;
 use crate::sched::Scheduler;
-use super::CellError;
 use crate::workload::Workload;
 
 /// Whether a policy label is run outside the library: it has a `py:` part, as the whole label

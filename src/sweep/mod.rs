@@ -202,7 +202,11 @@ impl Grid {
                 let blind =
                     !options.engine_reads_estimates() && !s.scheduler.plans_with_estimates();
                 let repeat = blind && Some(s.estimate) != first && first.is_some();
-                if let Some(sched) = s.scheduler.builtin().filter(|b| repeat && !once.contains(b)) {
+                if let Some(sched) = s
+                    .scheduler
+                    .builtin()
+                    .filter(|b| repeat && !once.contains(b))
+                {
                     once.push(sched);
                 }
                 !repeat
@@ -349,7 +353,11 @@ pub fn replay_replica(
     validate: bool,
 ) -> Result<CellRun, CellError> {
     let Policy::Builtin(sched) = cell.scheduler else {
-        return Err(format!("`{}` runs outside the library (external::Instance)", cell.scheduler).into());
+        return Err(format!(
+            "`{}` runs outside the library (external::Instance)",
+            cell.scheduler
+        )
+        .into());
     };
     let mut workload = workload.scaled(cell.load_factor)?;
     if let Some((model, seed)) = shake {

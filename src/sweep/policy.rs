@@ -46,8 +46,7 @@ impl Policy {
     /// Whether the policy may plan with run-time estimates ([`SchedKind::plans_with_estimates`]);
     /// an external one may, for all the library knows.
     pub fn plans_with_estimates(&self) -> bool {
-        self.builtin()
-            .is_none_or(|s| s.plans_with_estimates())
+        self.builtin().is_none_or(|s| s.plans_with_estimates())
     }
 }
 
@@ -80,5 +79,46 @@ impl fmt::Display for Policy {
             Policy::Builtin(s) => s.fmt(f),
             Policy::External(e) => e.fmt(f),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::Grid;
+
+    #[test]
+    fn an_external_label_reads_as_itself_and_keys_its_cells_as_written() {
+        let p: Policy = " py:policies/sjf.py:Sjf".parse().unwrap();
+        assert_eq!(p.builtin(), None);
+        assert_eq!(p.to_string(), "py:policies/sjf.py:Sjf");
+        assert!(p.plans_with_estimates(), "the library cannot tell");
+        assert_eq!(p.cost(), EXTERNAL_COST);
+        let easy: Policy = "easy".parse().unwrap();
+        assert_eq!(easy, Policy::Builtin(SchedKind::Easy));
+        assert!("nope".parse::<Policy>().is_err());
+        let grid = Grid {
+            schedulers: vec![easy, p, "easy:order=py:prio.py:score".parse().unwrap()],
+            allocators: vec!["flat".parse().unwrap()],
+            loads: vec![1.0],
+            estimates: Vec::new(),
+        };
+        let keys: Vec<String> = grid.cells().iter().map(|c| c.key()).collect();
+        assert_eq!(
+            keys,
+            [
+                "easy|flat|1",
+                "py:policies/sjf.py:Sjf|flat|1",
+                "easy:order=py:prio.py:score|flat|1"
+            ]
+        );
+        // The digest keys cached results (the experiment cell's id), not labels or seeds.
+        let mut resolved = grid.cells()[1].clone();
+        let seed = resolved.seed();
+        if let Policy::External(e) = &mut resolved.scheduler {
+            e.digest = "abc".into();
+        }
+        assert_eq!(resolved.seed(), seed);
+        assert_eq!(resolved.key(), keys[1]);
     }
 }

@@ -23,7 +23,7 @@
 //! let parts = partition(&grid.cells(), 2);
 //! assert_eq!(parts, vec![vec![0, 3], vec![1, 2]]);
 //! let shard: Shard = "1/2".parse().unwrap();
-//! assert_eq!(shard.cells(&grid.cells()), vec![grid.cells()[1], grid.cells()[2]]);
+//! assert_eq!(shard.cells(&grid.cells()), grid.cells()[1..3]);
 //! ```
 
 use std::fmt;
@@ -209,7 +209,7 @@ mod tests {
     #[test]
     fn backfilling_cells_weigh_more() {
         let mut cells = grid(2);
-        cells[0].scheduler = SchedKind::Easy;
+        cells[0].scheduler = SchedKind::Easy.into();
         assert_eq!(cell_cost(&cells[0]), 10.0 * cell_cost(&cells[2 * 2]));
     }
 

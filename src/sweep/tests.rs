@@ -8,9 +8,9 @@ use crate::workload::EstimateModel;
 fn grid() -> Grid {
     Grid {
         schedulers: vec![
-            SchedKind::Fcfs,
-            SchedKind::Window(240),
-            SchedKind::OutOfOrder,
+            SchedKind::Fcfs.into(),
+            SchedKind::Window(240).into(),
+            SchedKind::OutOfOrder.into(),
         ],
         allocators: vec![AllocKind::Mpl, AllocKind::FirstFit],
         loads: vec![0.5, 1.0, 1.5],
@@ -20,9 +20,9 @@ fn grid() -> Grid {
 
 /// Turnaround 100 s at light load, exploding past a per-scheduler saturation load.
 fn fake(cell: &Cell) -> Result<RunMetrics, CellError> {
-    let sat = match cell.scheduler {
-        SchedKind::Fcfs => 0.55,
-        SchedKind::Window(_) => 1.25,
+    let sat = match cell.scheduler.builtin() {
+        Some(SchedKind::Fcfs) => 0.55,
+        Some(SchedKind::Window(_)) => 1.25,
         _ => 9.0,
     };
     // Jitter the timing so workers interleave differently from run to run.
@@ -71,7 +71,7 @@ fn seeds_depend_on_the_labels_only() {
 fn auto_runs_every_series_to_the_end_the_last_knee_needs() {
     let loads_of = |out: &[CellResult], s: SchedKind| -> Vec<f64> {
         out.iter()
-            .filter(|r| r.cell.scheduler == s && r.cell.allocator == AllocKind::Mpl)
+            .filter(|r| r.cell.scheduler == s.into() && r.cell.allocator == AllocKind::Mpl)
             .map(|r| r.cell.load_factor)
             .collect()
     };
@@ -79,7 +79,7 @@ fn auto_runs_every_series_to_the_end_the_last_knee_needs() {
     // FCFS saturates at 0.6 (≈ 101 s → 1106 s) and alone would stop at 0.8; Window-240 saturates
     // at 1.3 and needs points through 1.5: both series cover 0.1 … 1.5.
     let two: Vec<Series> = Grid {
-        schedulers: vec![SchedKind::Fcfs, SchedKind::Window(240)],
+        schedulers: vec![SchedKind::Fcfs.into(), SchedKind::Window(240).into()],
         ..grid()
     }
     .series();
@@ -143,7 +143,7 @@ fn auto_reports_errors_and_stops() {
 #[test]
 fn estimates_are_a_grid_dimension_labelled_only_when_not_exact() {
     let g = Grid {
-        schedulers: vec![SchedKind::Easy],
+        schedulers: vec![SchedKind::Easy.into()],
         allocators: vec![AllocKind::Flat],
         loads: vec![1.0],
         estimates: vec![EstimateModel::Exact, EstimateModel::User],
@@ -162,7 +162,11 @@ fn estimates_are_a_grid_dimension_labelled_only_when_not_exact() {
 #[test]
 fn a_scheduler_blind_to_estimates_is_replayed_under_the_first_model_only() {
     let g = Grid {
-        schedulers: vec![SchedKind::Fcfs, SchedKind::Easy, SchedKind::OutOfOrder],
+        schedulers: vec![
+            SchedKind::Fcfs.into(),
+            SchedKind::Easy.into(),
+            SchedKind::OutOfOrder.into(),
+        ],
         allocators: vec![AllocKind::Flat],
         loads: vec![1.0],
         estimates: vec![EstimateModel::Exact, EstimateModel::User],

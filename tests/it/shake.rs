@@ -15,7 +15,7 @@ const MESH: Shape = Shape::new(8, 8);
 
 fn cell() -> Cell {
     Cell {
-        scheduler: SchedKind::Fcfs,
+        scheduler: SchedKind::Fcfs.into(),
         allocator: AllocKind::FirstFit,
         load_factor: 1.0,
         estimate: EstimateModel::Exact,

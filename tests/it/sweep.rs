@@ -31,12 +31,12 @@ fn workload() -> Workload {
 fn grid() -> Grid {
     Grid {
         schedulers: vec![
-            SchedKind::Fcfs,
-            SchedKind::OutOfOrder,
-            SchedKind::Oocb(8),
-            SchedKind::Window(10),
-            SchedKind::Delay,
-            SchedKind::BypassQueue(20.0),
+            SchedKind::Fcfs.into(),
+            SchedKind::OutOfOrder.into(),
+            SchedKind::Oocb(8).into(),
+            SchedKind::Window(10).into(),
+            SchedKind::Delay.into(),
+            SchedKind::BypassQueue(20.0).into(),
         ],
         allocators: vec![AllocKind::FirstFit, AllocKind::Mpl, AllocKind::AdaptiveScan],
         loads: vec![0.5, 1.0, 1.5],
@@ -138,9 +138,9 @@ fn auto_loads_follow_the_knee_rule_for_any_thread_count() {
     let w = workload();
     let series: Vec<Series> = Grid {
         schedulers: vec![
-            SchedKind::Fcfs,
-            SchedKind::Window(10),
-            SchedKind::OutOfOrder,
+            SchedKind::Fcfs.into(),
+            SchedKind::Window(10).into(),
+            SchedKind::OutOfOrder.into(),
         ],
         allocators: vec![AllocKind::FirstFit],
         loads: vec![],

@@ -28,15 +28,15 @@ use std::time::Instant;
 use anyhow::Context;
 use pwa_replay::catalog::DefaultGrid;
 use pwa_replay::engine::users::per_user;
-use pwa_replay::engine::{ReplayOptions, RunMetrics};
-use pwa_replay::experiment::external::is_external;
+use pwa_replay::engine::{self, ReplayOptions, RunMetrics};
+use pwa_replay::experiment::external::External;
 use pwa_replay::experiment::run::{self, Replica};
 use pwa_replay::experiment::sweep::{Given, SweepSpec};
 use pwa_replay::experiment::{self, Results};
 use pwa_replay::machine::AllocKind;
 use pwa_replay::sched::{SchedKind, SchedParseError};
 use pwa_replay::sweep::{
-    self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Series, Shard,
+    self, Cell, CellError, CellEvent, CellResult, Grid, LoadSpec, Policy, Series, Shard,
 };
 use pwa_replay::swf::Header;
 use pwa_replay::workload::EstimateModel;
@@ -53,6 +53,7 @@ use crate::report::table::SummaryRow;
 use crate::report::{self, RunConfig, jobs};
 use crate::slurm::SlurmArgs;
 use crate::study::Replicas;
+use crate::study::python::{self, Workers};
 use crate::trace::{LoadedTrace, NoMachine, TraceArgs};
 
 /// Options of `pwa-replay sweep`.
@@ -62,11 +63,13 @@ pub struct Args {
     #[command(flatten)]
     pub input: TraceArgs,
     // The label lists come from the library's registries.
-    #[arg(long, value_delimiter = ',', value_name = "S,…", value_parser = builtin_sched, help = super::sched_help(
+    #[arg(long, value_delimiter = ',', value_name = "S,…", value_parser = sched_label, help = super::sched_help(
         "Schedulers, comma-separated (default: the trace's default grid, see `pwa-replay catalog`); \
-         write a gang label's own parameters with `;` here (`gang:slice=600;nmax=4`)"
+         write a gang label's own parameters with `;` here (`gang:slice=600;nmax=4`); a Python \
+         series is `py:FILE:Class[:key=value;…]` or `easy:order=py:FILE:function`, FILE relative \
+         to the current directory (docs/PYTHON.md)"
     ))]
-    pub sched: Vec<SchedKind>,
+    pub sched: Vec<Policy>,
     #[arg(long, value_delimiter = ',', value_name = "A,…", help = super::alloc_help(
         "Allocators, comma-separated (default: the trace's default grid)"
     ))]
@@ -146,18 +149,55 @@ impl Args {
     }
 }
 
-/// A `--sched` label: a built-in scheduler. A label with a `py:` part is a Python series, which
-/// experiment files run (a sweep's grid and outputs are of built-in schedulers).
-fn builtin_sched(label: &str) -> Result<SchedKind, String> {
-    if is_external(label) {
-        return Err(format!(
-            "`{label}` is a Python series: `sweep` replays built-in schedulers; put it in an \
-             experiment file (`sched = [\"{label}\"]`, docs/EXPERIMENTS.md, \"Python series\") \
-             or in Python's pwa_replay.sweep()"
-        ));
-    }
+/// A `--sched` label: a built-in scheduler, or a Python series (a label with a `py:` part, its
+/// digest read by [`resolve_python`]).
+fn sched_label(label: &str) -> Result<Policy, String> {
     label.parse().map_err(|e: SchedParseError| e.to_string())
 }
+
+/// Gives every Python series of `--sched` its digest (its file relative to the current directory
+/// and the local modules it imports, [`python::digests`]: one interpreter call for all), which
+/// keys its cells: editing the policy's code re-simulates them.
+fn resolve_python(sched: &mut [Policy]) -> anyhow::Result<()> {
+    let mut external: Vec<&mut External> = sched
+        .iter_mut()
+        .filter_map(|p| match p {
+            Policy::External(e) => Some(e),
+            Policy::Builtin(_) => None,
+        })
+        .collect();
+    if external.is_empty() {
+        return Ok(());
+    }
+    let labels: Vec<String> = external.iter().map(|e| e.label.clone()).collect();
+    let digests = python::digests(Path::new("."), &labels).context("--sched")?;
+    for (e, d) in external.iter_mut().zip(digests) {
+        e.digest = d;
+    }
+    Ok(())
+}
+
+/// The Python series' labels of `--sched`.
+fn python_labels(args: &Args) -> Vec<String> {
+    args.sched
+        .iter()
+        .filter(|p| p.builtin().is_none())
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// A cell's replay failed (a Python policy raised, the engine refused the schedule …): the cell
+/// fails, the other cells go on.
+#[derive(Debug)]
+struct Failed(CellError);
+
+impl fmt::Display for Failed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&sweep::chain(&*self.0))
+    }
+}
+
+impl std::error::Error for Failed {}
 
 /// The marker a replica returns when the sweep is stopping (Ctrl-C or an earlier failure).
 #[derive(Debug)]
@@ -211,7 +251,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let mut grid_cells = spec.cells();
     if grid_cells.is_empty() {
         // `auto`: the cells it climbed to.
-        grid_cells = done.iter().map(|r| r.cell).collect();
+        grid_cells = done.iter().map(|r| r.cell.clone()).collect();
     }
     let mut config = config(&args, &loaded, jobs, threads, &tally, t0);
     estimates.record(&mut config);
@@ -252,6 +292,7 @@ fn load(args: &mut Args) -> anyhow::Result<(LoadedTrace, EstimateNotes)> {
     let mut loaded = args.input.load(no_machine, input)?;
     let grid = loaded.grid.for_log(&loaded.workload);
     fill_in_default_grid(args, &loaded.grid, &grid, &loaded.grid_source);
+    resolve_python(&mut args.sched)?;
     let (series, once) = series(args)?;
     check_parts(args, series.len())?;
     if args.input.lenient {
@@ -326,7 +367,9 @@ fn execute(
         machine: loaded.machine,
     };
     let planned = (!open_ended).then_some(units.len());
-    let cells = CellRun::new(args, loaded, out, &replicas, &progress, &stop, planned)?;
+    let workers = Workers::for_labels(Path::new("."), &python_labels(args))?;
+    let mut cells = CellRun::new(args, loaded, out, &replicas, &progress, &stop, planned)?;
+    cells.workers = workers.as_ref();
     let hook = |r: &Replica<'_>, _: &dyn Fn() -> Result<RunMetrics, CellError>| cells.replica(r);
     let results = run::run(&plan, &units, &source, &hook, &|_| {}, threads);
     progress.finish();
@@ -395,7 +438,7 @@ fn check_parts(args: &Args, series: usize) -> anyhow::Result<()> {
 fn fill_in_default_grid(args: &mut Args, listed: &DefaultGrid, grid: &DefaultGrid, source: &str) {
     let mut filled = Vec::new();
     if args.sched.is_empty() {
-        args.sched = grid.schedulers.clone();
+        args.sched = grid.schedulers.iter().map(|&s| s.into()).collect();
         filled.push(format!("--sched {}", labels(&args.sched)));
     }
     if args.alloc.is_empty() {
@@ -505,9 +548,10 @@ fn cell_context(loaded: &LoadedTrace, jobs: usize) -> BTreeMap<String, String> {
     ])
 }
 
-/// Around every replica the executor runs: the stop check, the cache ([`Replicas`]), the per-cell
-/// files, the progress display (a cell starts with its first replica and ends with its last) and
-/// the first failure, which stops the sweep.
+/// Around every replica the executor runs: the stop check, the cache ([`Replicas`]), the Python
+/// workers of external series, the per-cell files, the progress display (a cell starts with its
+/// first replica and ends with its last) and the failures: a failed replay fails its cell (the
+/// others go on), a failure to write (a full disk, say) stops the sweep.
 struct CellRun<'a> {
     args: &'a Args,
     loaded: &'a LoadedTrace,
@@ -528,6 +572,10 @@ struct CellRun<'a> {
     finished: AtomicUsize,
     /// The first real failure (the sweep stops on it).
     failure: Mutex<Option<anyhow::Error>>,
+    /// The cells whose replay failed, with why (the others run on).
+    failed: Mutex<Vec<(Cell, String)>>,
+    /// The workers of the Python series (`None` without any).
+    workers: Option<&'a Workers>,
 }
 
 impl<'a> CellRun<'a> {
@@ -564,11 +612,13 @@ impl<'a> CellRun<'a> {
             planned: AtomicUsize::new(planned.unwrap_or(0)),
             finished: AtomicUsize::new(0),
             failure: Mutex::new(None),
+            failed: Mutex::new(Vec::new()),
+            workers: None,
         })
     }
 
-    /// The run's results, or why there are none: the first failure (or the output directory
-    /// gone), else the interrupt with the `--resume` hint.
+    /// The run's results, or why there are none: the first failure to write (or the output
+    /// directory gone), else the interrupt with the `--resume` hint, else every failed cell.
     fn finish(
         &self,
         results: Result<Results, run::RunError>,
@@ -592,15 +642,32 @@ impl<'a> CellRun<'a> {
             }
             .into());
         }
+        let mut failed =
+            std::mem::take(&mut *self.failed.lock().unwrap_or_else(PoisonError::into_inner));
+        if !failed.is_empty() {
+            failed.sort_by(|a, b| {
+                (a.0.series().to_string(), a.0.load_factor)
+                    .partial_cmp(&(b.0.series().to_string(), b.0.load_factor))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            let list: Vec<String> = failed
+                .iter()
+                .map(|(cell, why)| format!("  cell {cell}: {why}"))
+                .collect();
+            anyhow::bail!(
+                "{} cell(s) failed; the other cells finished and are cached (run again with \
+                 --resume to replay only the failed ones):\n{}",
+                failed.len(),
+                list.join("\n")
+            );
+        }
         Ok(results?)
     }
 
-    /// One replica of a cell; a failure is kept in `failure` and stops the sweep.
+    /// One replica of a cell; a failed replay fails its cell, any other failure is kept in
+    /// `failure` and stops the sweep.
     fn replica(&self, r: &Replica<'_>) -> Result<RunMetrics, CellError> {
-        let cell = r
-            .cell
-            .sweep_cell()
-            .ok_or("a sweep runs built-in schedulers")?;
+        let cell = r.cell.sweep_cell();
         if self.stop.load(Ordering::SeqCst) {
             return Err(Box::new(Stopped));
         }
@@ -613,6 +680,15 @@ impl<'a> CellRun<'a> {
             Ok(m) => {
                 self.done(r.cell, &cell);
                 Ok(m)
+            }
+            Err(e) if e.is::<Failed>() => {
+                let why = e.to_string();
+                self.failed
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((cell.clone(), why));
+                self.ended(r.cell, &cell);
+                Err(e)
             }
             Err(e) => {
                 self.halt(&cell, e);
@@ -641,7 +717,10 @@ impl<'a> CellRun<'a> {
                 self.progress.event(CellEvent::Planned { cells: 1 });
             }
             v.insert((id, Instant::now(), 0));
-            self.progress.event(CellEvent::Started { id, cell: *cell });
+            self.progress.event(CellEvent::Started {
+                id,
+                cell: cell.clone(),
+            });
         }
     }
 
@@ -656,22 +735,40 @@ impl<'a> CellRun<'a> {
         if entry.2 < c.rule.max {
             return;
         }
-        let (id, t0, _) = *entry;
-        running.remove(&key);
+        drop(running);
+        self.ended(c, cell);
+    }
+
+    /// The cell ends: done, or failed (its other replicas do not run).
+    fn ended(&self, c: &experiment::Cell, cell: &Cell) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some((id, t0, _)) = running.remove(&c.id()) else {
+            return;
+        };
         drop(running);
         self.finished.fetch_add(1, Ordering::SeqCst);
         self.progress.event(CellEvent::Finished {
             id,
-            cell: *cell,
+            cell: cell.clone(),
             wall_s: t0.elapsed().as_secs_f64(),
         });
     }
 
-    /// One replay of the replica, its per-user table, and its per-job table and SWF schedule
-    /// when asked.
+    /// One replay of the replica (by a Python worker for an external series, its schedule then
+    /// checked here with `--validate`), its per-user table, and its per-job table and SWF schedule
+    /// when asked. A failed replay is [`Failed`]; a failure to write is not.
     fn simulate(&self, r: &Replica<'_>, cell: &Cell) -> Result<RunMetrics, CellError> {
-        let run = run::replay(r.prepared, r.cell, r.seed, self.args.validate)?;
         let machine = self.loaded.machine;
+        let replayed = match (&r.cell.sched, self.workers) {
+            (Policy::External(_), Some(w)) => w.replay_run(r).and_then(|run| {
+                if self.args.validate {
+                    engine::validate(&run.workload, machine, &run.outcome)?;
+                }
+                Ok(run)
+            }),
+            _ => run::replay(r.prepared, r.cell, r.seed, self.args.validate),
+        };
+        let run = replayed.map_err(|e| Box::new(Failed(e)))?;
         let users = per_user(&run.workload, &run.outcome);
         jobs::write_users(&jobs::users_table_path(self.out, cell), &users)?;
         if self.args.per_job {
@@ -805,6 +902,18 @@ fn config_hash(
     key.insert("git_commit".into(), env!("PWA_REPLAY_GIT_COMMIT").into());
     let cells: Vec<String> = cells.iter().map(Cell::key).collect();
     key.insert("cells".into(), cells.join(" "));
+    // A Python series is its file too: parts run on different files do not merge.
+    let digests: Vec<String> = args
+        .sched
+        .iter()
+        .filter_map(|p| match p {
+            Policy::External(e) => Some(format!("{}={}", e.label, e.digest)),
+            Policy::Builtin(_) => None,
+        })
+        .collect();
+    if !digests.is_empty() {
+        key.insert("python".into(), digests.join(" "));
+    }
     sha256_bytes(serde_json::to_string(&key).unwrap_or_default().as_bytes())
 }
 

@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::bail;
-use pwa_replay::engine::RunMetrics;
-use pwa_replay::experiment::external::is_external;
+use pwa_replay::engine::{Outcome, RunMetrics};
+use pwa_replay::experiment::external::{Instance, is_external};
 use pwa_replay::experiment::plan::Policy;
 use pwa_replay::experiment::run::Replica;
-use pwa_replay::sweep::CellError;
+use pwa_replay::sweep::{CellError, CellRun};
 use serde::Deserialize;
 
 use crate::report::metrics;
@@ -91,29 +91,20 @@ pub fn digests(dir: &Path, labels: &[String]) -> anyhow::Result<Vec<String>> {
     }
 }
 
-/// The digest of one external label (relative to `dir`): [`digests`] of it alone.
-#[allow(
-    dead_code,
-    reason = "the single-label form for commands other than `experiment`, which asks for all its \
-              labels at once"
-)]
-pub fn digest(dir: &Path, label: &str) -> Result<String, String> {
-    let mut d = digests(dir, &[label.to_string()]).map_err(|e| format!("{e:#}"))?;
-    Ok(d.remove(0))
-}
-
 /// The Python workers of one study, whose labels' paths are relative to `dir`.
 pub struct Workers {
     python: PathBuf,
     dir: PathBuf,
 }
 
-/// A worker's answer.
+/// A worker's answer: the metrics (and the schedule, when asked for), or the policy's error.
 #[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(untagged)]
 enum Reply {
-    Metrics(std::collections::BTreeMap<String, String>),
-    #[serde(untagged)]
+    Done {
+        metrics: std::collections::BTreeMap<String, String>,
+        outcome: Option<Outcome>,
+    },
     Error {
         error: String,
         sim_time: Option<f64>,
@@ -158,9 +149,30 @@ impl Workers {
         }
     }
 
+    /// Replica `r` of an external cell in a worker process: the workload it replayed, its
+    /// schedule and its metrics (a sweep writes per-user and per-job tables from them).
+    pub fn replay_run(&self, r: &Replica<'_>) -> Result<CellRun, CellError> {
+        let instance = r.instance()?;
+        let (metrics, outcome) = self.ask(r, &instance, true)?;
+        Ok(CellRun {
+            workload: instance.workload,
+            outcome: outcome.ok_or("the Python worker returned no schedule")?,
+            metrics,
+        })
+    }
+
     /// Replica `r` of an external cell in a worker process.
     fn run(&self, r: &Replica<'_>) -> Result<RunMetrics, CellError> {
-        let instance = r.instance()?;
+        Ok(self.ask(r, &r.instance()?, false)?.0)
+    }
+
+    /// The worker's metrics of `instance` (replica `r`), with its schedule when `schedule`.
+    fn ask(
+        &self,
+        r: &Replica<'_>,
+        instance: &Instance,
+        schedule: bool,
+    ) -> Result<(RunMetrics, Option<Outcome>), CellError> {
         let mut child = Command::new(&self.python)
             .args(["-m", "pwa_replay.worker"])
             .current_dir(&self.dir)
@@ -171,10 +183,10 @@ impl Workers {
             .map_err(|e| format!("starting {}: {e}", self.python.display()))?;
         {
             let mut stdin = child.stdin.take().ok_or("no stdin")?;
-            let header = serde_json::json!({ "policy": instance.policy });
+            let header = serde_json::json!({ "policy": instance.policy, "schedule": schedule });
             serde_json::to_writer(&mut stdin, &header)?;
             stdin.write_all(b"\n")?;
-            serde_json::to_writer(std::io::BufWriter::new(&mut stdin), &instance)?;
+            serde_json::to_writer(std::io::BufWriter::new(&mut stdin), instance)?;
         }
         let out = child.wait_with_output()?;
         let reply: Reply = serde_json::from_slice(&out.stdout).map_err(|_| {
@@ -186,13 +198,16 @@ impl Workers {
             )
         })?;
         match reply {
-            Reply::Metrics(texts) => Ok(metrics::from_lookup(|name| {
-                let text = texts
-                    .get(name)
-                    .ok_or_else(|| anyhow::anyhow!("the worker gave no `{name}`"))?;
-                metrics::from_text(name, text)
-            })
-            .map_err(|e| format!("{e:#}"))?),
+            Reply::Done { metrics, outcome } => {
+                let m = metrics::from_lookup(|name| {
+                    let text = metrics
+                        .get(name)
+                        .ok_or_else(|| anyhow::anyhow!("the worker gave no `{name}`"))?;
+                    metrics::from_text(name, text)
+                })
+                .map_err(|e| format!("{e:#}"))?;
+                Ok((m, outcome))
+            }
             Reply::Error {
                 error,
                 sim_time,

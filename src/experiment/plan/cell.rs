@@ -4,12 +4,12 @@ use std::fmt::Write as _;
 
 use super::{LOAD_FACTOR, Measure, Panel, SWEEP_CELL, Xs, fill};
 use crate::engine::ReplayOptions;
-pub use crate::sweep::Policy;
-use crate::sweep::external::{External, is_external};
 use crate::machine::AllocKind;
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
 use crate::sched::{SchedKind, SchedParseError};
+pub use crate::sweep::Policy;
+use crate::sweep::external::{External, is_external};
 use crate::workload::EstimateModel;
 use crate::workload::shake::ShakeModel;
 

@@ -6,9 +6,9 @@ use super::panel::is_synthetic;
 use super::{At, Extra, Figure, Measure, Panel, names};
 use crate::engine::FRAGMENTATION_COLUMNS;
 use crate::experiment::ExperimentError;
-use crate::sweep::external::is_external;
 use crate::experiment::measure;
 use crate::experiment::spec;
+use crate::sweep::external::is_external;
 
 /// A figure of `panels`; series named in `skip` (the quick budget's) are left out quietly.
 pub(super) fn figure(

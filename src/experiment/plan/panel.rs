@@ -9,7 +9,6 @@ use toml::Spanned;
 use super::{At, Axis, LOAD_FACTOR, Measure, Panel, Series, Stop, Xs, fill};
 use crate::engine::ReplayOptions;
 use crate::experiment::ExperimentError;
-use crate::sweep::external::is_external;
 use crate::experiment::measure;
 use crate::experiment::spec::{self, ExperimentFile, ReplicateSpec, ShakeSpec, Values};
 use crate::machine::AllocKind;
@@ -17,6 +16,7 @@ use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
 use crate::sched::SchedKind;
 use crate::sweep::LoadSpec;
+use crate::sweep::external::is_external;
 use crate::workload::EstimateModel;
 use crate::workload::shake::{DEFAULT_SUBMIT_S, ShakeModel};
 
