@@ -652,7 +652,7 @@ impl<'a> CellRun<'a> {
             });
             let list: Vec<String> = failed
                 .iter()
-                .map(|(cell, why)| format!("  cell {cell}: {why}"))
+                .map(|(cell, why)| format!("  cell {cell}: {}", why.replace('\n', "\n    ")))
                 .collect();
             anyhow::bail!(
                 "{} cell(s) failed; the other cells finished and are cached (run again with \
@@ -768,7 +768,7 @@ impl<'a> CellRun<'a> {
             }),
             _ => run::replay(r.prepared, r.cell, r.seed, self.args.validate),
         };
-        let run = replayed.map_err(|e| Box::new(Failed(e)))?;
+        let run = replayed.map_err(|e| -> CellError { Box::new(Failed(e)) })?;
         let users = per_user(&run.workload, &run.outcome);
         jobs::write_users(&jobs::users_table_path(self.out, cell), &users)?;
         if self.args.per_job {

@@ -1,7 +1,8 @@
-//! Python series in `pwa-replay experiment` (docs/PYTHON.md): a `py:` policy equal to the built-in
-//! scheduler it reimplements at every point and replica, the same whatever the thread count,
-//! replayed again after its file changes (and only it) under `--resume`, and failing cell by cell
-//! with its traceback.
+//! Python series in `pwa-replay experiment` and `sweep` (docs/PYTHON.md): a `py:` policy (or
+//! priority function) equal to the built-in scheduler it reimplements at every point and replica,
+//! the same whatever the thread count, replayed again after its file changes (and only it) under
+//! `--resume`, failing cell by cell with its traceback, and a sweep's shards merging only when run
+//! on the same policy files.
 //!
 //! The workers' interpreter is `$PWA_PYTHON` (`make test` sets it to `target/py-venv`'s, which it
 //! builds first), else `target/py-venv/bin/python` when it exists: these tests are skipped, saying
@@ -384,19 +385,221 @@ fn the_python_policies_study_holds_on_its_quick_budget() {
     assert!(readme.contains("Claims: 6 of 6 hold"), "{readme}");
 }
 
-#[test]
-fn sweep_refuses_a_python_series_saying_where_it_runs() {
+/// The folder of [`folder`] with the SJF score of experiments/policies/sjf_score.py too.
+fn sweep_folder() -> tempfile::TempDir {
+    let tmp = folder(true);
+    let score = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/policies/sjf_score.py");
+    std::fs::copy(score, tmp.path().join("policies/sjf_score.py")).unwrap();
+    tmp
+}
+
+/// The built-in SJF orders and their Python spellings, in pairs.
+const SWEPT: &str = "fcfs:order=sjf,py:policies/sjf.py:Sjf,easy:order=sjf,\
+                     easy:order=py:policies/sjf_score.py:score";
+
+/// `sweep` of a synthetic mesh workload over `sched` in `dir` into `out`, with `extra` flags.
+fn sweep(python: &Path, dir: &Path, sched: &str, out: &str, extra: &[&str]) -> Command {
     let mut c = bin();
-    c.args([
+    c.env("PWA_PYTHON", python).current_dir(dir).args([
+        "sweep",
+        "--trace",
+        "synth:uniform,mesh=16x16,jobs=300,rate=1",
+        "--sched",
+        sched,
+        "--alloc",
+        "ff",
+        "--estimate",
+        "x2",
+        "--loads",
+        "0.7,1.3",
+        "--out",
+        out,
+    ]);
+    c.args(extra);
+    c
+}
+
+/// The rows of `dir/summary.csv` by scheduler, without the wall times.
+fn summary(dir: &Path) -> BTreeMap<String, Vec<BTreeMap<String, String>>> {
+    let mut by: BTreeMap<String, Vec<BTreeMap<String, String>>> = BTreeMap::new();
+    for mut row in crate::support::csv_rows(&dir.join("summary.csv")) {
+        row.retain(|k, _| k != "sim_wall_s" && k != "alloc_time_s");
+        let sched = row.remove("scheduler").unwrap();
+        by.entry(sched).or_default().push(row);
+    }
+    by
+}
+
+/// A cell's simulated schedule (`--swf-out`) without its header.
+fn schedule(dir: &Path, stem: &str) -> Vec<String> {
+    std::fs::read_to_string(dir.join("swf").join(format!("{stem}.swf")))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn a_sweep_s_python_series_equal_the_builtin_ones_cell_by_cell_whatever_the_threads() {
+    let python = python_or_skip!();
+    let tmp = sweep_folder();
+    let (ok, err, n) = counted(&mut sweep(
+        &python,
+        tmp.path(),
+        SWEPT,
+        "one",
+        &["--threads", "1", "--swf-out", "--per-job"],
+    ));
+    assert!(ok, "{err}");
+    assert_eq!(n, 8, "4 series × 2 load factors: {err}");
+    let one = tmp.path().join("one");
+    let rows = summary(&one);
+    assert_eq!(rows["py:policies/sjf.py:Sjf"], rows["fcfs:order=sjf"]);
+    assert_eq!(
+        rows["easy:order=py:policies/sjf_score.py:score"],
+        rows["easy:order=sjf"]
+    );
+    assert_ne!(rows["fcfs:order=sjf"], rows["easy:order=sjf"]);
+    // The schedules too, job by job, and every cell's per-user and per-job tables are there.
+    for lf in ["0.7", "1.3"] {
+        assert_eq!(
+            schedule(&one, &format!("py-policies-sjf.py-Sjf_ff_lf{lf}_x2")),
+            schedule(&one, &format!("fcfs-order=sjf_ff_lf{lf}_x2"))
+        );
+    }
+    for dir in ["users", "jobs"] {
+        assert_eq!(
+            std::fs::read_dir(one.join(dir)).unwrap().count(),
+            8,
+            "{dir}"
+        );
+    }
+    let report = std::fs::read_to_string(one.join("report.md")).unwrap();
+    assert!(report.contains("py:policies/sjf.py:Sjf"), "{report}");
+    // Two threads: the same table.
+    let (ok, err, _) = counted(&mut sweep(
+        &python,
+        tmp.path(),
+        SWEPT,
+        "two",
+        &["--threads", "2"],
+    ));
+    assert!(ok, "{err}");
+    assert_eq!(summary(&tmp.path().join("two")), rows);
+}
+
+#[test]
+fn a_sweep_resumed_after_a_policy_is_edited_replays_that_series_only() {
+    let python = python_or_skip!();
+    let tmp = sweep_folder();
+    let run = |extra: &[&str]| counted(&mut sweep(&python, tmp.path(), SWEPT, "out", extra));
+    let (ok, err, n) = run(&[]);
+    assert!(ok && n == 8, "{err}");
+    let (_, err, n) = run(&["--resume"]);
+    assert_eq!(n, 0, "nothing changed: {err}");
+    let sjf = tmp.path().join("policies/sjf.py");
+    let text = std::fs::read_to_string(&sjf).unwrap();
+    std::fs::write(&sjf, format!("{text}\n# edited\n")).unwrap();
+    let (ok, err, n) = run(&["--resume"]);
+    assert!(ok, "{err}");
+    assert_eq!(n, 2, "the Python SJF's 2 cells, no other: {err}");
+    assert!(err.contains("8 cells (2 simulated, 6 reused)"), "{err}");
+}
+
+#[test]
+fn a_sweep_s_failing_policy_fails_its_cells_only_and_resume_reruns_them() {
+    let python = python_or_skip!();
+    let tmp = sweep_folder();
+    let sched = "fcfs:order=sjf,py:policies/bad.py:Bad";
+    let (ok, err, _) = counted(&mut sweep(
+        &python,
+        tmp.path(),
+        sched,
+        "out",
+        &["--threads", "2"],
+    ));
+    assert!(!ok, "the sweep fails");
+    for needle in [
+        "2 cell(s) failed",
+        "cell py:policies/bad.py:Bad + ff (x2) @ 0.7",
+        "cell py:policies/bad.py:Bad + ff (x2) @ 1.3",
+        "RuntimeError: boom at simulated time",
+        "policies/bad.py\", line 4, in schedule",
+        "--resume",
+    ] {
+        assert!(err.contains(needle), "stderr lacks {needle:?}: {err}");
+    }
+    let bad = tmp.path().join("policies/bad.py");
+    let mended = std::fs::read_to_string(&bad)
+        .unwrap()
+        .replace("raise RuntimeError('boom')", "pass");
+    std::fs::write(&bad, mended).unwrap();
+    let (ok, err, n) = counted(&mut sweep(&python, tmp.path(), sched, "out", &["--resume"]));
+    assert!(ok, "{err}");
+    assert_eq!(n, 2, "the failed cells only: {err}");
+}
+
+#[test]
+fn a_sweep_s_shards_merge_and_parts_of_another_policy_file_do_not() {
+    let python = python_or_skip!();
+    let tmp = sweep_folder();
+    let sched = "fcfs:order=sjf,py:policies/sjf.py:Sjf";
+    let part = |i: usize| {
+        let shard = format!("{i}/2");
+        let (ok, err, _) = counted(&mut sweep(
+            &python,
+            tmp.path(),
+            sched,
+            &format!("p{i}"),
+            &["--shard", &shard],
+        ));
+        assert!(ok, "{err}");
+    };
+    part(0);
+    part(1);
+    let merge = |out: &str| {
+        let mut c = bin();
+        c.current_dir(tmp.path()).args(["merge", out, "p0", "p1"]);
+        c
+    };
+    crate::support::ok(&mut merge("merged"));
+    let (ok, err, _) = counted(&mut sweep(&python, tmp.path(), sched, "whole", &[]));
+    assert!(ok, "{err}");
+    assert_eq!(
+        summary(&tmp.path().join("merged")),
+        summary(&tmp.path().join("whole"))
+    );
+    // Part 1 again on an edited policy file: not a part of the same sweep.
+    let sjf = tmp.path().join("policies/sjf.py");
+    let text = std::fs::read_to_string(&sjf).unwrap();
+    std::fs::write(&sjf, format!("{text}\n# edited\n")).unwrap();
+    std::fs::remove_dir_all(tmp.path().join("p1")).unwrap();
+    part(1);
+    crate::support::fails_with(&mut merge("again"), &["not parts of one sweep"]);
+}
+
+#[test]
+fn a_sweep_refuses_a_python_series_whose_file_is_missing_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = bin();
+    c.current_dir(tmp.path()).args([
         "sweep",
         "--trace",
         "synth:uniform,mesh=8x8,jobs=20,rate=1",
         "--sched",
-        "py:policies/sjf.py:Sjf",
+        "fcfs,py:policies/none.py:Sjf",
         "--alloc",
         "ff",
         "--loads",
         "1",
     ]);
-    crate::support::fails_with(&mut c, &["is a Python series", "experiment file"]);
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--sched `py:policies/none.py:Sjf`") && err.contains("none.py"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
 }
