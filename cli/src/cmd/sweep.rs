@@ -5,14 +5,23 @@
 //!
 //! The sweep is the one-panel experiment of its flags ([`SweepSpec`]), run by the experiment
 //! executor ([`run::run`]) with the replica cache of `experiment` ([`Replicas`]); this module loads
-//! the trace, wraps every replica (stop check, per-job / SWF files, progress, first failure) and
+//! the trace, wraps every replica (stop check, per-job / SWF files, progress, failures) and
 //! writes the sweep's own outputs from the results.
+//!
+//! A `--sched` label with a `py:` part is a Python series ([`Policy::External`], docs/OUTPUTS.md,
+//! "Python series"): its file's digest ([`python::digest`], relative to the current directory)
+//! keys its cells and the sweep's `config_hash`, and each of its replicas is replayed by a worker
+//! process ([`Workers::replay_run`]) that returns the schedule too, from which the per-user,
+//! per-job and SWF files are written as for a built-in cell.
 //!
 //! `--shake N` replays every cell N times on shaken input ([`pwa_replay::workload::shake`]) and
 //! reports means with 95% intervals. Robustness (docs/OUTPUTS.md, "Robustness"): the output
 //! directory is locked against a second sweep; temporaries of killed runs are removed; on Ctrl-C no
 //! new cell starts, finished cells stay in the cache and the run exits 130 with a `--resume` hint;
-//! the first failing cell (a full disk, say) stops the sweep the same way, with its error.
+//! a cell whose replay fails (a Python policy that raises) fails alone — the others run and are
+//! cached, and the run exits 1 naming every failed cell, as `experiment` does — while the first
+//! failure to write (a full disk, say), which every later cell would meet too, stops the sweep
+//! the way Ctrl-C does, with its error.
 //!
 //! `--shard I/N` runs one of `N` parts of the grid ([`sweep::partition`]) into a partial directory
 //! that `pwa-replay merge` puts back together; `--slurm N` writes the batch scripts of such a sweep
