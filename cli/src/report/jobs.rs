@@ -436,7 +436,7 @@ mod tests {
     #[test]
     fn stems_are_file_name_safe() {
         let cell = Cell {
-            scheduler: SchedKind::Window(240),
+            scheduler: SchedKind::Window(240).into(),
             allocator: AllocKind::Mpl,
             load_factor: 0.3,
             estimate: EstimateModel::Exact,

@@ -225,3 +225,59 @@ impl Workers {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pwa_replay::engine::ReplayOptions;
+    use pwa_replay::experiment::run::Prepared;
+    use pwa_replay::sweep::{Cell, replay_cell_with};
+
+    /// A worker's schedule reads back as the replay's, bit for bit: placements (submeshes,
+    /// non-contiguous pieces, subcubes), reservations, predictions, dilation factors and fair start
+    /// times, at an awkward load factor. (Anonymous nodes on a flat machine: the CLI tests compare
+    /// a Python series' SWF schedule with the built-in one's.)
+    #[test]
+    fn a_schedule_travels_as_json_exactly() {
+        const MESH: &str = "synth:uniform,mesh=8x8,jobs=150,rate=1";
+        let runs = [
+            (MESH, "easy", "mpl"),
+            (MESH, "fcfs", "mbs"),
+            (MESH, "oo", "paging:0"),
+            ("synth:hypercube,dim=5,jobs=150", "fcfs", "buddy"),
+        ];
+        for (label, sched, alloc) in runs {
+            let prepared = Prepared::synthetic(label, None).unwrap();
+            let workload = match &prepared {
+                Prepared::Synth { spec, .. } => spec.generate(7).unwrap(),
+                Prepared::Hypercube { spec, .. } => spec.generate(7).unwrap(),
+                p => panic!("{p:?}"),
+            };
+            // Predictions, or fair start times (not measured under predictions) and dilation.
+            for fair in [false, true] {
+                let cell = Cell {
+                    scheduler: sched.parse().unwrap(),
+                    allocator: alloc.parse().unwrap(),
+                    load_factor: 0.7,
+                    estimate: if fair { "exact" } else { "predict" }.parse().unwrap(),
+                };
+                let options = ReplayOptions {
+                    fairness: fair,
+                    dilation: (fair && alloc != "buddy").then(|| "linear:0.3".parse().unwrap()),
+                    ..ReplayOptions::default()
+                };
+                let run = replay_cell_with(&workload, prepared.machine(), &cell, options, true)
+                    .unwrap_or_else(|e| panic!("{cell}: {e}"));
+                let text = serde_json::to_string(&run.outcome).unwrap();
+                let back: Outcome = serde_json::from_str(&text).unwrap();
+                assert_eq!(back, run.outcome, "{cell}");
+                let measured = if fair {
+                    run.outcome.fair_starts.len()
+                } else {
+                    run.outcome.predictions.len()
+                };
+                assert_eq!(measured, workload.jobs.len(), "{cell}");
+            }
+        }
+    }
+}
