@@ -105,6 +105,27 @@ fn experiment(python: &Path, dir: &Path, extra: &[&str]) -> Command {
     c
 }
 
+/// Mends `policies/bad.py` under `dir`: it raises no more.
+fn mend(dir: &Path) {
+    let bad = dir.join("policies/bad.py");
+    let mended = std::fs::read_to_string(&bad)
+        .unwrap()
+        .replace("raise RuntimeError('boom')", "pass");
+    std::fs::write(&bad, mended).unwrap();
+}
+
+/// Edits `policies/sjf.py` under `dir` (a comment: the same policy, another file).
+fn edit_sjf(dir: &Path) {
+    let sjf = dir.join("policies/sjf.py");
+    let text = std::fs::read_to_string(&sjf).unwrap();
+    std::fs::write(&sjf, format!("{text}\n# edited\n")).unwrap();
+}
+
+/// Asserts that `err` says `needle`.
+fn mentions(err: &str, needle: &str) {
+    assert!(err.contains(needle), "stderr lacks {needle:?}: {err}");
+}
+
 /// Runs `cmd`: its success, stderr and the `S simulated` count it prints.
 fn counted(cmd: &mut Command) -> (bool, String, usize) {
     let out = cmd.output().expect("runs");
@@ -185,9 +206,7 @@ fn resume_after_editing_a_policy_replays_its_series_only() {
     assert!(ok && n == 8, "{err}");
     let (_, err, n) = counted(&mut experiment(&python, tmp.path(), &["--resume"]));
     assert_eq!(n, 0, "nothing changed: {err}");
-    let sjf = tmp.path().join("policies/sjf.py");
-    let text = std::fs::read_to_string(&sjf).unwrap();
-    std::fs::write(&sjf, format!("{text}\n# edited\n")).unwrap();
+    edit_sjf(tmp.path());
     let (ok, err, n) = counted(&mut experiment(&python, tmp.path(), &["--resume"]));
     assert!(ok, "{err}");
     assert_eq!(
@@ -328,15 +347,11 @@ fn a_failing_policy_fails_its_cells_with_the_traceback_and_resume_reruns_them_on
         "RuntimeError: boom at simulated time",
         "policies/bad.py\", line 4, in schedule",
     ] {
-        assert!(err.contains(needle), "stderr lacks {needle:?}: {err}");
+        mentions(&err, needle);
     }
     // The other cells finished and were kept: once the policy is mended, a rerun replays the
     // failed cells only (2 cells × 2 replicas) and reuses the 8 others.
-    let bad = tmp.path().join("policies/bad.py");
-    let mended = std::fs::read_to_string(&bad)
-        .unwrap()
-        .replace("raise RuntimeError('boom')", "pass");
-    std::fs::write(&bad, mended).unwrap();
+    mend(tmp.path());
     let (ok, err, n) = counted(&mut experiment(&python, tmp.path(), &["--resume"]));
     assert!(ok, "{err}");
     assert_eq!(n, 4, "{err}");
@@ -498,9 +513,7 @@ fn a_sweep_resumed_after_a_policy_is_edited_replays_that_series_only() {
     assert!(ok && n == 8, "{err}");
     let (_, err, n) = run(&["--resume"]);
     assert_eq!(n, 0, "nothing changed: {err}");
-    let sjf = tmp.path().join("policies/sjf.py");
-    let text = std::fs::read_to_string(&sjf).unwrap();
-    std::fs::write(&sjf, format!("{text}\n# edited\n")).unwrap();
+    edit_sjf(tmp.path());
     let (ok, err, n) = run(&["--resume"]);
     assert!(ok, "{err}");
     assert_eq!(n, 2, "the Python SJF's 2 cells, no other: {err}");
@@ -528,13 +541,9 @@ fn a_sweep_s_failing_policy_fails_its_cells_only_and_resume_reruns_them() {
         "policies/bad.py\", line 4, in schedule",
         "--resume",
     ] {
-        assert!(err.contains(needle), "stderr lacks {needle:?}: {err}");
+        mentions(&err, needle);
     }
-    let bad = tmp.path().join("policies/bad.py");
-    let mended = std::fs::read_to_string(&bad)
-        .unwrap()
-        .replace("raise RuntimeError('boom')", "pass");
-    std::fs::write(&bad, mended).unwrap();
+    mend(tmp.path());
     let (ok, err, n) = counted(&mut sweep(&python, tmp.path(), sched, "out", &["--resume"]));
     assert!(ok, "{err}");
     assert_eq!(n, 2, "the failed cells only: {err}");
@@ -571,9 +580,7 @@ fn a_sweep_s_shards_merge_and_parts_of_another_policy_file_do_not() {
         summary(&tmp.path().join("whole"))
     );
     // Part 1 again on an edited policy file: not a part of the same sweep.
-    let sjf = tmp.path().join("policies/sjf.py");
-    let text = std::fs::read_to_string(&sjf).unwrap();
-    std::fs::write(&sjf, format!("{text}\n# edited\n")).unwrap();
+    edit_sjf(tmp.path());
     std::fs::remove_dir_all(tmp.path().join("p1")).unwrap();
     part(1);
     crate::support::fails_with(&mut merge("again"), &["not parts of one sweep"]);
