@@ -412,7 +412,8 @@ fn sweep_folder() -> tempfile::TempDir {
 const SWEPT: &str = "fcfs:order=sjf,py:policies/sjf.py:Sjf,easy:order=sjf,\
                      easy:order=py:policies/sjf_score.py:score";
 
-/// `sweep` of a synthetic mesh workload over `sched` in `dir` into `out`, with `extra` flags.
+/// `sweep` of a synthetic mesh workload over `sched` in `dir` into `out`, with `extra` flags
+/// (load factors 0.7 and 1.3 unless they give `--loads`).
 fn sweep(python: &Path, dir: &Path, sched: &str, out: &str, extra: &[&str]) -> Command {
     let mut c = bin();
     c.env("PWA_PYTHON", python).current_dir(dir).args([
@@ -425,11 +426,12 @@ fn sweep(python: &Path, dir: &Path, sched: &str, out: &str, extra: &[&str]) -> C
         "ff",
         "--estimate",
         "x2",
-        "--loads",
-        "0.7,1.3",
         "--out",
         out,
     ]);
+    if !extra.contains(&"--loads") {
+        c.args(["--loads", "0.7,1.3"]);
+    }
     c.args(extra);
     c
 }
@@ -502,6 +504,19 @@ fn a_sweep_s_python_series_equal_the_builtin_ones_cell_by_cell_whatever_the_thre
     ));
     assert!(ok, "{err}");
     assert_eq!(summary(&tmp.path().join("two")), rows);
+}
+
+#[test]
+fn a_sweep_climbs_auto_loads_with_a_python_series_as_with_the_builtin_one() {
+    let python = python_or_skip!();
+    let tmp = sweep_folder();
+    let sched = "fcfs:order=sjf,py:policies/sjf.py:Sjf";
+    let flags = ["--loads", "auto:0.5:3:0.5", "--threads", "2"];
+    let (ok, err, _) = counted(&mut sweep(&python, tmp.path(), sched, "out", &flags));
+    assert!(ok, "{err}");
+    let rows = summary(&tmp.path().join("out"));
+    assert!(rows["fcfs:order=sjf"].len() >= 3, "{rows:?}");
+    assert_eq!(rows["py:policies/sjf.py:Sjf"], rows["fcfs:order=sjf"]);
 }
 
 #[test]
