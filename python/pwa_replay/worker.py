@@ -7,8 +7,9 @@ instance (the workload as that replica replays it, the machine, the allocator an
 options, as the binary wrote it), and writes to stdout one JSON object: ``{"metrics": {column:
 exact text}}`` (with ``"outcome"``, the replica's schedule, when ``schedule`` is true: the binary
 writes a sweep's per-user and per-job tables from it), or ``{"error": message, "sim_time": seconds
-or null, "traceback": text}`` when the policy raised. Paths in the label are relative to the working directory, which the binary sets to
-the experiment file's folder. Every replica builds its policy anew, from the file as it is now.
+or null, "traceback": text}`` when the policy raised. Paths in the label are relative to the
+working directory, which the binary sets to the experiment file's folder (a sweep's: the current
+directory). Every replica builds its policy anew, from the file as it is now.
 """
 
 from __future__ import annotations
