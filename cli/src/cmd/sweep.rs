@@ -9,8 +9,8 @@
 //! writes the sweep's own outputs from the results.
 //!
 //! A `--sched` label with a `py:` part is a Python series ([`Policy::External`], docs/OUTPUTS.md,
-//! "Python series"): its file's digest ([`python::digest`], relative to the current directory)
-//! keys its cells and the sweep's `config_hash`, and each of its replicas is replayed by a worker
+//! "Python series"): its digest ([`python::digests`]: its file, relative to the current
+//! directory, and the local modules it imports) keys its cells and the sweep's `config_hash`, and each of its replicas is replayed by a worker
 //! process ([`Workers::replay_run`]) that returns the schedule too, from which the per-user,
 //! per-job and SWF files are written as for a built-in cell.
 //!
@@ -654,10 +654,9 @@ impl<'a> CellRun<'a> {
         let mut failed =
             std::mem::take(&mut *self.failed.lock().unwrap_or_else(PoisonError::into_inner));
         if !failed.is_empty() {
-            failed.sort_by(|a, b| {
-                (a.0.series().to_string(), a.0.load_factor)
-                    .partial_cmp(&(b.0.series().to_string(), b.0.load_factor))
-                    .unwrap_or(std::cmp::Ordering::Equal)
+            failed.sort_by(|(a, _), (b, _)| {
+                (a.series().to_string().cmp(&b.series().to_string()))
+                    .then(a.load_factor.total_cmp(&b.load_factor))
             });
             let list: Vec<String> = failed
                 .iter()
@@ -911,7 +910,7 @@ fn config_hash(
     key.insert("git_commit".into(), env!("PWA_REPLAY_GIT_COMMIT").into());
     let cells: Vec<String> = cells.iter().map(Cell::key).collect();
     key.insert("cells".into(), cells.join(" "));
-    // A Python series is its file too: parts run on different files do not merge.
+    // A Python series is its code too: parts run on different code do not merge.
     let digests: Vec<String> = args
         .sched
         .iter()
