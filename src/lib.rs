@@ -29,7 +29,8 @@
 //! * [`engine`] — the discrete-event simulation, the independent schedule validator and the metrics.
 //! * [`coschedule`] — gang scheduling by time-slice classes: gang replays and the measures of time
 //!   sharing (response and waiting by service-demand class, suspensions).
-//! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial.
+//! * [`sweep`] — scheduler × allocator × load-factor grids run in parallel, bit-identical to serial;
+//!   a scheduler is built-in or external (a Python series its caller replays, [`sweep::Policy`]).
 //! * [`replicate`] — independent replications of a stochastic cell until the confidence interval is tight.
 //! * [`experiment`] — studies as data: an experiment file → plan → cells → figures and claims.
 //! * [`trace`] — workloads by name: a catalogued log found on the search path and verified, an SWF
