@@ -192,6 +192,22 @@ fn a_python_series_equals_the_builtin_one_at_every_replica_whatever_the_threads(
 }
 
 #[test]
+fn an_auto_panel_climbs_a_python_series_as_the_builtin_one() {
+    let python = python_or_skip!();
+    let tmp = folder(false);
+    let auto = study(false).replace(
+        "x = { values = [0.7, 1.3] }",
+        "x = { values = \"auto:0.5:2:0.5\" }",
+    );
+    write(tmp.path(), "study.toml", &auto);
+    let (ok, err, _) = counted(&mut experiment(&python, tmp.path(), &["--threads", "2"]));
+    assert!(ok, "{err}");
+    let builtin = replicas(&tmp.path().join("out"), 0);
+    assert!(builtin.len() >= 3, "climbed: {err}");
+    assert_eq!(replicas(&tmp.path().join("out"), 1), builtin);
+}
+
+#[test]
 fn resume_after_editing_a_policy_replays_its_series_only() {
     let python = python_or_skip!();
     let tmp = folder(false);
@@ -487,14 +503,9 @@ fn a_sweep_s_python_series_equal_the_builtin_ones_cell_by_cell_whatever_the_thre
     }
     let report = std::fs::read_to_string(one.join("report.md")).unwrap();
     assert!(report.contains("py:policies/sjf.py:Sjf"), "{report}");
-    // Two threads: the same table.
-    let (ok, err, _) = counted(&mut sweep(
-        &python,
-        tmp.path(),
-        SWEPT,
-        "two",
-        &["--threads", "2"],
-    ));
+    // Two threads: the same table (every schedule, the workers' too, through the validator).
+    let two = ["--threads", "2", "--validate"];
+    let (ok, err, _) = counted(&mut sweep(&python, tmp.path(), SWEPT, "two", &two));
     assert!(ok, "{err}");
     assert_eq!(summary(&tmp.path().join("two")), rows);
 }
