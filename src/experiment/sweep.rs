@@ -286,4 +286,28 @@ mod tests {
         };
         assert!(braces.plan().is_ok(), "a path with braces is a label");
     }
+
+    #[test]
+    fn a_python_series_is_seeded_by_its_label_and_cached_by_its_digest() {
+        let mut s = spec("0.5,1");
+        let mut python = s.series[0].clone();
+        python.scheduler = Policy::External(crate::sweep::external::External {
+            label: "py:policies/sjf.py:Sjf".into(),
+            digest: "d1".into(),
+        });
+        s.series.push(python);
+        let plan = s.plan().unwrap();
+        let c = plan.panels[0].cell(4, 1.0).unwrap();
+        assert_eq!(c.seed_key, "py:policies/sjf.py:Sjf|ff|1");
+        assert!(c.id().ends_with("|sha256=d1"), "{}", c.id());
+        assert_eq!(c.sweep_cell(), s.cells()[9]);
+        // The built-in series' cells are those of a sweep without it.
+        let before = spec("0.5,1").plan().unwrap();
+        for i in 0..4 {
+            assert_eq!(
+                plan.panels[0].cell(i, 1.0).unwrap(),
+                before.panels[0].cell(i, 1.0).unwrap()
+            );
+        }
+    }
 }
