@@ -44,6 +44,11 @@
 //!   named order); `easy:sjbf` and `easy` with predicted estimates (goal: `easy:sjbf` ≤ 2 ×
 //!   `easy`); strict priority under SJF and fair-share.
 //!
+//! * `static-orders/<trace>/<sched>/user/lf<F>` — strict priority and EASY under SJF, an order
+//!   whose values do not change while a job waits, beside the same scheduler in arrival order, on
+//!   CTC-SP2 and KTH-SP2 with user estimates at load factors 1.0 and 1.2. Goal: `…:order=sjf` ≤
+//!   1.5 × the arrival-order scheduler (docs/ALGORITHMS.md, "Queue orders", the cost).
+//!
 //! * `fairness/ctc-sp2/flat338/easy/user/lf<F>/<plain|fair>` — EASY on CTC-SP2 with user
 //!   estimates at load factors 1.0 and 1.2, without and with fair start times
 //!   (`ReplayOptions::fairness`: a fork per job still waiting at the next arrival). Goal: `fair`
@@ -442,6 +447,39 @@ fn semantics(c: &mut Criterion) {
     g.finish();
 }
 
+/// Strict priority and EASY under SJF beside arrival order (see the module doc).
+fn static_orders(c: &mut Criterion) {
+    let mut g = c.benchmark_group("static-orders");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(3));
+    for trace in ["ctc-sp2", "kth-sp2"] {
+        for lf in [1.0, 1.2] {
+            let Some((w, m)) = with_user_estimates(trace, lf) else {
+                return;
+            };
+            for label in ["fcfs", "fcfs:order=sjf", "easy", "easy:order=sjf"] {
+                let sched: SchedKind = label.parse().expect("a label");
+                g.bench_function(format!("{trace}/{label}/user/lf{lf:.1}"), |b| {
+                    b.iter(|| {
+                        let opts = ReplayOptions::default();
+                        replay_with(
+                            black_box(&w),
+                            m,
+                            sched,
+                            AllocKind::Flat,
+                            opts,
+                            &mut NoObserver,
+                        )
+                        .expect("replay")
+                    })
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
 /// EASY on CTC-SP2 with user estimates, without and with fair start times (see the module doc).
 fn fairness(c: &mut Criterion) {
     let Some((w, m)) = load("ctc-sp2", None) else {
@@ -469,7 +507,17 @@ fn fairness(c: &mut Criterion) {
 }
 
 criterion_group!(
-    benches, nasa, nasa_lazy, sdsc, mesh_grid, summary, ctc_torus, backfill, semantics, orders,
+    benches,
+    nasa,
+    nasa_lazy,
+    sdsc,
+    mesh_grid,
+    summary,
+    ctc_torus,
+    backfill,
+    semantics,
+    orders,
+    static_orders,
     fairness
 );
 criterion_main!(benches);
