@@ -41,7 +41,8 @@ use rustc_hash::FxHashSet;
 
 use super::backfill::{BACKFILL_COST, DeferredPass};
 use super::label::Form;
-use super::order::{Facts, OrderName, Ranking, Ranks, except};
+use super::order::queue::RankedQueue;
+use super::order::{OrderName, Ranking, Ranks};
 use super::ordered::{order_args, read_order};
 use super::plan;
 use super::semantics::ArrivalPass;
@@ -54,14 +55,12 @@ use crate::workload::JobId;
 /// EASY backfilling.
 #[derive(Debug, Default)]
 pub(crate) struct Easy {
-    /// Waiting jobs in arrival order.
+    /// Waiting jobs in arrival order (under a queue order: in its queue instead).
     queue: VecDeque<Waiting>,
     pass: DeferredPass,
     /// The order in which the jobs behind the head are tried.
     order: Order,
-    /// Under a queue order, what it reads of each waiting job (`facts[i]` for `queue[i]`).
-    facts: Vec<Facts>,
-    /// The ranks of a pass, kept for their allocations.
+    /// The ranks of a pass (`easy:sjbf`), kept for their allocations.
     ranks: Ranks,
     /// The engine's [`System::estimates_epoch`] when the waiting jobs' estimates were read.
     epoch: u64,
@@ -69,15 +68,15 @@ pub(crate) struct Easy {
 
 /// The order of the queue and of the backfilling candidates.
 #[derive(Debug, Default)]
-pub(crate) enum Order {
+enum Order {
     /// Arrival order (`easy`).
     #[default]
     Arrival,
     /// Arrival order for the head, shortest estimate first for the candidates, ties in arrival
     /// order (`easy:sjbf`).
     ShortestFirst,
-    /// A queue order for both (`easy:order=O`).
-    Ranked(Box<Ranking>),
+    /// A queue order for both (`easy:order=O`), with the waiting jobs.
+    Ranked(Box<RankedQueue<Waiting>>),
 }
 
 /// A waiting job with what the backfill pass reads of it, copied at arrival (a pass visits
@@ -109,19 +108,26 @@ impl Waiting {
 
 /// The head's reservation during one pass.
 struct Shadow {
-    /// The reserved start.
-    time: SimTime,
-    /// The machine at that time, with the backfilled jobs that outlast it.
+    /// Its node counts.
+    room: Room,
+    /// The machine at the reserved start, with the backfilled jobs that outlast it.
     state: Box<dyn Allocator>,
-    /// Its free nodes.
-    free: u32,
     /// The head's request.
     head: Request,
-    /// Its nodes.
+}
+
+/// The node counts of the head's reservation.
+#[derive(Debug, Clone, Copy)]
+struct Room {
+    /// The reserved start (the shadow time).
+    time: SimTime,
+    /// The free nodes of the shadow state.
+    free: u32,
+    /// The head's nodes.
     head_nodes: u32,
 }
 
-impl Shadow {
+impl Room {
     /// Whether a job of `nodes` nodes ending (by estimate) at `end` could leave the head its start
     /// time at all: one that outlasts the shadow time must leave the head enough free nodes there.
     /// A cheap necessary condition, checked before the allocator is asked for a placement.
@@ -135,10 +141,12 @@ impl Shadow {
     fn may_start(&self, nodes: u32, length: SimTime, now: SimTime, free: u32) -> bool {
         free > 0 && nodes <= free && self.may_admit(nodes, now + length)
     }
+}
 
+impl Shadow {
     /// Whether a job on `p` ending (by estimate) at `end` leaves the head its start time.
     fn admits(&mut self, p: &Placement, end: SimTime) -> bool {
-        if end <= self.time {
+        if end <= self.room.time {
             return true;
         }
         // An allocator whose free set is structured (semitorus pieces) may not be able to hold `p`
@@ -149,20 +157,25 @@ impl Shadow {
 
     /// A job started on `p`, ending at `end`: it holds `p` in the shadow state if it outlasts it.
     fn take(&mut self, p: &Placement, end: SimTime) {
-        if end > self.time {
+        if end > self.room.time {
             self.state.occupy(p);
-            self.free = self.state.free_nodes();
+            self.room.free = self.state.free_nodes();
         }
     }
 }
 
 impl Easy {
     /// EASY with the queue and the backfilling candidates in `order`.
-    pub(crate) fn new(order: Order) -> Self {
+    fn new(order: Order) -> Self {
         Easy {
             order,
             ..Easy::default()
         }
+    }
+
+    /// EASY with the queue and the backfilling candidates in the order of `ranking`.
+    pub(crate) fn ranked(ranking: Ranking) -> Self {
+        Easy::new(Order::Ranked(Box::new(RankedQueue::new(ranking))))
     }
 
     /// Starts jobs from the head while they fit; the head that is left, if any.
@@ -179,77 +192,34 @@ impl Easy {
     /// The pass of one instant.
     fn run(&mut self, sys: &mut dyn System) {
         self.reread(sys);
-        if let Order::Ranked(_) = self.order {
-            return self.run_ranked(sys);
+        if let Order::Ranked(queue) = &mut self.order {
+            return run_ranked(queue, sys);
         }
         let Some(req) = self.start_head(sys) else {
             return;
         };
-        let Some(mut shadow) = self.reserve(0, req, sys) else {
+        let Some(mut shadow) = reserve(self.queue[0].id, req, sys) else {
             return;
         };
+        let queue = &self.queue;
         let started = match self.order {
             Order::ShortestFirst => {
                 // Candidates by increasing estimate, ties in arrival order.
                 let (now, free) = (sys.now(), sys.free_nodes());
-                let mut ranks = std::mem::take(&mut self.ranks);
+                let ranks = &mut self.ranks;
                 ranks.heap(
-                    (self.queue.iter().enumerate().skip(1))
-                        .filter(|(_, w)| shadow.may_start(w.nodes, w.length, now, free))
+                    (queue.iter().enumerate().skip(1))
+                        .filter(|(_, w)| shadow.room.may_start(w.nodes, w.length, now, free))
                         .map(|(i, w)| (i, -w.estimate)),
                 );
-                let started = self.backfill(std::iter::from_fn(|| ranks.pop()), &mut shadow, sys);
-                self.ranks = ranks;
-                started
+                let order = std::iter::from_fn(|| ranks.pop()).map(|i| (i, queue[i]));
+                backfill(order, &mut shadow, sys)
             }
-            _ => self.backfill(1..self.queue.len(), &mut shadow, sys),
+            _ => backfill(queue.iter().copied().enumerate().skip(1), &mut shadow, sys),
         };
         for &i in started.iter().rev() {
             self.queue.remove(i);
         }
-    }
-
-    /// The pass of one instant under a queue order: the top of the ranking while it starts, a
-    /// reservation for the first that does not, the others backfilled in rank order.
-    fn run_ranked(&mut self, sys: &mut dyn System) {
-        let Order::Ranked(ranking) = &mut self.order else {
-            return;
-        };
-        let now = sys.now();
-        ranking.begin(now);
-        let mut ranks = std::mem::take(&mut self.ranks);
-        ranks.rank(ranking, self.facts.iter());
-        let mut started = Vec::new();
-        let head = loop {
-            let Some(i) = ranks.pop() else {
-                break None;
-            };
-            if !sys.try_start(self.queue[i].id) {
-                break Some(i);
-            }
-            started.push(i);
-        };
-        if let Some(h) = head
-            && let Some(mut shadow) = self.reserve(h, self.queue[h].req, sys)
-            && sys.free_nodes() > 0
-        {
-            let free = sys.free_nodes();
-            let queue = &self.queue;
-            ranks.retain(|i| shadow.may_start(queue[i].nodes, queue[i].length, now, free));
-            started.extend(self.backfill(std::iter::from_fn(|| ranks.pop()), &mut shadow, sys));
-        }
-        self.ranks = ranks;
-        if started.is_empty() {
-            return;
-        }
-        started.sort_unstable();
-        if let Order::Ranked(ranking) = &mut self.order {
-            for &i in &started {
-                ranking.started(&self.facts[i], now);
-            }
-        }
-        self.facts.retain(except(&started));
-        self.queue.retain(except(&started));
     }
 
     /// Reads the waiting jobs again when the engine's estimates changed since they were read.
@@ -262,86 +232,111 @@ impl Easy {
         for w in &mut self.queue {
             *w = Waiting::read(w.id, sys);
         }
-        if let Order::Ranked(ranking) = &mut self.order {
-            for f in &mut self.facts {
-                *f = ranking.facts(sys.job(f.id), sys);
-            }
+        if let Order::Ranked(queue) = &mut self.order {
+            queue.reread(sys, |w| *w = Waiting::read(w.id, sys));
         }
     }
+}
 
-    /// Step 2: the reservation of the head at position `h` (`req`), promised to it; `None` when it
-    /// never fits.
-    fn reserve(&mut self, h: usize, req: Request, sys: &mut dyn System) -> Option<Shadow> {
-        let now = sys.now();
-        let mut state = sys.snapshot();
-        let res = plan::earliest_start(now, &req, state.as_mut(), &sys.running_jobs())?;
-        sys.promise(self.queue[h].id, res.start);
-        Some(Shadow {
+/// The pass of one instant under a queue order: the top of the ranking while it starts, a
+/// reservation for the first that does not, the others backfilled in rank order.
+fn run_ranked(queue: &mut RankedQueue<Waiting>, sys: &mut dyn System) {
+    let now = sys.now();
+    queue.rank(now);
+    let mut started = Vec::new();
+    let head = loop {
+        let Some((place, _, w)) = queue.pop() else {
+            break None;
+        };
+        if !sys.try_start(w.id) {
+            break Some(*w);
+        }
+        started.push(place);
+    };
+    if let Some(h) = head
+        && let Some(mut shadow) = reserve(h.id, h.req, sys)
+        && sys.free_nodes() > 0
+    {
+        let (free, room) = (sys.free_nodes(), shadow.room);
+        let rest = queue.rest(|_, w| room.may_start(w.nodes, w.length, now, free));
+        started.extend(backfill(rest.map(|(p, _, &w)| (p, w)), &mut shadow, sys));
+    }
+    started.sort_unstable();
+    queue.remove(&mut started, now);
+}
+
+/// Step 2: the reservation of the head `id` (`req`), promised to it; `None` when it never fits.
+fn reserve(id: JobId, req: Request, sys: &mut dyn System) -> Option<Shadow> {
+    let now = sys.now();
+    let mut state = sys.snapshot();
+    let res = plan::earliest_start(now, &req, state.as_mut(), &sys.running_jobs())?;
+    sys.promise(id, res.start);
+    Some(Shadow {
+        room: Room {
             time: res.start,
             free: state.free_nodes(),
-            state,
-            head: req,
             head_nodes: req.nodes(),
-        })
-    }
+        },
+        state,
+        head: req,
+    })
+}
 
-    /// Step 3: the candidates at the positions `order` gives, in that order. The machine now is
-    /// mirrored in a snapshot (kept up to date), taken only once a candidate gets past the node
-    /// counts. Returns the positions started, ascending (they leave the queue after the pass).
-    fn backfill(
-        &self,
-        order: impl Iterator<Item = usize>,
-        shadow: &mut Shadow,
-        sys: &mut dyn System,
-    ) -> Vec<usize> {
-        // Requests that do not fit now: the free set only shrinks during the pass.
-        let mut no_fit = FxHashSet::default();
-        // Requests that fit now but, outlasting the shadow time, would take the head's room: the
-        // same until the next start changes the machine or the shadow state.
-        let mut refused = FxHashSet::default();
-        let now = sys.now();
-        let mut now_state: Option<Box<dyn Allocator>> = None;
-        let mut free = sys.free_nodes();
-        let mut started_at = Vec::new();
-        for i in order {
-            if free == 0 {
-                break;
-            }
-            let w = self.queue[i];
-            let end = now + w.length;
-            let outlasts = end > shadow.time;
-            let started = free >= w.nodes
-                && shadow.may_admit(w.nodes, end)
-                && !no_fit.contains(&w.req)
-                && !(outlasts && refused.contains(&w.req))
-                && {
-                    let state = now_state.get_or_insert_with(|| sys.snapshot());
-                    match state.find(&w.req) {
-                        None => {
-                            no_fit.insert(w.req);
-                            false
-                        }
-                        Some(p) if !shadow.admits(&p, end) => {
-                            refused.insert(w.req);
-                            false
-                        }
-                        Some(p) => {
-                            start_on(w.id, &p, state.as_mut(), sys) && {
-                                shadow.take(&p, end);
-                                refused.clear();
-                                free = state.free_nodes();
-                                true
-                            }
+/// Step 3: the candidates `order` gives (each with its place in the queue), in that order. The
+/// machine now is mirrored in a snapshot (kept up to date), taken only once a candidate gets
+/// past the node counts. Returns the places started, ascending (they leave the queue after the
+/// pass).
+fn backfill<P: Ord>(
+    order: impl Iterator<Item = (P, Waiting)>,
+    shadow: &mut Shadow,
+    sys: &mut dyn System,
+) -> Vec<P> {
+    // Requests that do not fit now: the free set only shrinks during the pass.
+    let mut no_fit = FxHashSet::default();
+    // Requests that fit now but, outlasting the shadow time, would take the head's room: the
+    // same until the next start changes the machine or the shadow state.
+    let mut refused = FxHashSet::default();
+    let now = sys.now();
+    let mut now_state: Option<Box<dyn Allocator>> = None;
+    let mut free = sys.free_nodes();
+    let mut started_at = Vec::new();
+    for (place, w) in order {
+        if free == 0 {
+            break;
+        }
+        let end = now + w.length;
+        let outlasts = end > shadow.room.time;
+        let started = free >= w.nodes
+            && shadow.room.may_admit(w.nodes, end)
+            && !no_fit.contains(&w.req)
+            && !(outlasts && refused.contains(&w.req))
+            && {
+                let state = now_state.get_or_insert_with(|| sys.snapshot());
+                match state.find(&w.req) {
+                    None => {
+                        no_fit.insert(w.req);
+                        false
+                    }
+                    Some(p) if !shadow.admits(&p, end) => {
+                        refused.insert(w.req);
+                        false
+                    }
+                    Some(p) => {
+                        start_on(w.id, &p, state.as_mut(), sys) && {
+                            shadow.take(&p, end);
+                            refused.clear();
+                            free = state.free_nodes();
+                            true
                         }
                     }
-                };
-            if started {
-                started_at.push(i);
-            }
+                }
+            };
+        if started {
+            started_at.push(place);
         }
-        started_at.sort_unstable();
-        started_at
     }
+    started_at.sort_unstable();
+    started_at
 }
 
 /// Starts `j` on `p` (free now) and marks it busy in `now_state`.
@@ -358,24 +353,22 @@ impl Scheduler for Easy {
         let order = match &self.order {
             Order::Arrival => Order::Arrival,
             Order::ShortestFirst => Order::ShortestFirst,
-            Order::Ranked(r) => Order::Ranked(Box::new(r.fork()?)),
+            Order::Ranked(q) => Order::Ranked(Box::new(q.fork()?)),
         };
         Some(Box::new(Easy {
             queue: self.queue.clone(),
             pass: self.pass.clone(),
             order,
-            facts: self.facts.clone(),
             ranks: self.ranks.clone(),
             epoch: self.epoch,
         }))
     }
     fn on_arrival(&mut self, id: JobId, sys: &mut dyn System) {
-        if let Order::Ranked(ranking) = &mut self.order {
-            let facts = ranking.facts(sys.job(id), &*sys);
-            self.facts.push(facts);
-        }
         let w = Waiting::read(id, sys);
-        self.queue.push_back(w);
+        match &mut self.order {
+            Order::Ranked(queue) => queue.push(sys.job(id), &*sys, w),
+            _ => self.queue.push_back(w),
+        }
         let if_fits = matches!(self.order, Order::Arrival)
             && sys.semantics().arrival_pass == ArrivalPass::IfFits;
         if !if_fits || sys.free_nodes() >= w.nodes {
@@ -384,8 +377,8 @@ impl Scheduler for Easy {
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
-        if let Order::Ranked(ranking) = &mut self.order {
-            ranking.departed(&*sys);
+        if let Order::Ranked(queue) = &mut self.order {
+            queue.departed(&*sys);
         }
         self.pass.arm(sys);
     }
@@ -403,7 +396,10 @@ impl Scheduler for Easy {
     }
 
     fn waiting(&self) -> usize {
-        self.queue.len()
+        match &self.order {
+            Order::Ranked(queue) => queue.len(),
+            _ => self.queue.len(),
+        }
     }
 }
 

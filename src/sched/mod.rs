@@ -597,7 +597,7 @@ impl SchedKind {
                 ranking,
             )),
             SchedKind::Window(k) => Box::new(window_k::RankedWindowK::new(k, ranking)),
-            SchedKind::Easy => Box::new(easy::Easy::new(easy::Order::Ranked(Box::new(ranking)))),
+            SchedKind::Easy => Box::new(easy::Easy::ranked(ranking)),
             _ => Box::new(conservative::Conservative::ranked(ranking)),
         })
     }

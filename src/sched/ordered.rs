@@ -4,7 +4,7 @@
 //!
 //! One pass per instant, after its departures and arrivals (a [`DeferredPass`]: the values of
 //! jobs that arrive together are compared at the same moment); values are recomputed at each
-//! pass. The pass starts the highest-ranked job while it fits; the first that does not is the
+//! pass, or kept from arrival under a static order ([`RankedQueue`]). The pass starts the highest-ranked job while it fits; the first that does not is the
 //! *head*; then the other jobs are tried in rank order as long as the [`BypassRule`] allows the
 //! head to be bypassed: never under FCFS (strict priority: the pass stops at the first job that
 //! does not fit), always under OO, while the head has waited less than `T` under the bypass queue.
@@ -25,7 +25,8 @@
 
 use super::backfill::DeferredPass;
 use super::label::Label;
-use super::order::{Facts, OrderName, Ranking, Ranks, except};
+use super::order::queue::RankedQueue;
+use super::order::{OrderName, Ranking};
 use super::queue::BypassRule;
 use super::{Scheduler, System};
 use crate::workload::JobId;
@@ -33,13 +34,10 @@ use crate::workload::JobId;
 /// A FIFO policy's bypass rule over a queue in rank order.
 #[derive(Debug)]
 pub(crate) struct Ordered<R> {
-    /// Waiting jobs in arrival order.
-    waiting: Vec<Facts>,
-    ranking: Ranking,
+    /// Waiting jobs.
+    queue: RankedQueue<()>,
     pass: DeferredPass,
     rule: R,
-    /// The ranks of a pass, kept for their allocations.
-    ranks: Ranks,
     /// Jobs departed since the last pass.
     departed: bool,
 }
@@ -48,97 +46,74 @@ impl<R: BypassRule> Ordered<R> {
     /// The policy of `rule` with its queue ranked by `ranking`.
     pub(crate) fn new(rule: R, ranking: Ranking) -> Self {
         Ordered {
-            waiting: Vec::new(),
-            ranking,
+            queue: RankedQueue::new(ranking),
             pass: DeferredPass::default(),
             rule,
-            ranks: Ranks::default(),
             departed: false,
         }
     }
 
-    /// Starts the job at position `i`; tells the rule and the ranking.
-    fn start(&mut self, i: usize, overtook: bool, sys: &mut dyn System) -> bool {
-        let f = self.waiting[i];
-        if !sys.try_start(f.id) {
-            return false;
-        }
-        self.ranking.started(&f, sys.now());
-        self.rule.started(f.id, overtook, &*sys);
-        true
-    }
-
     /// The pass of one instant.
     fn run(&mut self, sys: &mut dyn System) {
-        self.ranking.begin(sys.now());
-        let mut ranks = std::mem::take(&mut self.ranks);
-        ranks.rank(&mut self.ranking, self.waiting.iter());
+        let now = sys.now();
+        self.queue.rank(now);
         let mut started = Vec::new();
         let head = loop {
-            let Some(i) = ranks.pop() else {
+            let Some((place, f, ())) = self.queue.pop() else {
                 break None;
             };
-            if !self.start(i, false, sys) {
-                break Some(self.waiting[i].id);
+            if !start(&mut self.rule, f.id, false, sys) {
+                break Some(f.id);
             }
-            started.push(i);
+            started.push(place);
         };
         let departed = std::mem::take(&mut self.departed);
         if let Some(head) = head
             && (R::TRY_ON_ARRIVAL || departed)
             && sys.free_nodes() > 0
         {
+            // The jobs of `rest` in rank order while the rule lets them bypass `head`.
             let free = sys.free_nodes();
-            ranks.retain(|i| free > 0 && self.waiting[i].nodes <= free);
-            self.bypass(head, &mut ranks, &mut started, sys);
+            for (place, f, ()) in self.queue.rest(|f, ()| f.nodes <= free) {
+                if sys.free_nodes() == 0 || !self.rule.may_bypass(head, &*sys) {
+                    break;
+                }
+                if f.nodes <= sys.free_nodes() && start(&mut self.rule, f.id, true, sys) {
+                    started.push(place);
+                }
+            }
         }
-        self.ranks = ranks;
-        if !started.is_empty() {
-            started.sort_unstable();
-            self.waiting.retain(except(&started));
-        }
+        self.queue.remove(&mut started, now);
     }
+}
 
-    /// The jobs of `ranks` in rank order while the rule lets them bypass `head`.
-    fn bypass(
-        &mut self,
-        head: JobId,
-        ranks: &mut Ranks,
-        started: &mut Vec<usize>,
-        sys: &mut dyn System,
-    ) {
-        while let Some(i) = ranks.pop() {
-            if sys.free_nodes() == 0 || !self.rule.may_bypass(head, &*sys) {
-                return;
-            }
-            if self.waiting[i].nodes <= sys.free_nodes() && self.start(i, true, sys) {
-                started.push(i);
-            }
-        }
+/// Starts job `id`; tells `rule`.
+fn start<R: BypassRule>(rule: &mut R, id: JobId, overtook: bool, sys: &mut dyn System) -> bool {
+    if !sys.try_start(id) {
+        return false;
     }
+    rule.started(id, overtook, &*sys);
+    true
 }
 
 impl<R: BypassRule + 'static> Scheduler for Ordered<R> {
     fn fork(&self) -> Option<Box<dyn Scheduler>> {
         Some(Box::new(Ordered {
-            waiting: self.waiting.clone(),
-            ranking: self.ranking.fork()?,
+            queue: self.queue.fork()?,
             pass: self.pass.clone(),
             rule: self.rule.clone(),
-            ranks: self.ranks.clone(),
             departed: self.departed,
         }))
     }
     fn on_arrival(&mut self, job: JobId, sys: &mut dyn System) {
         self.rule.arrived(job, &*sys);
-        let facts = self.ranking.facts(sys.job(job), &*sys);
-        self.waiting.push(facts);
+        self.queue.push(sys.job(job), &*sys, ());
         self.pass.arm(sys);
     }
 
     fn on_departure(&mut self, sys: &mut dyn System) {
         self.rule.departed(&*sys);
-        self.ranking.departed(&*sys);
+        self.queue.departed(&*sys);
         self.departed = true;
         self.pass.arm(sys);
     }
@@ -150,7 +125,7 @@ impl<R: BypassRule + 'static> Scheduler for Ordered<R> {
     }
 
     fn waiting(&self) -> usize {
-        self.waiting.len()
+        self.queue.len()
     }
 }
 

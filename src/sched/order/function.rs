@@ -139,21 +139,17 @@ impl Evaluation {
         one.first().copied().unwrap_or(f64::NAN)
     }
 
-    /// The values at `now` of the jobs `jobs` (each with what [`Evaluation::arrived`] gave),
-    /// into `out`.
+    /// The values at `now` of the jobs `jobs` (a dynamic function's: a static one's are those
+    /// [`Evaluation::arrived`] gave), into `out`.
     pub(super) fn values(
         &mut self,
         now: SimTime,
-        jobs: impl Iterator<Item = (JobId, f64)>,
+        jobs: impl Iterator<Item = JobId>,
         out: &mut Vec<f64>,
     ) {
         out.clear();
-        if self.is_static {
-            out.extend(jobs.map(|(_, v)| v));
-            return;
-        }
         self.ids.clear();
-        self.ids.extend(jobs.map(|(id, _)| id));
+        self.ids.extend(jobs);
         self.p.values(now, &self.ids, out);
         // A front end that answers too few values has its jobs last.
         out.resize(self.ids.len(), f64::NAN);

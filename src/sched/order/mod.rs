@@ -25,6 +25,7 @@ pub mod fairshare;
 pub mod function;
 pub mod multifactor;
 pub mod named;
+pub(crate) mod queue;
 pub mod shares;
 
 use std::cmp::Reverse;
@@ -372,19 +373,40 @@ impl Key {
     fn reads_usage(&self) -> bool {
         match self {
             Key::Named(n) => n.reads_usage(),
-            Key::Expr(e) => [
-                Var::Usage,
-                Var::GroupUsage,
-                Var::Fairshare,
-                Var::GroupFairshare,
-                Var::Multifactor,
-            ]
-            .into_iter()
-            .any(|v| e.reads(v)),
+            Key::Expr(e) => USAGE.iter().any(|&v| e.reads(v)),
             Key::Function(_) => false,
         }
     }
+
+    /// Whether a job's value under the order never changes while it waits: an expression (a
+    /// named order's own) that reads neither the moment (`wait`, `now`, `age`) nor usage
+    /// (`usage`, `group_usage`, `fairshare`, `group_fairshare`, `multifactor`), or a priority
+    /// function that says so ([`PriorityFn::is_static`]).
+    pub fn is_static(&self) -> bool {
+        let expr_is_static = |e: &Expr| !MOMENT.iter().chain(&USAGE).any(|&v| e.reads(v));
+        match self {
+            Key::Named(n) => n
+                .info()
+                .expression
+                .parse()
+                .is_ok_and(|e| expr_is_static(&e)),
+            Key::Expr(e) => expr_is_static(e),
+            Key::Function(f) => f.f.is_static(),
+        }
+    }
 }
+
+/// The variables that read the users' or groups' usage.
+const USAGE: [Var; 5] = [
+    Var::Usage,
+    Var::GroupUsage,
+    Var::Fairshare,
+    Var::GroupFairshare,
+    Var::Multifactor,
+];
+
+/// The variables that read the moment of a pass (besides usage, which moves with it).
+const MOMENT: [Var; 3] = [Var::Wait, Var::Now, Var::Age];
 
 impl fmt::Display for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -407,8 +429,15 @@ pub(crate) struct Facts {
     pub(crate) estimate: SimTime,
     queue: f64,
     partition: f64,
-    /// A static priority function's value, asked at arrival.
-    fixed: f64,
+    /// A static order's value, computed at arrival (0 under a time-dependent order).
+    value: f64,
+}
+
+impl Facts {
+    /// The job's rank under a static order (ties by job id: arrival order).
+    pub(crate) fn rank(&self) -> Rank {
+        rank(self.value, self.id.index())
+    }
 }
 
 /// A job's place in the order: smaller first. The value's bits (descending, NaN last) above the
@@ -526,6 +555,8 @@ pub(crate) fn except<T>(positions: &[usize]) -> impl FnMut(&T) -> bool + '_ {
 pub(crate) struct Ranking {
     /// What gives the values.
     source: Source,
+    /// Whether a job's value never changes while it waits ([`Ranking::is_static`]).
+    is_static: bool,
     weights: Weights,
     accounts: Accounts,
     /// Usage, when the order reads it.
@@ -551,6 +582,7 @@ impl Ranking {
         };
         Some(Ranking {
             source,
+            is_static: self.is_static,
             weights: self.weights,
             accounts: self.accounts.clone(),
             fair: self.fair.clone(),
@@ -609,6 +641,7 @@ impl Ranking {
         // pass's columns load each variable once, where a formula per job reads them one job
         // at a time (docs/ALGORITHMS.md, "Queue orders", the cost).
         let reads_usage = key.reads_usage();
+        let is_static = key.is_static();
         let source = match key {
             Key::Named(n) => Source::Expr(compile(n.info().name, n.info().expression)?),
             Key::Expr(e) => Source::Expr(e),
@@ -626,6 +659,7 @@ impl Ranking {
         };
         Ok(Ranking {
             source,
+            is_static,
             weights: config.weights,
             accounts,
             fair,
@@ -643,11 +677,7 @@ impl Ranking {
             self.machine_nodes = f64::from(sys.snapshot().machine().nodes().max(1));
         }
         let (user, group) = self.accounts.of_job(job);
-        let fixed = match &mut self.source {
-            Source::Function(f) => f.arrived(job, sys.now()),
-            Source::Expr(_) => 0.0,
-        };
-        Facts {
+        let mut facts = Facts {
             id: job.id,
             nodes: job.request.nodes(),
             user,
@@ -656,8 +686,24 @@ impl Ranking {
             estimate: job.estimate,
             queue: self.queues.of(job.queue.map(|q| q.get())),
             partition: self.partitions.of(job.partition.map(|p| p.get())),
-            fixed,
-        }
+            value: 0.0,
+        };
+        facts.value = match &mut self.source {
+            Source::Function(f) => f.arrived(job, sys.now()),
+            Source::Expr(_) if self.is_static => {
+                let mut one = Vec::with_capacity(1);
+                self.expr_values(std::iter::once(&facts), &mut one);
+                one[0]
+            }
+            Source::Expr(_) => 0.0,
+        };
+        facts
+    }
+
+    /// Whether a job's value never changes while it waits: the order reads neither the moment
+    /// nor usage ([`Key::is_static`]). Its values are computed once, at arrival.
+    pub(crate) fn is_static(&self) -> bool {
+        self.is_static
     }
 
     /// Starts a pass at `now`: values are computed for this moment.
@@ -669,15 +715,20 @@ impl Ranking {
     }
 
     /// The values of the jobs `facts` at the pass's moment, larger first, into `out` (in order),
-    /// a column at a time. An expression's or a function's NaN (`0/0`, `log2(-1)`) is made −∞,
-    /// last; the named orders give none (their inputs are finite and ≥ 0, their divisors ≥ 1).
+    /// a column at a time; a static order's are those computed at arrival. An expression's or a
+    /// function's NaN (`0/0`, `log2(-1)`) is made −∞, last; the named orders give none (their
+    /// inputs are finite and ≥ 0, their divisors ≥ 1).
     pub(crate) fn values<'a, I>(&mut self, facts: I, out: &mut Vec<f64>)
     where
         I: Iterator<Item = &'a Facts> + Clone,
     {
         match &mut self.source {
+            _ if self.is_static => {
+                out.clear();
+                out.extend(facts.map(|f| f.value));
+            }
             Source::Expr(_) => self.expr_values(facts, out),
-            Source::Function(f) => f.values(self.now, facts.map(|f| (f.id, f.fixed)), out),
+            Source::Function(f) => f.values(self.now, facts.map(|f| f.id), out),
         }
         for v in out.iter_mut() {
             *v = if v.is_nan() { f64::NEG_INFINITY } else { *v };

@@ -1,0 +1,237 @@
+//! The waiting jobs of a scheduler that serves its queue in a queue order, and a pass's way
+//! through them, best first ([`RankedQueue`]).
+//!
+//! How the jobs are held depends on the order:
+//!
+//! * **time-dependent** (`xf`, `wfp3`, `unicep`, `fairshare`, `multifactor`, an expression reading
+//!   `wait`, `now`, `age` or usage, a priority function `score(job, now)`): the jobs in arrival
+//!   order, every value recomputed at each pass into [`Ranks`] (the top found by one scan, the
+//!   others from a heap built only when asked for);
+//! * **static** (`sjf`, `ljf`, `saf`, `laf`, `sqf`, `lqf`, `f1`–`f4`, an expression of the job
+//!   alone, a priority function `score(job)`: [`Ranking::is_static`]): each job's value is
+//!   computed once, when it arrives, and the jobs are kept in a B-tree by rank — value, then job
+//!   id, arrival order, as a pass's ranks break ties — from arrival to start. A pass takes the
+//!   best jobs off the front of the tree, and its later candidates in order from there, with no
+//!   ranking at all: strict priority costs O(log n) per job started instead of O(n) per pass.
+//!
+//! Both ways give a pass the same jobs in the same order: the ranks are the same integers up to
+//! the tie-breaking field, a queue position in one and a job id in the other, and the two order
+//! ties alike (jobs are numbered in arrival order).
+
+use std::collections::BTreeMap;
+use std::collections::btree_map;
+use std::ops::Bound;
+
+use super::{Facts, Rank, Ranking, Ranks, except};
+use crate::SimTime;
+use crate::sched::System;
+use crate::workload::Job;
+
+/// A waiting job's place in a pass (its queue position or its rank: see [`RankedQueue`]),
+/// ordered as the jobs are ordered in arrival order or by rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Place(Rank);
+
+/// Waiting jobs in a queue order, each with what the order reads of it and what the scheduler
+/// keeps of it (`T`); see the module doc.
+#[derive(Debug)]
+pub(crate) struct RankedQueue<T> {
+    ranking: Ranking,
+    jobs: Jobs<T>,
+}
+
+/// The jobs of a [`RankedQueue`].
+#[derive(Debug, Clone)]
+enum Jobs<T> {
+    /// Under a time-dependent order: in arrival order, their values recomputed at each pass;
+    /// a job's place is its position.
+    Recomputed {
+        jobs: Vec<(Facts, T)>,
+        /// The ranks of the pass, kept for their allocations.
+        ranks: Ranks,
+    },
+    /// Under a static order: by rank, which is the job's place.
+    Kept {
+        jobs: BTreeMap<Rank, (Facts, T)>,
+        /// The pass has taken the jobs up to this bound.
+        taken: Bound<Rank>,
+    },
+}
+
+impl<T: Clone> RankedQueue<T> {
+    /// An empty queue in the order of `ranking`.
+    pub(crate) fn new(ranking: Ranking) -> Self {
+        let jobs = if ranking.is_static() {
+            Jobs::Kept {
+                jobs: BTreeMap::new(),
+                taken: Bound::Unbounded,
+            }
+        } else {
+            Jobs::Recomputed {
+                jobs: Vec::new(),
+                ranks: Ranks::default(),
+            }
+        };
+        RankedQueue { ranking, jobs }
+    }
+
+    /// An independent copy (see [`Ranking::fork`]).
+    pub(crate) fn fork(&self) -> Option<Self> {
+        Some(RankedQueue {
+            ranking: self.ranking.fork()?,
+            jobs: self.jobs.clone(),
+        })
+    }
+
+    /// The number of waiting jobs.
+    pub(crate) fn len(&self) -> usize {
+        match &self.jobs {
+            Jobs::Recomputed { jobs, .. } => jobs.len(),
+            Jobs::Kept { jobs, .. } => jobs.len(),
+        }
+    }
+
+    /// Job `job` arrived now; the scheduler keeps `item` of it.
+    pub(crate) fn push(&mut self, job: &Job, sys: &dyn System, item: T) {
+        let facts = self.ranking.facts(job, sys);
+        match &mut self.jobs {
+            Jobs::Recomputed { jobs, .. } => jobs.push((facts, item)),
+            Jobs::Kept { jobs, .. } => {
+                jobs.insert(facts.rank(), (facts, item));
+            }
+        }
+    }
+
+    /// Reads every waiting job again (the engine's estimates changed), in arrival order; `read`
+    /// renews the scheduler's item of each.
+    pub(crate) fn reread(&mut self, sys: &dyn System, mut read: impl FnMut(&mut T)) {
+        let ranking = &mut self.ranking;
+        match &mut self.jobs {
+            Jobs::Recomputed { jobs, .. } => {
+                for (f, item) in jobs {
+                    *f = ranking.facts(sys.job(f.id), sys);
+                    read(item);
+                }
+            }
+            Jobs::Kept { jobs, .. } => {
+                let mut all: Vec<(Facts, T)> = std::mem::take(jobs).into_values().collect();
+                all.sort_unstable_by_key(|(f, _)| f.id);
+                for (f, mut item) in all {
+                    let f = ranking.facts(sys.job(f.id), sys);
+                    read(&mut item);
+                    jobs.insert(f.rank(), (f, item));
+                }
+            }
+        }
+    }
+
+    /// Starts a pass at `now`: a time-dependent order's values are computed for this moment.
+    pub(crate) fn rank(&mut self, now: SimTime) {
+        self.ranking.begin(now);
+        match &mut self.jobs {
+            Jobs::Recomputed { jobs, ranks } => {
+                ranks.rank(&mut self.ranking, jobs.iter().map(|(f, _)| f));
+            }
+            Jobs::Kept { taken, .. } => *taken = Bound::Unbounded,
+        }
+    }
+
+    /// The best job the pass has not taken yet, taken.
+    pub(crate) fn pop(&mut self) -> Option<(Place, &Facts, &T)> {
+        match &mut self.jobs {
+            Jobs::Recomputed { jobs, ranks } => {
+                let i = ranks.pop()?;
+                let (f, item) = &jobs[i];
+                Some((Place(i as Rank), f, item))
+            }
+            Jobs::Kept { jobs, taken } => {
+                let (&r, (f, item)) = jobs.range((*taken, Bound::Unbounded)).next()?;
+                *taken = Bound::Excluded(r);
+                Some((Place(r), f, item))
+            }
+        }
+    }
+
+    /// The jobs the pass has not taken yet for which `keep` holds, best first. `keep` is asked
+    /// at most once per job, now or when the iteration reaches it (the borrow keeps what it
+    /// reads unchanged until then): it narrows the candidates the way a pass's own tests would,
+    /// so that a time-dependent order ranks only those in a heap.
+    pub(crate) fn rest<F>(&mut self, keep: F) -> Rest<'_, T, F>
+    where
+        F: Fn(&Facts, &T) -> bool,
+    {
+        match &mut self.jobs {
+            Jobs::Recomputed { jobs, ranks } => {
+                ranks.retain(|i| keep(&jobs[i].0, &jobs[i].1));
+                Rest::Recomputed { jobs, ranks }
+            }
+            Jobs::Kept { jobs, taken } => Rest::Kept {
+                jobs: jobs.range((*taken, Bound::Unbounded)),
+                keep,
+            },
+        }
+    }
+
+    /// The jobs at `places` started at `now`: the order is told in the order given, and they
+    /// leave the queue.
+    pub(crate) fn remove(&mut self, places: &mut [Place], now: SimTime) {
+        if places.is_empty() {
+            return;
+        }
+        let ranking = &mut self.ranking;
+        match &mut self.jobs {
+            Jobs::Recomputed { jobs, .. } => {
+                for &Place(i) in places.iter() {
+                    ranking.started(&jobs[i as usize].0, now);
+                }
+                let mut positions: Vec<usize> = places.iter().map(|&Place(i)| i as usize).collect();
+                positions.sort_unstable();
+                jobs.retain(except(&positions));
+            }
+            Jobs::Kept { jobs, taken } => {
+                for Place(r) in places.iter() {
+                    if let Some((f, _)) = jobs.remove(r) {
+                        ranking.started(&f, now);
+                    }
+                }
+                *taken = Bound::Unbounded;
+            }
+        }
+    }
+
+    /// The jobs of [`System::departed`] ended now.
+    pub(crate) fn departed(&mut self, sys: &dyn System) {
+        self.ranking.departed(sys);
+    }
+}
+
+/// The candidates of [`RankedQueue::rest`], best first.
+pub(crate) enum Rest<'a, T, F> {
+    /// Taken from the pass's ranks, narrowed when made.
+    Recomputed {
+        jobs: &'a [(Facts, T)],
+        ranks: &'a mut Ranks,
+    },
+    /// Read off the tree, narrowed as they come.
+    Kept {
+        jobs: btree_map::Range<'a, Rank, (Facts, T)>,
+        keep: F,
+    },
+}
+
+impl<'a, T, F: Fn(&Facts, &T) -> bool> Iterator for Rest<'a, T, F> {
+    type Item = (Place, &'a Facts, &'a T);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Rest::Recomputed { jobs, ranks } => {
+                let i = ranks.pop()?;
+                let (f, item) = &jobs[i];
+                Some((Place(i as Rank), f, item))
+            }
+            Rest::Kept { jobs, keep } => jobs
+                .find(|(_, (f, item))| keep(f, item))
+                .map(|(&r, (f, item))| (Place(r), f, item)),
+        }
+    }
+}
