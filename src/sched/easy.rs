@@ -243,26 +243,17 @@ impl Easy {
 fn run_ranked(queue: &mut RankedQueue<Waiting>, sys: &mut dyn System) {
     let now = sys.now();
     queue.rank(now);
+    let head = queue.start_tops(|_, w| sys.try_start(w.id));
     let mut started = Vec::new();
-    let head = loop {
-        let Some((place, _, w)) = queue.pop() else {
-            break None;
-        };
-        if !sys.try_start(w.id) {
-            break Some(*w);
-        }
-        started.push(place);
-    };
-    if let Some(h) = head
+    if let Some((_, h)) = head
         && let Some(mut shadow) = reserve(h.id, h.req, sys)
         && sys.free_nodes() > 0
     {
         let (free, room) = (sys.free_nodes(), shadow.room);
         let rest = queue.rest(|_, w| room.may_start(w.nodes, w.length, now, free));
-        started.extend(backfill(rest.map(|(p, _, &w)| (p, w)), &mut shadow, sys));
+        started = backfill(rest.map(|(p, _, &w)| (p, w)), &mut shadow, sys);
     }
-    started.sort_unstable();
-    queue.remove(&mut started, now);
+    queue.finish(&started);
 }
 
 /// Step 2: the reservation of the head `id` (`req`), promised to it; `None` when it never fits.

@@ -55,27 +55,19 @@ impl<R: BypassRule> Ordered<R> {
 
     /// The pass of one instant.
     fn run(&mut self, sys: &mut dyn System) {
-        let now = sys.now();
-        self.queue.rank(now);
+        self.queue.rank(sys.now());
+        let rule = &mut self.rule;
+        let head = self.queue.start_tops(|f, ()| start(rule, f.id, false, sys));
         let mut started = Vec::new();
-        let head = loop {
-            let Some((place, f, ())) = self.queue.pop() else {
-                break None;
-            };
-            if !start(&mut self.rule, f.id, false, sys) {
-                break Some(f.id);
-            }
-            started.push(place);
-        };
         let departed = std::mem::take(&mut self.departed);
-        if let Some(head) = head
+        if let Some((head, ())) = head
             && (R::TRY_ON_ARRIVAL || departed)
             && sys.free_nodes() > 0
         {
-            // The jobs of `rest` in rank order while the rule lets them bypass `head`.
+            // The others in rank order while the rule lets them bypass the head.
             let free = sys.free_nodes();
             for (place, f, ()) in self.queue.rest(|f, ()| f.nodes <= free) {
-                if sys.free_nodes() == 0 || !self.rule.may_bypass(head, &*sys) {
+                if sys.free_nodes() == 0 || !self.rule.may_bypass(head.id, &*sys) {
                     break;
                 }
                 if f.nodes <= sys.free_nodes() && start(&mut self.rule, f.id, true, sys) {
@@ -83,7 +75,7 @@ impl<R: BypassRule> Ordered<R> {
                 }
             }
         }
-        self.queue.remove(&mut started, now);
+        self.queue.finish(&started);
     }
 }
 

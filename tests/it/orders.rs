@@ -11,16 +11,17 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use pwa_replay::catalog::Catalog;
-use pwa_replay::engine::{Engine, NoObserver, Outcome, validate};
+use pwa_replay::engine::{Engine, NoObserver, Outcome, ReplayOptions, replay_with, validate};
 use pwa_replay::machine::{AllocKind, MachineSpec};
 use pwa_replay::packed::{GroupId, PackedTime, UserId};
 use pwa_replay::sched::SchedKind;
 use pwa_replay::sched::order::{
     Key, NAMED_ORDERS, Named, OrderError, Priorities, PriorityConfig, PriorityFn,
 };
+use pwa_replay::sched::semantics::{Prediction, Semantics};
 use pwa_replay::swf::{ReadOptions, read_all};
 use pwa_replay::workload::tracepath::SearchPath;
-use pwa_replay::workload::{EstimateModel, Job, JobId, Request, ShapeRule, Workload};
+use pwa_replay::workload::{Correction, EstimateModel, Job, JobId, Request, ShapeRule, Workload};
 
 use crate::engine::{flat, starts, workload};
 
@@ -456,6 +457,122 @@ proptest! {
                 if let Some(p) = r.reserved.map(PackedTime::get) {
                     prop_assert!(r.start <= p, "{} job {}: start {} after promise {}", name, i, r.start, p);
                 }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Static orders: a ranking kept from arrival to start against one recomputed at every pass.
+
+/// Orders of the job alone: the static named ones' expressions, and expressions with many ties
+/// (a constant, a few classes), with a NaN (last), with the size and queue factors.
+fn static_orders() -> Vec<&'static str> {
+    let named = (NAMED_ORDERS.iter())
+        .filter(|i| Key::Named(i.order).is_static())
+        .map(|i| i.expression);
+    let more = [
+        "1",
+        "min(nodes, 4)",
+        "-max(estimate, 50)",
+        "log2(nodes - 2)",
+        "size * 100 - sqrt(estimate)",
+        "queue_factor + partition_factor - nodes",
+    ];
+    named.chain(more).collect()
+}
+
+/// The order `e` recomputed at every pass: it reads the wait, to no effect on its values.
+fn recomputed(e: &str) -> String {
+    format!("({e}) + 0 * wait")
+}
+
+/// Replays `w` on `flat:NODES` under `label` with the orders `orders` defined and `semantics`,
+/// validated.
+fn run_label(w: &Workload, label: &str, orders: &[(&str, &str)], semantics: Semantics) -> Outcome {
+    let sched: SchedKind = label.parse().expect("a label");
+    let opts = ReplayOptions {
+        orders: (orders.iter())
+            .map(|&(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        semantics,
+        ..ReplayOptions::default()
+    };
+    let out = replay_with(
+        w,
+        flat(NODES),
+        sched,
+        AllocKind::Flat,
+        opts,
+        &mut NoObserver,
+    )
+    .expect("replay");
+    validate(w, flat(NODES), &out).expect("valid schedule");
+    out
+}
+
+#[test]
+fn the_orders_of_the_job_alone_are_static_and_the_others_not() {
+    let static_named: Vec<&str> = (NAMED_ORDERS.iter())
+        .filter(|i| Key::Named(i.order).is_static())
+        .map(|i| i.name)
+        .collect();
+    assert_eq!(
+        static_named,
+        [
+            "fcfs", "sjf", "ljf", "saf", "laf", "sqf", "lqf", "f1", "f2", "f3", "f4"
+        ]
+    );
+    for e in static_orders() {
+        assert!(expr(e).is_static(), "{e}");
+        assert!(!expr(&recomputed(e)).is_static(), "{e}");
+    }
+    for e in [
+        "wait",
+        "now - submit",
+        "age",
+        "usage",
+        "group_fairshare",
+        "multifactor",
+    ] {
+        assert!(!expr(e).is_static(), "{e}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// A static order's ranking, kept from arrival to start, gives the schedule of the same
+    /// order recomputed at every pass, under every scheduler that takes an order (ties by
+    /// arrival in both); every schedule validated.
+    #[test]
+    fn a_kept_ranking_schedules_as_one_recomputed_at_every_pass(w in stream()) {
+        let c = PriorityConfig::default();
+        for e in static_orders() {
+            for kind in ORDERED {
+                let kept = run_ordered(&w, NODES, kind, expr(e), &c);
+                let every_pass = run_ordered(&w, NODES, kind, expr(&recomputed(e)), &c);
+                prop_assert_eq!(&kept.records, &every_pass.records, "{} {}", kind, e);
+            }
+        }
+    }
+
+    /// The same when predictions change the waiting jobs' estimates at every pass (EASY reads
+    /// them again, and ranks the jobs anew).
+    #[test]
+    fn a_kept_ranking_follows_estimates_predicted_again(w in stream()) {
+        let mut w = w;
+        w.set_estimates(EstimateModel::Predict(Correction::Steps));
+        let every = Semantics {
+            prediction: Prediction::EveryPass,
+            ..Semantics::default()
+        };
+        for e in ["-estimate", "-(nodes * estimate)", "min(nodes, 4) - log10(max(estimate, 1))"] {
+            let orders = [("kept", e), ("recomputed", &recomputed(e))];
+            for kind in ["easy", "fcfs", "conservative"] {
+                let kept = run_label(&w, &format!("{kind}:order=kept"), &orders, every);
+                let again = run_label(&w, &format!("{kind}:order=recomputed"), &orders, every);
+                prop_assert_eq!(&kept.records, &again.records, "{} {}", kind, e);
             }
         }
     }

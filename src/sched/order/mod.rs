@@ -569,6 +569,8 @@ pub(crate) struct Ranking {
     now: SimTime,
     /// The columns of an expression's evaluation.
     columns: Columns,
+    /// The value of one job's evaluation (kept for its allocation).
+    one: Vec<f64>,
 }
 
 impl Ranking {
@@ -591,6 +593,7 @@ impl Ranking {
             machine_nodes: self.machine_nodes,
             now: self.now,
             columns: self.columns.clone(),
+            one: Vec::new(),
         })
     }
 }
@@ -668,6 +671,7 @@ impl Ranking {
             machine_nodes: 0.0,
             now: 0.0,
             columns: Columns::default(),
+            one: Vec::new(),
         })
     }
 
@@ -676,7 +680,11 @@ impl Ranking {
         if self.machine_nodes == 0.0 {
             self.machine_nodes = f64::from(sys.snapshot().machine().nodes().max(1));
         }
-        let (user, group) = self.accounts.of_job(job);
+        // Only usage reads the accounts.
+        let (user, group) = match self.fair {
+            Some(_) => self.accounts.of_job(job),
+            None => (0, 0),
+        };
         let mut facts = Facts {
             id: job.id,
             nodes: job.request.nodes(),
@@ -691,9 +699,11 @@ impl Ranking {
         facts.value = match &mut self.source {
             Source::Function(f) => f.arrived(job, sys.now()),
             Source::Expr(_) if self.is_static => {
-                let mut one = Vec::with_capacity(1);
+                let mut one = std::mem::take(&mut self.one);
                 self.expr_values(std::iter::once(&facts), &mut one);
-                one[0]
+                let value = one[0];
+                self.one = one;
+                value
             }
             Source::Expr(_) => 0.0,
         };

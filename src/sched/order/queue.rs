@@ -20,7 +20,6 @@
 
 use std::collections::BTreeMap;
 use std::collections::btree_map;
-use std::ops::Bound;
 
 use super::{Facts, Rank, Ranking, Ranks, except};
 use crate::SimTime;
@@ -49,27 +48,30 @@ enum Jobs<T> {
         jobs: Vec<(Facts, T)>,
         /// The ranks of the pass, kept for their allocations.
         ranks: Ranks,
+        /// The positions of the tops the pass started (they leave at its end).
+        started: Vec<usize>,
     },
     /// Under a static order: by rank, which is the job's place.
     Kept {
         jobs: BTreeMap<Rank, (Facts, T)>,
-        /// The pass has taken the jobs up to this bound.
-        taken: Bound<Rank>,
+        /// The front job is the pass's head.
+        head: bool,
     },
 }
 
-impl<T: Clone> RankedQueue<T> {
+impl<T: Copy> RankedQueue<T> {
     /// An empty queue in the order of `ranking`.
     pub(crate) fn new(ranking: Ranking) -> Self {
         let jobs = if ranking.is_static() {
             Jobs::Kept {
                 jobs: BTreeMap::new(),
-                taken: Bound::Unbounded,
+                head: false,
             }
         } else {
             Jobs::Recomputed {
                 jobs: Vec::new(),
                 ranks: Ranks::default(),
+                started: Vec::new(),
             }
         };
         RankedQueue { ranking, jobs }
@@ -129,72 +131,96 @@ impl<T: Clone> RankedQueue<T> {
     pub(crate) fn rank(&mut self, now: SimTime) {
         self.ranking.begin(now);
         match &mut self.jobs {
-            Jobs::Recomputed { jobs, ranks } => {
+            Jobs::Recomputed { jobs, ranks, .. } => {
                 ranks.rank(&mut self.ranking, jobs.iter().map(|(f, _)| f));
             }
-            Jobs::Kept { taken, .. } => *taken = Bound::Unbounded,
+            Jobs::Kept { head, .. } => *head = false,
         }
     }
 
-    /// The best job the pass has not taken yet, taken.
-    pub(crate) fn pop(&mut self) -> Option<(Place, &Facts, &T)> {
+    /// Offers the pass's jobs to `start` best first while it starts them; the first it does not
+    /// start, the *head*, if any. The jobs started leave the queue (by the pass's end).
+    pub(crate) fn start_tops(
+        &mut self,
+        mut start: impl FnMut(&Facts, &T) -> bool,
+    ) -> Option<(Facts, T)> {
+        let ranking = &mut self.ranking;
+        let now = ranking.now;
         match &mut self.jobs {
-            Jobs::Recomputed { jobs, ranks } => {
+            Jobs::Recomputed {
+                jobs,
+                ranks,
+                started,
+            } => loop {
                 let i = ranks.pop()?;
                 let (f, item) = &jobs[i];
-                Some((Place(i as Rank), f, item))
-            }
-            Jobs::Kept { jobs, taken } => {
-                let (&r, (f, item)) = jobs.range((*taken, Bound::Unbounded)).next()?;
-                *taken = Bound::Excluded(r);
-                Some((Place(r), f, item))
-            }
+                if !start(f, item) {
+                    return Some((*f, *item));
+                }
+                ranking.started(f, now);
+                started.push(i);
+            },
+            Jobs::Kept { jobs, head } => loop {
+                let (f, item) = jobs.first_key_value()?.1;
+                if !start(f, item) {
+                    *head = true;
+                    return Some((*f, *item));
+                }
+                if let Some((_, (f, _))) = jobs.pop_first() {
+                    ranking.started(&f, now);
+                }
+            },
         }
     }
 
-    /// The jobs the pass has not taken yet for which `keep` holds, best first. `keep` is asked
-    /// at most once per job, now or when the iteration reaches it (the borrow keeps what it
-    /// reads unchanged until then): it narrows the candidates the way a pass's own tests would,
-    /// so that a time-dependent order ranks only those in a heap.
+    /// After [`RankedQueue::start_tops`], the pass's jobs ranked below the head for which
+    /// `keep` holds, best first. `keep` is
+    /// asked at most once per job, now or when the iteration reaches it (the borrow keeps what
+    /// it reads unchanged until then): it narrows the candidates the way a pass's own tests
+    /// would, so that a time-dependent order ranks only those in a heap.
     pub(crate) fn rest<F>(&mut self, keep: F) -> Rest<'_, T, F>
     where
         F: Fn(&Facts, &T) -> bool,
     {
         match &mut self.jobs {
-            Jobs::Recomputed { jobs, ranks } => {
+            Jobs::Recomputed { jobs, ranks, .. } => {
                 ranks.retain(|i| keep(&jobs[i].0, &jobs[i].1));
                 Rest::Recomputed { jobs, ranks }
             }
-            Jobs::Kept { jobs, taken } => Rest::Kept {
-                jobs: jobs.range((*taken, Bound::Unbounded)),
-                keep,
-            },
+            Jobs::Kept { jobs, head } => {
+                // The tops have left: the head, if any, is the front.
+                let mut jobs = jobs.iter();
+                if *head {
+                    jobs.next();
+                }
+                Rest::Kept { jobs, keep }
+            }
         }
     }
 
-    /// The jobs at `places` started at `now`: the order is told in the order given, and they
-    /// leave the queue.
-    pub(crate) fn remove(&mut self, places: &mut [Place], now: SimTime) {
-        if places.is_empty() {
-            return;
-        }
+    /// Ends the pass: the jobs at `places` (of [`RankedQueue::rest`]) started at the pass's
+    /// moment: the order is told in the order given, and they leave the queue with the tops.
+    pub(crate) fn finish(&mut self, places: &[Place]) {
         let ranking = &mut self.ranking;
+        let now = ranking.now;
         match &mut self.jobs {
-            Jobs::Recomputed { jobs, .. } => {
-                for &Place(i) in places.iter() {
+            Jobs::Recomputed { jobs, started, .. } => {
+                for &Place(i) in places {
                     ranking.started(&jobs[i as usize].0, now);
+                    started.push(i as usize);
                 }
-                let mut positions: Vec<usize> = places.iter().map(|&Place(i)| i as usize).collect();
-                positions.sort_unstable();
-                jobs.retain(except(&positions));
+                if !started.is_empty() {
+                    started.sort_unstable();
+                    jobs.retain(except(started));
+                    started.clear();
+                }
             }
-            Jobs::Kept { jobs, taken } => {
-                for Place(r) in places.iter() {
+            Jobs::Kept { jobs, .. } => {
+                for Place(r) in places {
                     if let Some((f, _)) = jobs.remove(r) {
                         ranking.started(&f, now);
                     }
                 }
-                *taken = Bound::Unbounded;
             }
         }
     }
@@ -214,7 +240,7 @@ pub(crate) enum Rest<'a, T, F> {
     },
     /// Read off the tree, narrowed as they come.
     Kept {
-        jobs: btree_map::Range<'a, Rank, (Facts, T)>,
+        jobs: btree_map::Iter<'a, Rank, (Facts, T)>,
         keep: F,
     },
 }
