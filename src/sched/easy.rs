@@ -212,10 +212,10 @@ impl Easy {
                         .filter(|(_, w)| shadow.room.may_start(w.nodes, w.length, now, free))
                         .map(|(i, w)| (i, -w.estimate)),
                 );
-                let order = std::iter::from_fn(|| ranks.pop()).map(|i| (i, queue[i]));
+                let order = std::iter::from_fn(|| ranks.pop()).map(|i| (i, &queue[i]));
                 backfill(order, &mut shadow, sys)
             }
-            _ => backfill(queue.iter().copied().enumerate().skip(1), &mut shadow, sys),
+            _ => backfill(queue.iter().enumerate().skip(1), &mut shadow, sys),
         };
         for &i in started.iter().rev() {
             self.queue.remove(i);
@@ -251,7 +251,7 @@ fn run_ranked(queue: &mut RankedQueue<Waiting>, sys: &mut dyn System) {
     {
         let (free, room) = (sys.free_nodes(), shadow.room);
         let rest = queue.rest(|_, w| room.may_start(w.nodes, w.length, now, free));
-        started = backfill(rest.map(|(p, _, &w)| (p, w)), &mut shadow, sys);
+        started = backfill(rest.map(|(p, _, w)| (p, w)), &mut shadow, sys);
     }
     queue.finish(&started);
 }
@@ -277,8 +277,8 @@ fn reserve(id: JobId, req: Request, sys: &mut dyn System) -> Option<Shadow> {
 /// machine now is mirrored in a snapshot (kept up to date), taken only once a candidate gets
 /// past the node counts. Returns the places started, ascending (they leave the queue after the
 /// pass).
-fn backfill<P: Ord>(
-    order: impl Iterator<Item = (P, Waiting)>,
+fn backfill<'a, P: Ord>(
+    order: impl Iterator<Item = (P, &'a Waiting)>,
     shadow: &mut Shadow,
     sys: &mut dyn System,
 ) -> Vec<P> {
