@@ -18,15 +18,18 @@
 //! order); everything else is the same.
 //!
 //! `easy:order=O` serves the queue in a [queue order](super::order) instead of arrival order, its
-//! values recomputed at each pass: step 1 starts the highest-ranked jobs while they fit, the first
-//! that does not is the head of step 2, and step 3 visits the others in the same order.
+//! values recomputed at each pass (a static order's kept from arrival, the queue held by rank:
+//! [`RankedQueue`]): step 1 starts the highest-ranked jobs while they fit, the first that does
+//! not is the head of step 2, and step 3 visits the others in the same order.
 //!
 //! A pass visits in order only the candidates that could start: a job needing more nodes than are
 //! free when step 3 begins never fits during it, nor one that would outlast the shadow time on
 //! more nodes than the shadow state leaves beside the head (both counts only shrink during the
 //! pass). The candidates are ranked in a binary heap and taken from it one at a time, so a pass
 //! that stops early (no free node left) has not sorted the rest; step 1 finds the top by one scan
-//! of the values, and ranks the others in a heap only when the top starts.
+//! of the values, and ranks the others in a heap only when the top starts. Under a static order
+//! nothing is ranked in a pass: the top is the front of the kept queue, the candidates follow it
+//! in order.
 //!
 //! On a flat machine the second rule is exactly the textbook "extra nodes" rule: the head finds a
 //! place in the shadow state with the candidate's nodes taken iff the candidate needs no more than

@@ -17,9 +17,10 @@
 //! profile.
 //!
 //! Under a [queue order](super::order) (`conservative:order=O`) the passes visit the waiting jobs
-//! in rank order instead, values recomputed at each pass: reservations are made (for the jobs that
-//! arrived together) and re-made at compression in that order, each still at the earliest slot
-//! the others' reservations leave, so none ever moves later (docs/ALGORITHMS.md, "Queue orders").
+//! in rank order instead, values recomputed at each pass (a static order's computed once, at
+//! arrival): reservations are made (for the jobs that arrived together) and re-made at
+//! compression in that order, each still at the earliest slot the others' reservations leave, so
+//! none ever moves later (docs/ALGORITHMS.md, "Queue orders").
 //! A pass that compresses ranks the whole queue; one that only plans newcomers ranks the jobs from
 //! the first without a reservation on (the others keep theirs whatever their rank).
 //!

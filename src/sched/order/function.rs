@@ -4,7 +4,8 @@
 //! The library holds no interpreter: a front end gives a [`PriorityFn`] under the order's name
 //! ([`super::PriorityConfig::functions`]), and a replay asks it for one [`Priorities`] of its own.
 //! The values enter the same `Ranking` as every other order's, so the tie rule (arrival), the
-//! recomputation at each pass and the five ordered schedulers are those of the named orders.
+//! recomputation at each pass (a static function's ranking kept instead, as a static named
+//! order's) and the six ordered schedulers are those of the named orders.
 //!
 //! A *static* function (its values do not depend on the moment: Python's `score(job)`) is asked
 //! once per job, when the job arrives (again when the engine's estimates change), and its value

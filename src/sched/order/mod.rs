@@ -19,6 +19,14 @@
 //! reads of a job when the job arrives (`Facts`), recomputes every value at each pass (waits grow,
 //! usage moves), and turns a value and the job's queue position into one integer, its *rank*,
 //! smaller first, whose comparisons are the order and its tie rule at once.
+//!
+//! An order is *static* when a job's value cannot change while it waits ([`Key::is_static`]):
+//! an expression (a named order's own) that reads none of `wait`, `now`, `age` and the usage
+//! variables — `fcfs`, `sjf`, `ljf`, `saf`, `laf`, `sqf`, `lqf` and `f1`–`f4`, whose `s` is the
+//! submit time — or a priority function that declares itself static. Detection is by the
+//! variables the compiled program loads, so `now - wait` (the submit time) counts as
+//! time-dependent. A static order's value is computed once, when the job arrives, and the
+//! schedulers that serve a whole queue in order keep it ranked across passes (`queue`).
 
 pub mod expr;
 pub mod fairshare;

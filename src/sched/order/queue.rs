@@ -1,22 +1,30 @@
-//! The waiting jobs of a scheduler that serves its queue in a queue order, and a pass's way
-//! through them, best first ([`RankedQueue`]).
+//! The waiting jobs of a scheduler that serves its whole queue in a queue order — strict
+//! priority, OO and the bypass queue ([`Ordered`](crate::sched::ordered)), EASY — and a pass's
+//! way through them ([`RankedQueue`]): [`rank`](RankedQueue::rank) starts the pass,
+//! [`start_tops`](RankedQueue::start_tops) offers the jobs best first while they start and
+//! returns the first that does not (the head), [`rest`](RankedQueue::rest) gives the jobs ranked
+//! below the head in order, narrowed by the pass's own node counts, and
+//! [`finish`](RankedQueue::finish) takes the jobs started out of the queue.
 //!
 //! How the jobs are held depends on the order:
 //!
 //! * **time-dependent** (`xf`, `wfp3`, `unicep`, `fairshare`, `multifactor`, an expression reading
 //!   `wait`, `now`, `age` or usage, a priority function `score(job, now)`): the jobs in arrival
 //!   order, every value recomputed at each pass into [`Ranks`] (the top found by one scan, the
-//!   others from a heap built only when asked for);
+//!   others from a heap of the candidates left after narrowing, built only when asked for);
 //! * **static** (`sjf`, `ljf`, `saf`, `laf`, `sqf`, `lqf`, `f1`–`f4`, an expression of the job
 //!   alone, a priority function `score(job)`: [`Ranking::is_static`]): each job's value is
-//!   computed once, when it arrives, and the jobs are kept in a B-tree by rank — value, then job
-//!   id, arrival order, as a pass's ranks break ties — from arrival to start. A pass takes the
-//!   best jobs off the front of the tree, and its later candidates in order from there, with no
-//!   ranking at all: strict priority costs O(log n) per job started instead of O(n) per pass.
+//!   computed once, when it arrives, and the jobs are kept in a B-tree by rank from arrival to
+//!   start. A pass starts the tops off the tree's front (no search), its head is then the front,
+//!   and the candidates below it are read off the tree in order, narrowed as they come: no value
+//!   computed and nothing ranked in a pass. Strict priority costs O(log n) per job that arrives
+//!   or starts instead of O(n) per pass; EASY's and OO's scans visit the candidates in order as
+//!   the arrival-order policies visit theirs. When the engine's estimates change (predictions
+//!   made again at every pass) the jobs are valued again and the tree is rebuilt.
 //!
-//! Both ways give a pass the same jobs in the same order: the ranks are the same integers up to
-//! the tie-breaking field, a queue position in one and a job id in the other, and the two order
-//! ties alike (jobs are numbered in arrival order).
+//! Both ways give a pass the same jobs in the same order: the rank is the same integer — the
+//! value's bits above a tie-breaking field, the queue position in one and the job id in the
+//! other — and the two break ties alike, as jobs are numbered in arrival order.
 
 use std::collections::BTreeMap;
 use std::collections::btree_map;
