@@ -111,7 +111,7 @@ impl Waiting {
 
 /// The head's reservation during one pass.
 struct Shadow {
-    /// Its node counts.
+    /// Its time and node counts.
     room: Room,
     /// The machine at the reserved start, with the backfilled jobs that outlast it.
     state: Box<dyn Allocator>,
@@ -119,7 +119,8 @@ struct Shadow {
     head: Request,
 }
 
-/// The node counts of the head's reservation.
+/// The time and node counts of the head's reservation (a copy narrows a pass's candidates
+/// from the counts at the start of step 3).
 #[derive(Debug, Clone, Copy)]
 struct Room {
     /// The reserved start (the shadow time).
