@@ -6,6 +6,9 @@
 //!   pink, bypass queue cyan); any other label gets a colour from a hash of the label (FNV-1a) into
 //!   the same ten-colour palette. When a sweep has a single scheduler, colour follows the
 //!   **allocator** instead (MPL blue, FF orange, BF green, FO red, AS purple, flat grey).
+//!   Within one sweep's figures ([`scheduler_colour_among`]) two labels never share a colour while
+//!   the palette has one free: a hashed label whose colour an earlier label of the sweep (or a
+//!   fixed one) holds takes the next free one, the same in every figure of that sweep.
 //! * Marker follows the **allocator**: MPL circle, FF square, BF triangle, FO diamond, AS cross,
 //!   flat ring; other labels hash into those shapes.
 //! * A **job** (pictures of the machine) gets a colour from a hash of its number: hue, saturation
@@ -70,7 +73,12 @@ const MARKERS: [Marker; 6] = [
 
 /// The colour of a scheduler label.
 pub fn scheduler_colour(label: &str) -> RGBColor {
-    let i = match label {
+    PALETTE[fixed_scheduler_slot(label).unwrap_or_else(|| fnv(label) % PALETTE.len())]
+}
+
+/// The palette slot of a scheduler label with a fixed colour.
+fn fixed_scheduler_slot(label: &str) -> Option<usize> {
+    Some(match label {
         "oo" => 0,
         "oocb:8" => 1,
         "window:240" => 2,
@@ -79,9 +87,33 @@ pub fn scheduler_colour(label: &str) -> RGBColor {
         "window:120" => 5,
         "delay" => 6,
         l if l.starts_with("bq:") => 9,
-        l => fnv(l) % PALETTE.len(),
-    };
-    PALETTE[i]
+        _ => return None,
+    })
+}
+
+/// The colour of scheduler `label` among `labels` (every scheduler of one sweep): its own
+/// colour, unless a label of a fixed colour or an earlier hashed label of `labels` holds it; then
+/// the next palette colour none of them holds (its own again when all are held).
+pub fn scheduler_colour_among(label: &str, labels: &[&str]) -> RGBColor {
+    let mut held: Vec<usize> = labels
+        .iter()
+        .filter_map(|l| fixed_scheduler_slot(l))
+        .collect();
+    for &l in labels {
+        if fixed_scheduler_slot(l).is_some() {
+            continue;
+        }
+        let own = fnv(l) % PALETTE.len();
+        let slot = (0..PALETTE.len())
+            .map(|k| (own + k) % PALETTE.len())
+            .find(|s| !held.contains(s))
+            .unwrap_or(own);
+        if l == label {
+            return PALETTE[slot];
+        }
+        held.push(slot);
+    }
+    scheduler_colour(label)
 }
 
 /// The colour of an allocator label (used when a sweep has one scheduler).
@@ -212,6 +244,35 @@ mod tests {
         assert_eq!(
             series_style("easy+flat+user", &family).0,
             allocator_colour("user")
+        );
+    }
+
+    #[test]
+    fn the_schedulers_of_one_sweep_take_distinct_colours() {
+        // The two hashed labels of the sweep that showed it share their own colour.
+        let (a, b) = ("easy:order=sjf", "py:experiments/policies/sjf.py:Sjf");
+        assert_eq!(scheduler_colour(a), scheduler_colour(b));
+        let labels = [
+            a,
+            b,
+            "fcfs",
+            "easy:order=py:experiments/policies/sjf_score.py:score",
+        ];
+        let colours: Vec<RGBColor> = labels
+            .iter()
+            .map(|l| scheduler_colour_among(l, &labels))
+            .collect();
+        for (i, c) in colours.iter().enumerate() {
+            assert!(!colours[..i].contains(c), "{} repeats a colour", labels[i]);
+        }
+        // The first keeps its own; fixed colours stay fixed.
+        assert_eq!(colours[0], scheduler_colour(a));
+        assert_eq!(colours[2], scheduler_colour("fcfs"));
+        // A hashed label never takes a fixed label's colour.
+        let oo = ["oo", "window:60"];
+        assert_ne!(
+            scheduler_colour_among("window:60", &oo),
+            scheduler_colour("oo")
         );
     }
 

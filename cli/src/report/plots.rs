@@ -224,7 +224,6 @@ pub fn register_font() -> anyhow::Result<()> {
 
 /// One curve per series, in order of first appearance, points sorted by load factor.
 pub(crate) fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
-    let one_scheduler = rows.iter().all(|r| r.scheduler == rows[0].scheduler);
     let mut out: Vec<Curve> = Vec::new();
     for r in rows {
         let p = (r.load_factor, (fig.value)(&r.metrics));
@@ -240,7 +239,7 @@ pub(crate) fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
                 label,
                 scheduler: r.scheduler.clone(),
                 allocator: r.allocator.clone(),
-                colour: series_colour(r, one_scheduler),
+                colour: series_colour(r, rows),
                 marker: palette::allocator_marker(&r.allocator),
                 points: vec![p],
                 band: band.into_iter().collect(),
@@ -256,12 +255,19 @@ pub(crate) fn curves(rows: &[SummaryRow], fig: &Figure) -> Vec<Curve> {
     out
 }
 
-/// A series' colour: its scheduler's, or its allocator's in a sweep of `one_scheduler`.
-pub(crate) fn series_colour(r: &SummaryRow, one_scheduler: bool) -> RGBColor {
-    if one_scheduler {
+/// A series' colour among the sweep's `rows`: its scheduler's among theirs
+/// ([`palette::scheduler_colour_among`]), or its allocator's when they have one scheduler.
+pub(crate) fn series_colour(r: &SummaryRow, rows: &[SummaryRow]) -> RGBColor {
+    let mut schedulers: Vec<&str> = Vec::new();
+    for s in rows.iter().map(|r| r.scheduler.as_str()) {
+        if !schedulers.contains(&s) {
+            schedulers.push(s);
+        }
+    }
+    if schedulers.len() == 1 {
         palette::allocator_colour(&r.allocator)
     } else {
-        palette::scheduler_colour(&r.scheduler)
+        palette::scheduler_colour_among(&r.scheduler, &schedulers)
     }
 }
 

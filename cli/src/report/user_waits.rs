@@ -119,7 +119,6 @@ where
 
 /// One curve per series with a per-user table at load factor `lf`: (rank, mean wait), sorted.
 fn curves(dir: &Path, rows: &[SummaryRow], lf: f64) -> anyhow::Result<Vec<Curve>> {
-    let one_scheduler = rows.iter().all(|r| r.scheduler == rows[0].scheduler);
     let mut out = Vec::new();
     for (label, pts) in tables::series(rows) {
         let Some(r) = pts.iter().find(|r| r.load_factor == lf) else {
@@ -134,7 +133,7 @@ fn curves(dir: &Path, rows: &[SummaryRow], lf: f64) -> anyhow::Result<Vec<Curve>
             label,
             scheduler: r.scheduler.clone(),
             allocator: r.allocator.clone(),
-            colour: plots::series_colour(r, one_scheduler),
+            colour: plots::series_colour(r, rows),
             marker: palette::allocator_marker(&r.allocator),
             points: (1..).map(f64::from).zip(waits).collect(),
             band: Vec::new(),
