@@ -17,7 +17,7 @@ use crate::engine::{ReplayOptions, RunMetrics};
 use crate::replicate::StopRule;
 use crate::resource::MachineSpec;
 use crate::sweep::CellError;
-use crate::sweep::{self, LoadSpec, Policy, Shard};
+use crate::sweep::{self, LoadSpec, Shard};
 use crate::workload::Workload;
 use crate::workload::rewrite::InputRewrite;
 use crate::workload::shake::ShakeModel;
@@ -88,10 +88,8 @@ impl SweepSpec {
             digests: self
                 .series
                 .iter()
-                .filter_map(|s| match &s.scheduler {
-                    Policy::External(e) => Some((e.label.clone(), e.digest.clone())),
-                    Policy::Builtin(_) => None,
-                })
+                .filter_map(|s| s.scheduler.external())
+                .map(|e| (e.label.clone(), e.digest.clone()))
                 .collect(),
         };
         for (i, s) in self.series.iter().enumerate() {
@@ -211,7 +209,8 @@ impl Source for Given {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::Grid;
+    use crate::sweep::external::External;
+    use crate::sweep::{Grid, Policy};
 
     fn spec(loads: &str) -> SweepSpec {
         let grid = Grid {
@@ -291,7 +290,7 @@ mod tests {
     fn a_python_series_is_seeded_by_its_label_and_cached_by_its_digest() {
         let mut s = spec("0.5,1");
         let mut python = s.series[0].clone();
-        python.scheduler = Policy::External(crate::sweep::external::External {
+        python.scheduler = Policy::External(External {
             label: "py:policies/sjf.py:Sjf".into(),
             digest: "d1".into(),
         });

@@ -35,6 +35,22 @@ impl Policy {
         }
     }
 
+    /// The external policy; `None` for a built-in one.
+    pub fn external(&self) -> Option<&External> {
+        match self {
+            Policy::External(e) => Some(e),
+            Policy::Builtin(_) => None,
+        }
+    }
+
+    /// The external policy, to resolve its digest; `None` for a built-in one.
+    pub fn external_mut(&mut self) -> Option<&mut External> {
+        match self {
+            Policy::External(e) => Some(e),
+            Policy::Builtin(_) => None,
+        }
+    }
+
     /// The expected relative cost of a replay ([`SchedKind::cost`]; [`EXTERNAL_COST`]).
     pub fn cost(&self) -> f64 {
         match self {

@@ -10,9 +10,10 @@
 //!
 //! A `--sched` label with a `py:` part is a Python series ([`Policy::External`], docs/OUTPUTS.md,
 //! "Python series"): its digest ([`python::digests`]: its file, relative to the current
-//! directory, and the local modules it imports) keys its cells and the sweep's `config_hash`, and each of its replicas is replayed by a worker
-//! process ([`Workers::replay_run`]) that returns the schedule too, from which the per-user,
-//! per-job and SWF files are written as for a built-in cell.
+//! directory, and the local modules it imports) keys its cells and the sweep's `config_hash`, and
+//! each of its replicas is replayed by a worker process ([`Workers::replay_run`]) that returns the
+//! schedule too, from which the per-user, per-job and SWF files are written as for a built-in
+//! cell.
 //!
 //! `--shake N` replays every cell N times on shaken input ([`pwa_replay::workload::shake`]) and
 //! reports means with 95% intervals. Robustness (docs/OUTPUTS.md, "Robustness"): the output
@@ -168,13 +169,8 @@ fn sched_label(label: &str) -> Result<Policy, String> {
 /// and the local modules it imports, [`python::digests`]: one interpreter call for all), which
 /// keys its cells: editing the policy's code re-simulates them.
 fn resolve_python(sched: &mut [Policy]) -> anyhow::Result<()> {
-    let mut external: Vec<&mut External> = sched
-        .iter_mut()
-        .filter_map(|p| match p {
-            Policy::External(e) => Some(e),
-            Policy::Builtin(_) => None,
-        })
-        .collect();
+    let mut external: Vec<&mut External> =
+        sched.iter_mut().filter_map(Policy::external_mut).collect();
     if external.is_empty() {
         return Ok(());
     }
@@ -190,8 +186,8 @@ fn resolve_python(sched: &mut [Policy]) -> anyhow::Result<()> {
 fn python_labels(args: &Args) -> Vec<String> {
     args.sched
         .iter()
-        .filter(|p| p.builtin().is_none())
-        .map(ToString::to_string)
+        .filter_map(Policy::external)
+        .map(|e| e.label.clone())
         .collect()
 }
 
@@ -914,10 +910,8 @@ fn config_hash(
     let digests: Vec<String> = args
         .sched
         .iter()
-        .filter_map(|p| match p {
-            Policy::External(e) => Some(format!("{}={}", e.label, e.digest)),
-            Policy::Builtin(_) => None,
-        })
+        .filter_map(Policy::external)
+        .map(|e| format!("{}={}", e.label, e.digest))
         .collect();
     if !digests.is_empty() {
         key.insert("python".into(), digests.join(" "));

@@ -3,8 +3,8 @@
 //! of the library ([`pwa_replay::experiment::external`]), and each of its replicas is replayed by
 //! a worker process, `python -m pwa_replay.worker`, which reads the replica's instance on stdin and
 //! writes its metrics (exact texts) on stdout, with the replica's schedule when asked (a sweep's
-//! per-user and per-job tables, [`Workers::replay_run`]). The binary links no Python: the interpreter is
-//! `$PWA_PYTHON`, else `python3` on the `PATH`, and must import `pwa_replay`.
+//! per-user and per-job tables, [`Workers::replay_run`]). The binary links no Python: the
+//! interpreter is `$PWA_PYTHON`, else `python3` on the `PATH`, and must import `pwa_replay`.
 //!
 //! One process per replica: every replica builds its policy anew from the file as it is, and a
 //! policy that crashes its interpreter fails its replica only. The executor's threads each wait on
