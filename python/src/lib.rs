@@ -758,9 +758,9 @@ fn stats(
     serde_json::to_string(&report.map_err(err)?).map_err(|e| err(e.to_string()))
 }
 
-/// Runs the experiment file at `path` (docs/EXPERIMENTS.md; `quick`: its short budget) on
-/// `threads` workers, with replay options given as further keyword arguments under the file's
-/// (as `pwa-replay experiment`'s flags); returns `(points, claims)` as column lists: every figure's points (figure,
+/// Runs the experiment file at `path` (docs/EXPERIMENTS.md; `quick`: its short budget) on `threads`
+/// workers, with replay options given as further keyword arguments under the file's (as `pwa-replay
+/// experiment`'s flags); returns `(points, claims)` as column lists: every figure's points (figure,
 /// title, axis labels, series, x, y, ci_low, ci_high, n) and every claim's verdict (figure,
 /// statement, holds, measured). The series with a `py:` part are keyed by `digest(label, folder)`
 /// and their replicas replayed by `replay(label, folder, instance)` (metrics as JSON texts), the

@@ -5,8 +5,8 @@
 //! increasing order and stops `margin` points past its [`Stop`](super::plan::Stop) threshold), or a
 //! whole `auto` panel (its series climb load factors together until each is past its knee, through
 //! [`crate::sweep::run_auto_with`], so an experiment's `auto` panel is exactly a sweep's `--loads
-//! auto`). A shard runs some of the units ([`Plan::units`], [`Plan::shard`]: balanced by expected cost); [`Results::merge`] puts
-//! shards together.
+//! auto`). A shard runs some of the units ([`Plan::units`], [`Plan::shard`]: balanced by expected
+//! cost); [`Results::merge`] puts shards together.
 //!
 //! A cell's replicas are computed through the caller's [`Hook`] (the binary's `--resume` cache and
 //! Ctrl-C check live there). Cells are memoized by [`Cell::id`]; a cell met by two series at once

@@ -139,9 +139,9 @@ impl Room {
         end <= self.time || self.free.saturating_sub(nodes) >= self.head_nodes
     }
 
-    /// Whether a job of `nodes` nodes could start now with `free` nodes free at all in this pass: the tests of step 3
-    /// that need no placement, on counts that only shrink during the pass (a job that fails them
-    /// now fails them at its turn).
+    /// Whether a job of `nodes` nodes could start now with `free` nodes free at all in this pass:
+    /// the tests of step 3 that need no placement, on counts that only shrink during the pass (a
+    /// job that fails them now fails them at its turn).
     fn may_start(&self, nodes: u32, length: SimTime, now: SimTime, free: u32) -> bool {
         free > 0 && nodes <= free && self.may_admit(nodes, now + length)
     }

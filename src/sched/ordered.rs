@@ -2,14 +2,14 @@
 //! — with their queue in a [queue order](super::order) instead of arrival order (`fcfs:order=O`,
 //! `oo:order=O`, `bq:T,order=O`).
 //!
-//! One pass per instant, after its departures and arrivals (a [`DeferredPass`]: the values of
-//! jobs that arrive together are compared at the same moment); values are recomputed at each
-//! pass, or kept from arrival under a static order ([`RankedQueue`]). The pass starts the highest-ranked job while it fits; the first that does not is the
-//! *head*; then the other jobs are tried in rank order as long as the [`BypassRule`] allows the
-//! head to be bypassed: never under FCFS (strict priority: the pass stops at the first job that
-//! does not fit), always under OO, while the head has waited less than `T` under the bypass queue.
-//! A job needing more nodes than are free after the head never fits in the pass (the free set only
-//! shrinks) and is not ranked further.
+//! One pass per instant, after its departures and arrivals (a [`DeferredPass`]: the values of jobs
+//! that arrive together are compared at the same moment); values are recomputed at each pass, or
+//! kept from arrival under a static order ([`RankedQueue`]). The pass starts the highest-ranked job
+//! while it fits; the first that does not is the *head*; then the other jobs are tried in rank
+//! order as long as the [`BypassRule`] allows the head to be bypassed: never under FCFS (strict
+//! priority: the pass stops at the first job that does not fit), always under OO, while the head
+//! has waited less than `T` under the bypass queue. A job needing more nodes than are free after
+//! the head never fits in the pass (the free set only shrinks) and is not ranked further.
 //!
 //! The bypass queue tries no job behind the head when it arrives (Fig. 2, step 2): under an order
 //! it bypasses only in the passes of instants with a departure, and a pass of arrivals alone

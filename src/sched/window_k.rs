@@ -18,8 +18,9 @@
 //! `window:K,order=O` ([`RankedWindowK`]) keeps the window — the jobs it holds are Window-K's, by
 //! arrival, so that the bound on overtaking stays the paper's — and tries the window's pending jobs
 //! in a [queue order](super::order) instead of arrival order, in one pass per instant (values
-//! recomputed at each, a static order's computed once, at arrival); when the pass has started the window's first job, the window slides,
-//! admits, and the pass goes on with the pending jobs of the new window, in rank order.
+//! recomputed at each, a static order's computed once, at arrival); when the pass has started the
+//! window's first job, the window slides, admits, and the pass goes on with the pending jobs of the
+//! new window, in rank order.
 //!
 //! The window's pending jobs are also kept in a [`WaitQueue`] (grouped by request): once the head
 //! fails, the window is fixed for the rest of the pass, and as in the FIFO policies only class

@@ -1,11 +1,12 @@
 //! Parameter sweeps: scheduler × allocator × load factor, in parallel, bit-identical to serial.
 //!
-//! A [`Grid`] is the cartesian product of schedulers, allocators, estimate models and load factors in
-//! a stable order (scheduler-major as given, then allocator, then estimate model, then load factor);
-//! each element is a [`Cell`]. A scheduler is a [`Policy`]: built-in, or [`external`] (a label with
-//! a `py:` part, a Python policy or priority function that the caller replays: its cells are
-//! labelled, keyed and seeded by the label as written, and the library replays only built-in ones). A [`Series`] is one scheduler + allocator + estimate model: one line in
-//! every plot (labelled as before when the estimates are exact).
+//! A [`Grid`] is the cartesian product of schedulers, allocators, estimate models and load factors
+//! in a stable order (scheduler-major as given, then allocator, then estimate model, then load
+//! factor); each element is a [`Cell`]. A scheduler is a [`Policy`]: built-in, or [`external`] (a
+//! label with a `py:` part, a Python policy or priority function that the caller replays: its cells
+//! are labelled, keyed and seeded by the label as written, and the library replays only built-in
+//! ones). A [`Series`] is one scheduler + allocator + estimate model: one line in every plot
+//! (labelled as before when the estimates are exact).
 //!
 //! A sweep runs as the one-panel experiment of its grid (`experiment::sweep::SweepSpec`, run by the
 //! experiment executor); this module gives it its cells and labels, their seeds, the load lists and

@@ -89,11 +89,11 @@ impl FromStr for Shard {
 }
 
 /// The expected relative cost of replaying `cell`: `w × (1 + load_factor²)`, `w` the scheduler's
-/// cost ([`crate::sched::SchedKind::cost`]: 10 for the backfilling schedulers, `easy` and `conservative`, whose
-/// every event re-plans the queue; else 1). All cells of a sweep replay the same jobs, so load and
-/// scheduler are what separate them: queues, and with them the work per event, grow with the load.
-/// Measured on sdsc-96 (docs/OUTPUTS.md, "Shards"): `easy` cells took 1…90 s against 0.1…0.9 s
-/// for `fcfs`, `oo` and `window:240`.
+/// cost ([`Policy::cost`](super::Policy::cost): 10 for the backfilling schedulers, `easy` and
+/// `conservative`, whose every event re-plans the queue; 20 for a Python series; else 1). All cells
+/// of a sweep replay the same jobs, so load and scheduler are what separate them: queues, and with
+/// them the work per event, grow with the load. Measured on sdsc-96 (docs/OUTPUTS.md, "Shards"):
+/// `easy` cells took 1…90 s against 0.1…0.9 s for `fcfs`, `oo` and `window:240`.
 pub fn cell_cost(cell: &Cell) -> f64 {
     let lf = if cell.load_factor.is_finite() {
         cell.load_factor.max(0.0)
